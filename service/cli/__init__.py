@@ -1,0 +1,56 @@
+"""The ``dicecam`` command line.
+
+Every module in this package that defines ``register(subparsers)`` adds its own subcommands
+(``score``, ``read``, ``serve``, ...). A subcommand parser sets ``func=callable(args) -> int``.
+Heavy imports (onnxruntime, torch, FastAPI) happen inside those callables, so ``dicecam score``
+starts fast.
+
+Errors a user can fix raise :class:`UsageError`; ``main`` prints them on one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+__all__ = ["UsageError", "build_parser", "main"]
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dicecam",
+        description="Read physical dice from photos, score and advise, submit Morning Roll turns.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"dicecam {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

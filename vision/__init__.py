@@ -1,0 +1,3 @@
+"""Images in, dice readings out."""
+
+__all__: list[str] = []
