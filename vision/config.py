@@ -1,0 +1,44 @@
+"""Vision settings, read from ``DICECAM_*`` environment variables.
+
+Example:
+    >>> import os
+    >>> os.environ["DICECAM_CONF"] = "0.4"
+    >>> VisionSettings().conf
+    0.4
+    >>> del os.environ["DICECAM_CONF"]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["DEFAULT_MODEL", "VisionSettings", "get_vision_settings"]
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "dicecam-reader.onnx"
+"""The shipped reader model: ``<repo>/models/dicecam-reader.onnx``."""
+
+
+class VisionSettings(BaseSettings):
+    """Defaults for :class:`vision.DiceReader` and image loading; every field has a default."""
+
+    model_config = SettingsConfigDict(env_prefix="DICECAM_", extra="ignore")
+
+    model: Path = Field(DEFAULT_MODEL, description="ONNX reader model (DICECAM_MODEL)")
+    conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
+    iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
+    threads: int = Field(2, ge=1, description="onnxruntime intra-op threads")
+    max_image_pixels: int = Field(
+        120_000_000, ge=1, description="refuse images whose header declares more pixels"
+    )
+    max_decoded_pixels: int = Field(
+        40_000_000,
+        ge=1,
+        description="refuse images that would decode (after JPEG draft) to more pixels",
+    )
+
+
+def get_vision_settings() -> VisionSettings:
+    return VisionSettings()

@@ -1,0 +1,269 @@
+"""Measure a reader on a YOLO-format dataset: face accuracy, recall, precision, exact photos.
+
+A dataset is any of: a ``data.yaml`` (its ``val``/``test``/``train`` entry), a folder holding a
+``data.yaml``, a folder with ``images/<split>/`` and ``labels/<split>/``, or a folder with
+``images/`` and ``labels/``. Labels are ``class cx cy w h`` (normalised; polygons are reduced to
+their bounding box); class ``k`` is face ``k + 1`` and class 6 (or a class named ``cocked``) a
+cocked die. Synthetic sets may add ``meta/<image stem>.json`` beside ``labels/`` giving each die's
+state, in label order: ``{"dice": [{"state": "table"}, {"state": "off_table"}, ...]}`` (or a plain
+list of states); then off-table recall/precision and the false-bust rate are reported too.
+
+Example:
+    >>> result = evaluate_dataset("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
+    >>> print(result.format())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from vision.io import ImageError
+from vision.metrics import EvalResult, TruthDie
+from vision.types import Reading
+
+__all__ = ["DatasetError", "LabelledImage", "ReaderLike", "evaluate_dataset", "find_images"]
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+SPLIT_ALIASES = {
+    "val": ("val", "valid", "validation", "eval"),
+    "test": ("test",),
+    "train": ("train",),
+}
+
+
+class DatasetError(ValueError):
+    """The dataset path is not a YOLO-format dataset dicecam can read."""
+
+
+class ReaderLike(Protocol):
+    def read(self, image: Any, *, expected_dice: int | None = None) -> Reading: ...
+
+
+@dataclass(slots=True)
+class LabelledImage:
+    """One photo and its truth, boxes still normalised (``class, cx, cy, w, h``)."""
+
+    image: Path
+    labels: list[tuple[int, float, float, float, float]] = field(default_factory=list)
+    states: list[str] | None = None
+
+    def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
+        """The labelled dice in pixels of a ``width`` x ``height`` image."""
+        dice = []
+        for k, (cls, cx, cy, w, h) in enumerate(self.labels):
+            box = (
+                (cx - w / 2) * width,
+                (cy - h / 2) * height,
+                (cx + w / 2) * width,
+                (cy + h / 2) * height,
+            )
+            state = self.states[k] if self.states else None
+            dice.append(TruthDie(_class_value(cls, names), box, state))
+        return dice
+
+
+def _class_value(cls: int, names: dict[int, str] | None) -> int | None:
+    name = (names or {}).get(cls)
+    if name is not None:
+        key = name.strip().lower()
+        if key.isdigit() and 1 <= int(key) <= 6:
+            return int(key)
+        if "cock" in key:
+            return None
+    if 0 <= cls <= 5:
+        return cls + 1
+    if cls == 6:
+        return None
+    raise DatasetError(f"expected label classes 0-5 (faces 1-6) or 6 (cocked), got class {cls}")
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        import yaml  # PyYAML comes with the training extra; a simple parser covers the rest
+
+        data = yaml.safe_load(text)
+    except ImportError:
+        data = {}
+        for line in text.splitlines():
+            m = re.match(r"^([A-Za-z_]+):\s*(.*?)\s*(#.*)?$", line)
+            if m and m.group(2):
+                data[m.group(1)] = m.group(2).strip("'\"")
+    except Exception as exc:
+        raise DatasetError(f"cannot parse {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise DatasetError(f"expected a YAML mapping in {path}, got {type(data).__name__}")
+    return data
+
+
+def _images_in(path: Path) -> list[Path]:
+    if path.is_file() and path.suffix == ".txt":  # a list of image paths
+        base = path.parent
+        lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        return [p if p.is_absolute() else (base / p) for p in map(Path, lines)]
+    if not path.is_dir():
+        raise DatasetError(f"no such image folder: {path}")
+    return sorted(p for p in path.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+
+
+def find_images(
+    dataset: str | Path, split: str = "val"
+) -> tuple[list[Path], dict[int, str] | None]:
+    """The images of ``split`` in a dataset, and the class names its data.yaml gives (if any).
+
+    Raises:
+        DatasetError: nothing that looks like a YOLO dataset at ``dataset``.
+    """
+    root = Path(dataset)
+    if not root.exists():
+        raise DatasetError(f"no such dataset: {root}")
+    yaml_path = root if root.is_file() else None
+    if root.is_dir():
+        for sub in SPLIT_ALIASES.get(split, (split,)):
+            if (root / "images" / sub).is_dir():
+                return _images_in(root / "images" / sub), None
+        if (root / "images").is_dir() and any(
+            p.suffix.lower() in IMAGE_SUFFIXES for p in (root / "images").iterdir()
+        ):
+            return _images_in(root / "images"), None
+        for name in ("data.yaml", "data.yml", "dataset.yaml"):
+            if (root / name).is_file():
+                yaml_path = root / name
+                break
+    if yaml_path is None or yaml_path.suffix not in (".yaml", ".yml"):
+        raise DatasetError(
+            f"expected a data.yaml, or a folder with images/ and labels/ (or images/{split}/), "
+            f"got {root}"
+        )
+    data = _read_yaml(yaml_path)
+    base = yaml_path.parent
+    if data.get("path"):
+        base = (base / str(data["path"])).resolve()
+    entry = next((data[k] for k in SPLIT_ALIASES.get(split, (split,)) if data.get(k)), None)
+    if entry is None:
+        raise DatasetError(
+            f"{yaml_path} has no '{split}' entry (keys: {', '.join(map(str, data))})"
+        )
+    images: list[Path] = []
+    for item in entry if isinstance(entry, list) else [entry]:
+        images += _images_in(Path(item) if Path(item).is_absolute() else base / str(item))
+    names = data.get("names")
+    if isinstance(names, list):
+        names = dict(enumerate(names))
+    return images, ({int(k): str(v) for k, v in names.items()} if isinstance(names, dict) else None)
+
+
+def _sibling(image: Path, folder: str, suffix: str) -> Path:
+    """ultralytics' rule: the last ``/images/`` in the path becomes ``/<folder>/``."""
+    parts = list(image.parts)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "images":
+            parts[i] = folder
+            return Path(*parts).with_suffix(suffix)
+    return image.with_suffix(suffix)
+
+
+def load_labels(image: Path) -> LabelledImage:
+    """Read the label file (and optional ``meta/`` sidecar) of one image.
+
+    Raises:
+        DatasetError: a label line that is not ``class cx cy w h`` (or a polygon).
+    """
+    label_path = _sibling(image, "labels", ".txt")
+    labels = []
+    if label_path.is_file():
+        for n, line in enumerate(label_path.read_text(encoding="utf-8").splitlines(), start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            try:
+                cls, nums = int(float(parts[0])), [float(x) for x in parts[1:]]
+            except ValueError:
+                raise DatasetError(f"{label_path}:{n}: expected numbers, got {line!r}") from None
+            if len(nums) == 4:
+                cx, cy, w, h = nums
+            elif len(nums) >= 6 and len(nums) % 2 == 0:  # polygon: its bounding box
+                xs, ys = nums[0::2], nums[1::2]
+                cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+                w, h = max(xs) - min(xs), max(ys) - min(ys)
+            else:
+                raise DatasetError(
+                    f"{label_path}:{n}: expected 'class cx cy w h', got {len(parts)} fields"
+                )
+            labels.append((cls, cx, cy, w, h))
+    return LabelledImage(image, labels, _states(image, len(labels)))
+
+
+def _states(image: Path, count: int) -> list[str] | None:
+    meta = _sibling(image, "meta", ".json")
+    if not meta.is_file():
+        return None
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"cannot read sidecar {meta}: {exc}") from None
+    dice = data.get("dice") if isinstance(data, dict) else data
+    if not isinstance(dice, list) or len(dice) != count:
+        raise DatasetError(
+            f"{meta}: expected a 'dice' list with one entry per label line ({count}), "
+            f"got {len(dice) if isinstance(dice, list) else type(dice).__name__}"
+        )
+    states = [d.get("state") if isinstance(d, dict) else d for d in dice]
+    if not all(isinstance(s, str) for s in states):
+        raise DatasetError(f"{meta}: expected each die to have a 'state' string")
+    return states
+
+
+def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
+    images, _ = find_images(dataset, split)
+    for image in images:
+        yield load_labels(image)
+
+
+def evaluate_dataset(
+    dataset: str | Path,
+    *,
+    reader: ReaderLike | None = None,
+    model: str | Path | None = None,
+    split: str = "val",
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EvalResult:
+    """Read every photo of a YOLO-format dataset and score the readings against its labels.
+
+    ``reader`` is any object with ``read(image) -> Reading`` (default: a :class:`DiceReader` on
+    ``model``, or on the shipped model). ``progress(done, total)`` is called after each photo.
+
+    Raises:
+        DatasetError: ``dataset`` is not a YOLO dataset, or a label file is malformed.
+        ModelError: no reader was given and the model cannot be loaded.
+    """
+    images, names = find_images(dataset, split)
+    if not images:
+        raise DatasetError(f"no images found in {dataset} (split {split!r})")
+    if limit is not None:
+        images = images[:limit]
+    if reader is None:
+        from vision.reader import DiceReader
+
+        reader = DiceReader(model)
+    result = EvalResult()
+    for n, image in enumerate(images, start=1):
+        item = load_labels(image)
+        try:
+            reading = reader.read(image)
+        except ImageError as exc:
+            # an unreadable photo: its dice are missed; size unknown so truth stays normalised
+            result.add_error(str(image), str(exc), item.truth(1, 1, names))
+        else:
+            reading.image = str(image)
+            truth = item.truth(reading.width, reading.height, names)
+            result.add(truth, reading, states_known=item.states is not None)
+        if progress is not None:
+            progress(n, len(images))
+    return result

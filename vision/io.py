@@ -1,0 +1,246 @@
+"""Image loading: a path, bytes, a PIL image or a numpy BGR array in, RGB pixels out.
+
+EXIF orientation is applied, so every pixel coordinate dicecam reports is in the image as a
+viewer shows it. Grayscale, palette, alpha and 16-bit images are converted; anything that is not
+a readable image raises :class:`ImageError` with a message naming what was expected.
+
+Huge photos are guarded: a header that declares more than ``max_image_pixels`` is refused before
+decoding, and JPEGs are decoded at a reduced scale (libjpeg DCT scaling, ``Image.draft``) when the
+caller only needs ``min_side`` pixels, so a 100-megapixel phone photo decodes in a fraction of the
+time and memory.
+
+Example:
+    >>> img = load_image(b"not an image")
+    Traceback (most recent call last):
+    ...
+    vision.io.ImageError: not an image (expected JPEG, PNG, WebP, BMP, TIFF or GIF data): <bytes>
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["ImageError", "ImageSource", "LoadedImage", "load_image"]
+
+ImageSource = Union[str, os.PathLike, bytes, bytearray, memoryview, Image.Image, np.ndarray]
+"""What :func:`load_image` and :meth:`vision.DiceReader.read` accept."""
+
+DEFAULT_MAX_IMAGE_PIXELS = 120_000_000
+DEFAULT_MAX_DECODED_PIXELS = 40_000_000
+_SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that rotate by 90 degrees
+_ORIENTATION_TAG = 0x0112
+
+
+class ImageError(ValueError):
+    """The input is not an image dicecam can read (missing, empty, corrupt, too large, ...)."""
+
+
+@dataclass(slots=True)
+class LoadedImage:
+    """Decoded pixels plus the geometry needed to map them back to the original image.
+
+    ``rgb`` is an ``H x W x 3`` uint8 array. ``width`` and ``height`` are the size of the image as a
+    viewer shows it (after EXIF orientation); ``rgb`` is smaller than that when a JPEG was decoded
+    at a reduced scale: ``scale_x = rgb.shape[1] / width`` (and ``scale_y``) map decoded pixels
+    back, ``x_original = x_decoded / scale_x``.
+    """
+
+    rgb: NDArray[np.uint8]
+    width: int
+    height: int
+    name: str | None = None
+
+    @property
+    def scale_x(self) -> float:
+        return self.rgb.shape[1] / self.width
+
+    @property
+    def scale_y(self) -> float:
+        return self.rgb.shape[0] / self.height
+
+    @property
+    def bgr(self) -> NDArray[np.uint8]:
+        """The pixels in OpenCV's channel order (a copy)."""
+        return np.ascontiguousarray(self.rgb[..., ::-1])
+
+
+def load_image(
+    source: ImageSource,
+    *,
+    min_side: int | None = None,
+    max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
+    max_decoded_pixels: int = DEFAULT_MAX_DECODED_PIXELS,
+) -> LoadedImage:
+    """Decode ``source`` into RGB pixels, EXIF orientation applied.
+
+    ``source`` is a file path, encoded bytes, a PIL image or a numpy array in OpenCV layout (BGR,
+    BGRA or single channel; uint8, uint16 or float in 0..1). With ``min_side``, a JPEG may be
+    decoded at 1/2, 1/4 or 1/8 scale as long as both sides stay at least ``min_side`` pixels.
+
+    Raises:
+        ImageError: missing or empty file, not an image, truncated or corrupt data, an image
+            larger than ``max_image_pixels``, or an array of the wrong shape or type.
+    """
+    if isinstance(source, np.ndarray):
+        return LoadedImage(_array_to_rgb(source), source.shape[1], source.shape[0])
+    if isinstance(source, Image.Image):
+        return _from_pil(source, None, None, max_image_pixels, max_decoded_pixels)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        if not data:
+            raise ImageError("empty image data: <bytes> (0 bytes)")
+        return _open(
+            io.BytesIO(data), "<bytes>", None, min_side, max_image_pixels, max_decoded_pixels
+        )
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise ImageError(f"no such file: {path}") from None
+        except OSError as exc:
+            raise ImageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if path.is_dir():
+            raise ImageError(f"expected an image file, got a directory: {path}")
+        if size == 0:
+            raise ImageError(f"empty file: {path} (0 bytes)")
+        return _open(path, str(path), str(path), min_side, max_image_pixels, max_decoded_pixels)
+    raise ImageError(
+        "expected a path, bytes, a PIL image or a numpy array, "
+        f"got {type(source).__module__}.{type(source).__qualname__}"
+    )
+
+
+def _open(
+    fp: Any,
+    label: str,
+    name: str | None,
+    min_side: int | None,
+    max_image_pixels: int,
+    max_decoded_pixels: int,
+) -> LoadedImage:
+    try:
+        with warnings.catch_warnings():
+            # dicecam applies its own pixel limit below, with a clearer message.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im = Image.open(fp)
+    except Image.DecompressionBombError as exc:
+        raise ImageError(f"image too large: {label} ({exc})") from None
+    except UnidentifiedImageError:
+        raise ImageError(
+            f"not an image (expected JPEG, PNG, WebP, BMP, TIFF or GIF data): {label}"
+        ) from None
+    except OSError as exc:
+        raise ImageError(f"cannot read {label}: {exc}") from None
+    with im:
+        return _from_pil(im, name, min_side, max_image_pixels, max_decoded_pixels, label)
+
+
+def _from_pil(
+    im: Image.Image,
+    name: str | None,
+    min_side: int | None,
+    max_image_pixels: int,
+    max_decoded_pixels: int,
+    label: str = "<PIL image>",
+) -> LoadedImage:
+    w, h = im.size
+    if w < 1 or h < 1:
+        raise ImageError(f"image has no pixels: {label} ({w}x{h})")
+    if w * h > max_image_pixels:
+        raise ImageError(
+            f"image too large: {label} is {w}x{h} = {w * h / 1e6:.0f} megapixels "
+            f"(limit {max_image_pixels / 1e6:.0f}); downscale it first"
+        )
+    try:
+        orientation = int(im.getexif().get(_ORIENTATION_TAG, 1))
+    except Exception:  # a broken EXIF block must not stop the reading
+        orientation = 1
+    view_w, view_h = (h, w) if orientation in _SWAPS_AXES else (w, h)
+    try:
+        if min_side and im.format == "JPEG":
+            im.draft(im.mode, (min_side, min_side))
+        dw, dh = im.size
+        if dw * dh > max_decoded_pixels:
+            raise ImageError(
+                f"image too large to decode: {label} is {w}x{h} "
+                f"({w * h / 1e6:.0f} megapixels, limit {max_decoded_pixels / 1e6:.0f} for "
+                f"{im.format or 'this'} images); downscale it or save it as JPEG"
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im.load()
+            if orientation != 1:
+                im = ImageOps.exif_transpose(im)
+            rgb = _pil_to_rgb(im)
+    except ImageError:
+        raise
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        reason = str(exc) or type(exc).__name__
+        raise ImageError(f"truncated or corrupt image: {label} ({reason})") from None
+    return LoadedImage(rgb, view_w, view_h, name)
+
+
+def _pil_to_rgb(im: Image.Image) -> NDArray[np.uint8]:
+    mode = im.mode
+    if mode == "RGB":
+        return np.asarray(im, dtype=np.uint8)
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+        return _array_to_rgb(np.asarray(im))
+    if mode == "P" and "transparency" in im.info:
+        im = im.convert("RGBA")
+        mode = "RGBA"
+    if mode in ("RGBA", "LA", "PA", "RGBa", "La"):
+        rgba = im.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return np.asarray(Image.alpha_composite(white, rgba).convert("RGB"), dtype=np.uint8)
+    return np.asarray(im.convert("RGB"), dtype=np.uint8)
+
+
+def _to_uint8(a: np.ndarray) -> NDArray[np.uint8]:
+    if a.dtype == np.uint8:
+        return a
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8) * 255
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all():
+            raise ImageError("image array contains NaN or infinite values")
+        top = 1.0 if a.size == 0 or float(a.max()) <= 1.0 else 255.0
+        return np.clip(a * (255.0 / top), 0, 255).round().astype(np.uint8)
+    if a.dtype.kind in "iu":
+        top = int(a.max()) if a.size else 0
+        if top > 255:  # 16-bit data (uint16 arrays, PIL "I;16"/"I" modes)
+            return np.clip(a // 257, 0, 255).astype(np.uint8)
+        return np.clip(a, 0, 255).astype(np.uint8)
+    raise ImageError(f"expected an image array of integers or floats, got dtype {a.dtype}")
+
+
+def _array_to_rgb(a: np.ndarray) -> NDArray[np.uint8]:
+    """Numpy in OpenCV layout (BGR, BGRA, gray) to contiguous RGB uint8."""
+    import cv2
+
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[:, :, 0]
+    if a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] not in (3, 4)):
+        raise ImageError(
+            f"expected an image array of shape HxW, HxWx3 (BGR) or HxWx4 (BGRA), got {a.shape}"
+        )
+    if a.shape[0] < 1 or a.shape[1] < 1:
+        raise ImageError(f"image array has no pixels: shape {a.shape}")
+    a = np.ascontiguousarray(_to_uint8(a))
+    if a.ndim == 2:
+        return cv2.cvtColor(a, cv2.COLOR_GRAY2RGB)
+    if a.shape[2] == 4:
+        return cv2.cvtColor(a, cv2.COLOR_BGRA2RGB)
+    return cv2.cvtColor(a, cv2.COLOR_BGR2RGB)

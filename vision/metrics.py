@@ -1,0 +1,301 @@
+"""Scoring a reader against labelled photos: matching dice by centre, and the figures.
+
+Public datasets draw boxes differently (the whole die with its sides, the top face only, or just
+the pips), so a prediction matches a true die when its centre lies inside the true box or the true
+centre lies inside the predicted box; pairs are then made one-to-one, nearest centres first.
+
+Example:
+    >>> from vision.types import Die, Reading
+    >>> truth = [TruthDie(5, (0, 0, 10, 10))]
+    >>> reading = Reading(100, 100, [Die(5, (2, 2, 9, 9), 0.9)])
+    >>> result = EvalResult()
+    >>> result.add(truth, reading)
+    >>> result.face_accuracy, result.recall, result.precision, result.exact_accuracy
+    (1.0, 1.0, 1.0, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vision.types import Box, Reading
+
+__all__ = ["OFF_TABLE_STATES", "EvalResult", "TableCounts", "TruthDie", "match_dice"]
+
+OFF_TABLE_STATES = frozenset({"off_table", "in_air"})
+"""Die states (synthetic ``meta/`` sidecars) in which a die is not on the playing surface."""
+
+
+@dataclass(slots=True)
+class TruthDie:
+    """A labelled die: ``value`` 1..6, or None for a cocked die (no clear top face)."""
+
+    value: int | None
+    box: Box
+    state: str | None = None
+    """'table', 'off_table', 'in_air' or 'cocked' when a sidecar says so; None when unknown."""
+
+    @property
+    def cocked(self) -> bool:
+        return self.value is None or self.state == "cocked"
+
+    @property
+    def on_table(self) -> bool | None:
+        if self.state is None:
+            return None
+        return self.state not in OFF_TABLE_STATES
+
+
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _inside(point: tuple[float, float], box: Sequence[float]) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def match_dice(truth: Sequence[Box], predicted: Sequence[Box]) -> list[tuple[int, int]]:
+    """One-to-one ``(truth_index, predicted_index)`` pairs, matched by box centre.
+
+    A pair is possible when either box's centre lies inside the other box; possible pairs are
+    taken greedily, nearest centres first.
+
+    Example:
+        >>> match_dice([(0, 0, 10, 10), (20, 0, 30, 10)], [(21, 1, 29, 9), (50, 50, 60, 60)])
+        [(1, 0)]
+    """
+    tc = [_centre(b) for b in truth]
+    pc = [_centre(b) for b in predicted]
+    candidates: list[tuple[float, int, int]] = []
+    for i, tb in enumerate(truth):
+        for j, pb in enumerate(predicted):
+            if _inside(pc[j], tb) or _inside(tc[i], pb):
+                candidates.append((math.dist(tc[i], pc[j]), i, j))
+    candidates.sort()
+    used_t: set[int] = set()
+    used_p: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for _, i, j in candidates:
+        if i not in used_t and j not in used_p:
+            used_t.add(i)
+            used_p.add(j)
+            pairs.append((i, j))
+    return sorted(pairs)
+
+
+@dataclass(slots=True)
+class TableCounts:
+    """Off-table figures, counted only on photos whose sidecar gives every die's state."""
+
+    images: int = 0
+    truth_off: int = 0
+    found_off: int = 0
+    """True off-table dice that were matched and predicted ``on_table=False``."""
+    predicted_off: int = 0
+    predicted_off_right: int = 0
+    clean_images: int = 0
+    """Photos with no die off the table (a bust here would be false)."""
+    false_busts: int = 0
+
+    def add(
+        self, truth: Sequence[TruthDie], reading: Reading, pairs: list[tuple[int, int]]
+    ) -> None:
+        self.images += 1
+        by_pred = {j: i for i, j in pairs}
+        off = [t.on_table is False for t in truth]
+        self.truth_off += sum(off)
+        self.found_off += sum(1 for i, j in pairs if off[i] and not reading.dice[j].on_table)
+        for j, die in enumerate(reading.dice):
+            if not die.on_table:
+                self.predicted_off += 1
+                self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
+        if not any(off):
+            self.clean_images += 1
+            self.false_busts += int(reading.off_table > 0)
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.found_off, self.truth_off)
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.predicted_off_right, self.predicted_off)
+
+    @property
+    def false_bust_rate(self) -> float | None:
+        return _ratio(self.false_busts, self.clean_images)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "off_table_dice": self.truth_off,
+            "off_table_recall": _round(self.recall),
+            "off_table_precision": _round(self.precision),
+            "false_bust_rate": _round(self.false_bust_rate),
+        }
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 5)
+
+
+@dataclass(slots=True)
+class EvalResult:
+    """Figures accumulated over photos; add each with :meth:`add`.
+
+    ``confusion[t][p]`` counts matched dice whose true face is ``t + 1`` read as ``p + 1``.
+    """
+
+    images: int = 0
+    truth_dice: int = 0
+    predicted_dice: int = 0
+    matched: int = 0
+    face_matched: int = 0
+    """Matched dice with a clear true face (cocked truth excluded)."""
+    face_correct: int = 0
+    exact_images: int = 0
+    truth_cocked: int = 0
+    found_cocked: int = 0
+    """True cocked dice that were matched (any prediction), for cocked recall."""
+    flagged_cocked: int = 0
+    """True cocked dice matched by a prediction flagged cocked."""
+    confusion: list[list[int]] = field(default_factory=lambda: [[0] * 6 for _ in range(6)])
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    """(image, message) for photos that could not be read; they count as failed photos."""
+    table: TableCounts = field(default_factory=TableCounts)
+    mistakes: list[str] = field(default_factory=list)
+    """Names of photos not read exactly (for looking at them)."""
+
+    def add(
+        self, truth: Sequence[TruthDie], reading: Reading, *, states_known: bool = False
+    ) -> list[tuple[int, int]]:
+        """Score one photo; returns the matched ``(truth, prediction)`` index pairs.
+
+        With ``states_known`` (a sidecar gave every die's state), the photo also counts for the
+        off-table figures in :attr:`table`.
+        """
+        pairs = match_dice([t.box for t in truth], [d.box for d in reading.dice])
+        self.images += 1
+        self.truth_dice += len(truth)
+        self.predicted_dice += len(reading.dice)
+        self.matched += len(pairs)
+        if reading.latency_ms is not None:
+            self.latencies_ms.append(reading.latency_ms)
+        exact = len(pairs) == len(truth) == len(reading.dice)
+        for i, j in pairs:
+            t, p = truth[i], reading.dice[j]
+            if t.cocked:
+                self.found_cocked += 1
+                self.flagged_cocked += int(p.cocked)
+                exact = exact and p.cocked
+                continue
+            self.face_matched += 1
+            assert t.value is not None
+            if 1 <= p.value <= 6:
+                self.confusion[t.value - 1][p.value - 1] += 1
+            right = p.value == t.value
+            self.face_correct += int(right)
+            exact = exact and right and not p.cocked
+        self.truth_cocked += sum(1 for t in truth if t.cocked)
+        self.exact_images += int(exact)
+        if not exact:
+            self.mistakes.append(reading.image or f"#{self.images}")
+        if states_known:
+            self.table.add(truth, reading, pairs)
+        return pairs
+
+    def add_error(self, image: str, message: str, truth: Sequence[TruthDie] = ()) -> None:
+        """A photo that could not be read: its dice count as missed, the photo as not exact."""
+        self.images += 1
+        self.truth_dice += len(truth)
+        self.truth_cocked += sum(1 for t in truth if t.cocked)
+        self.errors.append((image, message))
+        self.mistakes.append(image)
+
+    @property
+    def face_accuracy(self) -> float | None:
+        return _ratio(self.face_correct, self.face_matched)
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.matched, self.truth_dice)
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.matched, self.predicted_dice)
+
+    @property
+    def exact_accuracy(self) -> float | None:
+        return _ratio(self.exact_images, self.images)
+
+    @property
+    def cocked_recall(self) -> float | None:
+        return _ratio(self.found_cocked, self.truth_cocked)
+
+    @property
+    def median_latency_ms(self) -> float | None:
+        return statistics.median(self.latencies_ms) if self.latencies_ms else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "failed_images": len(self.errors),
+            "truth_dice": self.truth_dice,
+            "predicted_dice": self.predicted_dice,
+            "matched_dice": self.matched,
+            "face_accuracy": _round(self.face_accuracy),
+            "recall": _round(self.recall),
+            "precision": _round(self.precision),
+            "exact_accuracy": _round(self.exact_accuracy),
+            "cocked_dice": self.truth_cocked,
+            "cocked_recall": _round(self.cocked_recall),
+            "confusion": [row[:] for row in self.confusion],
+            "median_latency_ms": None
+            if self.median_latency_ms is None
+            else round(self.median_latency_ms, 2),
+            "table": self.table.to_dict() if self.table.images else None,
+            "errors": [{"image": i, "error": m} for i, m in self.errors],
+        }
+
+    def format(self) -> str:
+        """A readable report: the headline figures and the confusion matrix."""
+
+        def pct(x: float | None) -> str:
+            return "n/a" if x is None else f"{100 * x:.2f}%"
+
+        lines = [
+            f"photos            {self.images}"
+            + (f" ({len(self.errors)} unreadable)" if self.errors else ""),
+            f"dice              {self.truth_dice} true, {self.predicted_dice} predicted, {self.matched} matched",
+            f"face accuracy     {pct(self.face_accuracy)}  ({self.face_correct}/{self.face_matched} matched dice)",
+            f"die recall        {pct(self.recall)}",
+            f"die precision     {pct(self.precision)}",
+            f"exact photos      {pct(self.exact_accuracy)}  ({self.exact_images}/{self.images})",
+        ]
+        if self.truth_cocked:
+            lines.append(
+                f"cocked recall     {pct(self.cocked_recall)}  ({self.found_cocked}/{self.truth_cocked})"
+            )
+        if self.table.images:
+            t = self.table
+            lines += [
+                f"off-table recall  {pct(t.recall)}  ({t.found_off}/{t.truth_off})",
+                f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
+                f"false busts       {pct(t.false_bust_rate)}  ({t.false_busts}/{t.clean_images} photos with every die on the table)",
+            ]
+        med = self.median_latency_ms
+        lines.append(f"median latency    {'n/a' if med is None else f'{med:.1f} ms'}")
+        lines.append("confusion (rows: true face, columns: read as)")
+        lines.append("       " + "".join(f"{v:>6}" for v in range(1, 7)))
+        for v, row in enumerate(self.confusion, start=1):
+            lines.append(f"{v:>6} " + "".join(f"{n:>6}" for n in row))
+        return "\n".join(lines)

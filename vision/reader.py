@@ -1,0 +1,381 @@
+"""DiceReader: the shipped YOLO detector, run with onnxruntime (no torch, no ultralytics).
+
+The model is an ultralytics ONNX export: input ``1x3xSxS`` float32 RGB in 0..1, letterboxed with
+gray 114; output either raw ``(B, 4 + nc, N)`` (boxes ``cx, cy, w, h`` in input pixels, then one
+score per class; ``nms=False`` on YOLO11) or end-to-end ``(B, K, 6)`` rows of
+``x1, y1, x2, y2, score, class`` (YOLO26). Classes come from the ``names`` metadata: ``'1'`` to
+``'6'`` are top faces, ``'cocked'`` marks a leaning die.
+
+Example:
+    >>> from vision import DiceReader
+    >>> reader = DiceReader()  # doctest: +SKIP
+    >>> reading = reader.read("roll.jpg")  # doctest: +SKIP
+    >>> reading.values  # doctest: +SKIP
+    [1, 3, 5, 5, 6]
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vision.config import VisionSettings
+from vision.io import ImageSource, LoadedImage, load_image
+from vision.types import Die, Reading
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
+
+PAD_VALUE = 114
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+class ModelError(RuntimeError):
+    """The reader model is missing, unreadable or not a dice detector dicecam understands."""
+
+
+@dataclass(slots=True, frozen=True)
+class Letterbox:
+    """Where a letterboxed image sits in the model input: ``x_in = x * gain + left``."""
+
+    gain: float
+    left: int
+    top: int
+
+
+def letterbox(
+    rgb: NDArray[np.uint8], size: tuple[int, int], out: NDArray[np.uint8] | None = None
+) -> tuple[NDArray[np.uint8], Letterbox]:
+    """Resize ``rgb`` to fit ``size`` (height, width), keeping its aspect, centred on gray 114.
+
+    Same arithmetic as ultralytics' ``LetterBox(auto=False, center=True)``, so a box found in the
+    model input maps back exactly.
+    """
+    import cv2
+
+    th, tw = size
+    h, w = rgb.shape[:2]
+    gain = min(th / h, tw / w)
+    nw, nh = round(w * gain), round(h * gain)
+    dw, dh = (tw - nw) / 2, (th - nh) / 2
+    top, left = round(dh - 0.1), round(dw - 0.1)
+    if out is None:
+        out = np.empty((th, tw, 3), np.uint8)
+    out[...] = PAD_VALUE
+    if (nw, nh) != (w, h):
+        interp = cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
+        out[top : top + nh, left : left + nw] = cv2.resize(rgb, (nw, nh), interpolation=interp)
+    else:
+        out[top : top + nh, left : left + nw] = rgb
+    return out, Letterbox(gain, left, top)
+
+
+def nms(boxes: NDArray[np.floating], scores: NDArray[np.floating], iou: float) -> NDArray[np.intp]:
+    """Indices of the boxes kept by greedy non-maximum suppression, best score first.
+
+    Class-agnostic: a die has one value, so two overlapping boxes are one die whatever they read.
+    """
+    order = np.argsort(-scores, kind="stable")
+    x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    keep: list[int] = []
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        iw = np.clip(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0, None)
+        ih = np.clip(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0, None)
+        inter = iw * ih
+        overlap = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
+        order = rest[overlap <= iou]
+    return np.asarray(keep, dtype=np.intp)
+
+
+class DiceReader:
+    """Reads every die in a photo: its top value, box (input pixels) and confidence.
+
+    Args:
+        model: ONNX file; default ``DICECAM_MODEL`` or ``<repo>/models/dicecam-reader.onnx``.
+        conf: minimum confidence of a die (default ``DICECAM_CONF``, 0.25).
+        iou: IoU above which two boxes are the same die (default ``DICECAM_IOU``, 0.5).
+        providers: onnxruntime execution providers (default CPU).
+        threads: onnxruntime intra-op threads (default ``DICECAM_THREADS``, 2).
+        max_det: at most this many dice per photo.
+
+    Raises:
+        ModelError: the model file is missing or is not a dice detector export.
+    """
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        conf: float | None = None,
+        iou: float | None = None,
+        providers: Sequence[str] | None = None,
+        threads: int | None = None,
+        max_det: int = 300,
+        warmup: bool = True,
+    ) -> None:
+        settings = VisionSettings()
+        self.settings = settings
+        self.model_path = Path(model) if model is not None else Path(settings.model)
+        self.conf = settings.conf if conf is None else float(conf)
+        self.iou = settings.iou if iou is None else float(iou)
+        self.max_det = int(max_det)
+        if not 0.0 <= self.conf <= 1.0 or not 0.0 < self.iou <= 1.0:
+            raise ValueError(
+                f"expected 0 <= conf <= 1 and 0 < iou <= 1, got {self.conf}, {self.iou}"
+            )
+        if not self.model_path.is_file():
+            raise ModelError(
+                f"reader model not found: {self.model_path}. Train and export it with "
+                "`dicecam train`, or point DICECAM_MODEL (or --model) at an ONNX export"
+            )
+
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = int(threads or settings.threads)
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(
+                str(self.model_path), opts, providers=list(providers or ["CPUExecutionProvider"])
+            )
+        except Exception as exc:
+            raise ModelError(f"cannot load reader model {self.model_path}: {exc}") from None
+
+        self.metadata: dict[str, str] = dict(self._session.get_modelmeta().custom_metadata_map)
+        inp = self._session.get_inputs()[0]
+        self._input_name = inp.name
+        self._output_name = self._session.get_outputs()[0].name
+        if len(inp.shape) != 4 or inp.shape[1] not in (3, "3"):
+            raise ModelError(
+                f"{self.model_path}: expected an image input of shape (batch, 3, height, width), "
+                f"got {inp.shape}"
+            )
+        batch, _, h, w = inp.shape
+        self.fixed_batch: int | None = batch if isinstance(batch, int) else None
+        self.imgsz: tuple[int, int] = self._input_size(h, w)
+        self.end2end = self.metadata.get("end2end", "False").strip().lower() == "true"
+        self.names = self._names() or self._default_names()
+        self.num_classes = len(self.names)
+        self._face_idx, self._cocked_idx = self._class_roles(self.names)
+        if warmup:
+            self._run(np.zeros((self.fixed_batch or 1, 3, *self.imgsz), np.float32))
+
+    # -- public API ------------------------------------------------------------------------
+
+    def read(
+        self, image: ImageSource | LoadedImage, *, expected_dice: int | None = None
+    ) -> Reading:
+        """Read one photo: a path, bytes, a PIL image, a numpy BGR array or a :class:`LoadedImage`.
+
+        Raises:
+            ImageError: the input is not a readable image.
+        """
+        return self.read_batch([image], batch_size=1, expected_dice=expected_dice)[0]
+
+    def read_batch(
+        self,
+        images: Iterable[ImageSource | LoadedImage],
+        *,
+        batch_size: int = 8,
+        expected_dice: int | None = None,
+    ) -> list[Reading]:
+        """Read many photos, several per inference when the model's batch size allows.
+
+        Each image is decoded and letterboxed once; a model exported with a fixed batch of 1 runs
+        them one after another on the same session. ``latency_ms`` of each reading is its own
+        decoding and preprocessing plus its share of the batch's inference.
+
+        Raises:
+            ImageError: an input is not a readable image (nothing is returned then; load inputs
+                with :func:`vision.load_image` first to handle bad ones one by one).
+        """
+        if batch_size < 1:
+            raise ValueError(f"expected batch_size >= 1, got {batch_size}")
+        step = self.fixed_batch or batch_size
+        readings: list[Reading] = []
+        chunk: list[ImageSource | LoadedImage] = []
+        for image in images:
+            chunk.append(image)
+            if len(chunk) == step:
+                readings.extend(self._read_chunk(chunk, expected_dice))
+                chunk = []
+        if chunk:
+            readings.extend(self._read_chunk(chunk, expected_dice))
+        return readings
+
+    def __repr__(self) -> str:
+        h, w = self.imgsz
+        return f"DiceReader(model={str(self.model_path)!r}, imgsz={w}x{h}, conf={self.conf}, iou={self.iou})"
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _input_size(self, h: Any, w: Any) -> tuple[int, int]:
+        if isinstance(h, int) and isinstance(w, int):
+            return h, w
+        raw = self.metadata.get("imgsz")
+        try:
+            size = ast.literal_eval(raw) if raw else 640
+        except (ValueError, SyntaxError):
+            size = 640
+        if isinstance(size, int):
+            return size, size
+        return int(size[0]), int(size[1])
+
+    def _names(self) -> dict[int, str]:
+        raw = self.metadata.get("names")
+        if not raw:
+            return {}
+        try:
+            names = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            raise ModelError(f"{self.model_path}: unreadable 'names' metadata {raw!r}") from None
+        if isinstance(names, list):
+            names = dict(enumerate(names))
+        return {int(k): str(v) for k, v in names.items()}
+
+    def _default_names(self) -> dict[int, str]:
+        """Without metadata: classes 0..5 are faces 1..6 and a 7th class is 'cocked'."""
+        channels = self._session.get_outputs()[0].shape[1]
+        nc = channels - 4 if isinstance(channels, int) and not self.end2end else 6
+        return {i: str(i + 1) for i in range(min(nc, 6))} | ({6: "cocked"} if nc > 6 else {})
+
+    def _class_roles(self, names: dict[int, str]) -> tuple[NDArray[np.intp], int | None]:
+        """Class indices of faces 1..6 (in value order) and of 'cocked' (or None)."""
+        faces: dict[int, int] = {}
+        cocked = None
+        for idx, name in names.items():
+            key = name.strip().lower()
+            value = int(key) if key.isdigit() else _WORDS.get(key)
+            if value is not None and 1 <= value <= 6 and value not in faces:
+                faces[value] = idx
+            elif "cock" in key:
+                cocked = idx
+            else:
+                raise ModelError(
+                    f"{self.model_path}: expected classes named '1' to '6' (and 'cocked'), "
+                    f"got class {idx} = {name!r}"
+                )
+        if sorted(faces) != [1, 2, 3, 4, 5, 6]:
+            raise ModelError(
+                f"{self.model_path}: expected one class per face 1 to 6, got names {names}"
+            )
+        return np.array([faces[v] for v in range(1, 7)], dtype=np.intp), cocked
+
+    def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
+        return self._session.run([self._output_name], {self._input_name: blob})[0]
+
+    def _read_chunk(
+        self, chunk: list[ImageSource | LoadedImage], expected_dice: int | None
+    ) -> list[Reading]:
+        th, tw = self.imgsz
+        n = len(chunk)
+        rows = self.fixed_batch or n
+        blob = np.zeros((rows, 3, th, tw), np.float32)
+        buf = np.empty((th, tw, 3), np.uint8)
+        loaded: list[tuple[LoadedImage, Letterbox, float]] = []
+        for i, image in enumerate(chunk):
+            t0 = time.perf_counter()
+            img = image if isinstance(image, LoadedImage) else self._load(image)
+            _, lb = letterbox(img.rgb, self.imgsz, out=buf)
+            np.multiply(buf.transpose(2, 0, 1), np.float32(1 / 255), out=blob[i])
+            loaded.append((img, lb, time.perf_counter() - t0))
+        t0 = time.perf_counter()
+        out = self._run(blob)
+        readings = [
+            self._decode(out[i], img, lb, expected_dice) for i, (img, lb, _) in enumerate(loaded)
+        ]
+        shared = (time.perf_counter() - t0) / n
+        for reading, (_, _, own) in zip(readings, loaded, strict=True):
+            reading.latency_ms = (own + shared) * 1000
+        return readings
+
+    def _load(self, image: ImageSource) -> LoadedImage:
+        s = self.settings
+        return load_image(
+            image,
+            min_side=max(self.imgsz),
+            max_image_pixels=s.max_image_pixels,
+            max_decoded_pixels=s.max_decoded_pixels,
+        )
+
+    def _decode(
+        self, pred: NDArray[np.float32], img: LoadedImage, lb: Letterbox, expected: int | None
+    ) -> Reading:
+        if self.end2end:
+            boxes, conf, values, cocked = self._decode_end2end(pred)
+        else:
+            boxes, conf, values, cocked = self._decode_raw(pred)
+        if len(conf):
+            keep = nms(boxes, conf, self.iou)[: self.max_det]
+            boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
+        # model input -> decoded pixels -> original pixels (after EXIF orientation)
+        boxes = boxes.astype(np.float64)
+        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain / img.scale_x
+        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.top) / lb.gain / img.scale_y
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, img.width)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, img.height)
+        dice = [
+            Die(
+                value=int(values[k]),
+                box=(
+                    float(boxes[k, 0]),
+                    float(boxes[k, 1]),
+                    float(boxes[k, 2]),
+                    float(boxes[k, 3]),
+                ),
+                confidence=float(conf[k]),
+                cocked=bool(cocked[k]),
+            )
+            for k in np.argsort(boxes[:, 0], kind="stable")
+        ]
+        return Reading(
+            width=img.width, height=img.height, dice=dice, image=img.name, expected_dice=expected
+        )
+
+    def _decode_raw(self, pred: NDArray[np.float32]) -> tuple[np.ndarray, ...]:
+        nc = 4 + self.num_classes
+        if pred.shape[0] != nc and pred.shape[-1] == nc:
+            pred = pred.T  # (N, 4 + nc) layout
+        scores = pred[4:]
+        best = scores.max(axis=0)
+        cand = np.flatnonzero(best >= self.conf)
+        if cand.size > 30000:
+            cand = cand[np.argsort(-best[cand])[:30000]]
+        p = pred[:, cand]
+        face_scores = p[4:][self._face_idx]
+        values = face_scores.argmax(axis=0) + 1
+        conf = best[cand]
+        if self._cocked_idx is not None:
+            cocked = p[4 + self._cocked_idx] > face_scores.max(axis=0)
+        else:
+            cocked = np.zeros(cand.size, bool)
+        cx, cy, w, h = p[0], p[1], p[2], p[3]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+        return boxes, conf, values, cocked
+
+    def _decode_end2end(self, pred: NDArray[np.float32]) -> tuple[np.ndarray, ...]:
+        # rows of x1, y1, x2, y2, score, class; a cocked die has no face guess here: value 0
+        rows = pred[pred[:, 4] >= self.conf]
+        cls = rows[:, 5].astype(np.intp)
+        value_of = np.zeros(max(int(cls.max(initial=0)), int(self._face_idx.max())) + 1, np.intp)
+        value_of[self._face_idx] = np.arange(1, 7)
+        values = value_of[cls]
+        cocked = (
+            cls == self._cocked_idx if self._cocked_idx is not None else np.zeros(len(rows), bool)
+        )
+        return rows[:, :4].copy(), rows[:, 4].copy(), values, cocked
