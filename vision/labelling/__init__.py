@@ -1,0 +1,68 @@
+"""Batch labelling: read a folder of photos, write YOLO / COCO / Label Studio, read them back.
+
+Example:
+    >>> from vision.labelling import label_folder, read_labels, write_training_folder
+    >>> run = label_folder("photos/", reader, "out/", "labelstudio")  # doctest: +SKIP
+    >>> photos = read_labels("export.json", image_root="photos/")  # doctest: +SKIP
+    >>> write_training_folder(photos, "train-set/")  # doctest: +SKIP
+"""
+
+from .batch import (
+    FORMATS,
+    LabelFormat,
+    LabelRun,
+    PhotoReader,
+    Unreadable,
+    detect_format,
+    label_folder,
+    label_photos,
+    read_labels,
+    write_labels,
+    write_training_folder,
+)
+from .coco import coco_dict, read_coco, write_coco
+from .labelstudio import LOCAL_FILES_PREFIX, labelstudio_config, read_labelstudio, write_labelstudio
+from .model import (
+    IMAGE_EXTENSIONS,
+    ImageMode,
+    LabelFormatError,
+    LabelledPhoto,
+    find_photos,
+    image_size,
+)
+from .progress import progress
+from .review import ReviewRow, review_rows, write_review
+from .yolo import read_yolo, write_yolo
+
+__all__ = [
+    "FORMATS",
+    "IMAGE_EXTENSIONS",
+    "LOCAL_FILES_PREFIX",
+    "ImageMode",
+    "LabelFormat",
+    "LabelFormatError",
+    "LabelRun",
+    "LabelledPhoto",
+    "PhotoReader",
+    "ReviewRow",
+    "Unreadable",
+    "coco_dict",
+    "detect_format",
+    "find_photos",
+    "image_size",
+    "label_folder",
+    "label_photos",
+    "labelstudio_config",
+    "progress",
+    "read_coco",
+    "read_labels",
+    "read_labelstudio",
+    "read_yolo",
+    "review_rows",
+    "write_coco",
+    "write_labels",
+    "write_labelstudio",
+    "write_review",
+    "write_training_folder",
+    "write_yolo",
+]

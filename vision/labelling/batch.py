@@ -1,0 +1,277 @@
+"""Label a folder of photos with a reader; write and read any of the three formats."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, TextIO
+
+from vision.types import Reading
+
+from .coco import read_coco, write_coco
+from .labelstudio import read_labelstudio, write_labelstudio
+from .model import ImageMode, LabelFormatError, LabelledPhoto, find_photos, image_size
+from .progress import progress
+from .review import write_review
+from .yolo import read_yolo, write_yolo
+
+__all__ = [
+    "FORMATS",
+    "LabelFormat",
+    "LabelRun",
+    "PhotoReader",
+    "Unreadable",
+    "detect_format",
+    "label_folder",
+    "label_photos",
+    "read_labels",
+    "write_labels",
+    "write_training_folder",
+]
+
+LabelFormat = Literal["yolo", "coco", "labelstudio"]
+FORMATS: tuple[LabelFormat, ...] = ("yolo", "coco", "labelstudio")
+
+
+class PhotoReader(Protocol):
+    """Anything with ``read(image) -> Reading``: :class:`vision.reader.DiceReader`, or a fake."""
+
+    def read(self, image: Any) -> Reading: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A photo the reader could not read, and why."""
+
+    name: str
+    path: Path
+    reason: str
+
+
+@dataclass(slots=True)
+class LabelRun:
+    """What :func:`label_photos` read: labelled photos in folder order, and the failures."""
+
+    photos: list[LabelledPhoto] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)
+    seconds: float = 0.0
+    outputs: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def dice(self) -> int:
+        return sum(len(p.dice) for p in self.photos)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "photos": len(self.photos) + len(self.unreadable),
+            "labelled": len(self.photos),
+            "dice": self.dice,
+            "unreadable": [{"photo": u.name, "reason": u.reason} for u in self.unreadable],
+            "seconds": round(self.seconds, 2),
+            "outputs": {k: str(v) for k, v in self.outputs.items()},
+        }
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [OSError, ValueError]
+    try:
+        from vision.io import ImageError  # the reader issue's loader, when present
+
+        errors.append(ImageError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def label_photos(
+    root: str | os.PathLike[str],
+    reader: PhotoReader,
+    *,
+    conf: float = 0.0,
+    show_progress: bool = True,
+    stream: TextIO | None = None,
+) -> LabelRun:
+    """Read every photo under ``root`` with ``reader``; keep dice with confidence >= ``conf``.
+
+    A photo the reader cannot open (it raises ``OSError``, ``ValueError`` or
+    ``vision.io.ImageError``) is listed in ``LabelRun.unreadable``; the run goes on.
+
+    Example:
+        >>> run = label_photos("photos/", DiceReader())  # doctest: +SKIP
+        >>> len(run.photos), [u.name for u in run.unreadable]
+        (48, ['broken.jpg'])
+    """
+    root = Path(root)
+    paths = find_photos(root)
+    errors = _read_errors()
+    run = LabelRun()
+    start = time.perf_counter()
+    for path in progress(
+        paths, total=len(paths), desc="label", stream=stream, enabled=show_progress
+    ):
+        name = path.relative_to(root).as_posix()
+        try:
+            reading = reader.read(path)
+        except errors as exc:
+            run.unreadable.append(Unreadable(name, path, f"{type(exc).__name__}: {exc}"))
+            continue
+        if not reading.width or not reading.height:
+            run.unreadable.append(Unreadable(name, path, "reader returned an empty image"))
+            continue
+        photo = LabelledPhoto.from_reading(name, reading, path)
+        photo.dice = [d for d in photo.dice if d.confidence >= conf]
+        run.photos.append(photo)
+    run.seconds = time.perf_counter() - start
+    return run
+
+
+def write_labels(
+    photos: Sequence[LabelledPhoto],
+    out: str | os.PathLike[str],
+    fmt: LabelFormat,
+    *,
+    images: ImageMode | None = None,
+    image_prefix: str | None = None,
+    model_version: str = "dicecam",
+    cocked_class: bool = False,
+) -> Path:
+    """Write ``photos`` in ``fmt`` into ``out``; return the main file written.
+
+    ``images`` defaults to ``"copy"`` for YOLO and COCO and ``"none"`` for Label Studio.
+    """
+    if fmt == "yolo":
+        return write_yolo(photos, out, images=images or "copy", cocked_class=cocked_class)
+    if fmt == "coco":
+        return write_coco(photos, out, images=images or "copy")
+    if fmt == "labelstudio":
+        extra = {} if image_prefix is None else {"image_prefix": image_prefix}
+        return write_labelstudio(
+            photos, out, images=images or "none", model_version=model_version, **extra
+        )
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def label_folder(
+    root: str | os.PathLike[str],
+    reader: PhotoReader,
+    out: str | os.PathLike[str],
+    fmt: LabelFormat,
+    *,
+    conf: float = 0.0,
+    show_progress: bool = True,
+    stream: TextIO | None = None,
+    **write_options: Any,
+) -> LabelRun:
+    """:func:`label_photos`, then write the labels, ``review.csv``/``review.json``,
+    ``unreadable.txt`` and ``summary.json`` into ``out``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    run = label_photos(root, reader, conf=conf, show_progress=show_progress, stream=stream)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    run.outputs["labels"] = write_labels(run.photos, out, fmt, **write_options)
+    run.outputs["review"], run.outputs["review_json"] = write_review(run.photos, out)
+    unreadable = out / "unreadable.txt"
+    unreadable.write_text("".join(f"{u.name}\t{u.reason}\n" for u in run.unreadable))
+    run.outputs["unreadable"] = unreadable
+    run.outputs["summary"] = out / "summary.json"
+    run.outputs["summary"].write_text(json.dumps(run.summary(), indent=1))
+    return run
+
+
+def detect_format(path: str | os.PathLike[str]) -> LabelFormat:
+    """Guess the format of a label file or folder.
+
+    Raises:
+        LabelFormatError: nothing recognisable.
+    """
+    path = Path(path)
+    if path.is_dir():
+        if (path / "tasks.json").is_file():
+            return "labelstudio"
+        if any((path / "annotations").glob("*.json")):
+            return "coco"
+        if (
+            (path / "data.yaml").is_file()
+            or (path / "labels").is_dir()
+            or (path / "obj.data").is_file()
+            or any(path.glob("obj_*_data"))
+        ):
+            return "yolo"
+        raise LabelFormatError(
+            f"{path}: expected tasks.json, annotations/*.json, data.yaml or labels/ inside"
+        )
+    if path.suffix.lower() == ".json" and path.is_file():
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
+        if isinstance(data, dict) and "images" in data and "annotations" in data:
+            return "coco"
+        if isinstance(data, list) or (isinstance(data, dict) and "data" in data):
+            return "labelstudio"
+        raise LabelFormatError(f"{path}: JSON that is neither COCO nor a Label Studio export")
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {path}")
+    raise LabelFormatError(f"{path}: expected a .json file or a dataset folder")
+
+
+def read_labels(
+    path: str | os.PathLike[str],
+    fmt: LabelFormat | None = None,
+    *,
+    image_root: str | os.PathLike[str] | None = None,
+) -> list[LabelledPhoto]:
+    """Read labels in any of the three formats (``fmt=None``: detected) into one form.
+
+    ``image_root`` is where the photos are when they are not beside the labels.
+    """
+    fmt = fmt or detect_format(path)
+    if fmt == "labelstudio":
+        return read_labelstudio(path, image_root=image_root)
+    if fmt == "coco":
+        return read_coco(path, image_root=image_root)
+    if fmt == "yolo":
+        if image_root is None:
+            return read_yolo(path)
+        root = Path(image_root)
+        found = {_flat_stem(p.relative_to(root)): p for p in find_photos(root)}
+        found.update({p.stem: p for p in found.values() if p.stem not in found})
+        photos = read_yolo(path, sizes={stem: image_size(p) for stem, p in found.items()})
+        for photo in photos:
+            if photo.image is None and Path(photo.name).stem in found:
+                photo.image = found[Path(photo.name).stem]
+                photo.name = photo.image.relative_to(root).as_posix()
+        return photos
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def _flat_stem(rel: Path) -> str:
+    return rel.with_suffix("").as_posix().replace("/", "__")
+
+
+def write_training_folder(
+    photos: Sequence[LabelledPhoto],
+    out: str | os.PathLike[str],
+    *,
+    images: Literal["copy", "link"] = "link",
+    cocked_class: bool = False,
+) -> Path:
+    """Write a YOLO training folder for ``dicecam train --data OUT``; return its data.yaml.
+
+    Raises:
+        FileNotFoundError: some photos were not found (all of them are named).
+    """
+    missing = [p.name for p in photos if p.image is None or not Path(p.image).is_file()]
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        raise FileNotFoundError(
+            f"{len(missing)} labelled photo(s) not found: {shown} (pass the folder that holds them)"
+        )
+    return write_yolo(photos, out, images=images, cocked_class=cocked_class)

@@ -1,0 +1,166 @@
+"""COCO object detection files, laid out as CVAT's "COCO 1.0" export.
+
+Layout written by :func:`write_coco`::
+
+    OUT/annotations/instances_default.json
+    OUT/images/<photo>        (copied or linked; names flattened as in the YOLO writer)
+
+Categories 1..6 are named ``"1"``..``"6"``. Each annotation carries ``bbox`` [x, y, w, h] in
+pixels, ``area``, ``iscrowd`` 0, ``score`` (the reader's confidence) and, as CVAT writes them,
+``attributes`` ``{"occluded": false, "on_table": ..., "cocked": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vision.types import Die
+
+from .model import (
+    VALUE_NAMES,
+    ImageMode,
+    LabelFormatError,
+    LabelledPhoto,
+    image_size,
+    place_image,
+    value_of_name,
+)
+
+__all__ = ["coco_dict", "read_coco", "write_coco"]
+
+ANNOTATIONS = Path("annotations") / "instances_default.json"
+
+
+def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | None = None) -> dict:
+    """The COCO detection dictionary for ``photos`` (``file_names`` default to their flat names)."""
+    names = list(file_names) if file_names is not None else [p.flat_name for p in photos]
+    images, annotations = [], []
+    for image_id, (photo, file_name) in enumerate(zip(photos, names, strict=True), 1):
+        images.append(
+            {"id": image_id, "file_name": file_name, "width": photo.width, "height": photo.height}
+        )
+        for die in photo.dice:
+            if not 1 <= die.value <= 6:
+                raise ValueError(f"{photo.name}: die value must be 1..6 for COCO, got {die.value}")
+            x1, y1, x2, y2 = (float(v) for v in die.box)
+            w, h = x2 - x1, y2 - y1
+            annotations.append(
+                {
+                    "id": len(annotations) + 1,
+                    "image_id": image_id,
+                    "category_id": die.value,
+                    "bbox": [round(x1, 3), round(y1, 3), round(w, 3), round(h, 3)],
+                    "area": round(w * h, 3),
+                    "segmentation": [],
+                    "iscrowd": 0,
+                    "score": round(float(die.confidence), 4),
+                    "attributes": {
+                        "occluded": False,
+                        "on_table": bool(die.on_table),
+                        "cocked": bool(die.cocked),
+                    },
+                }
+            )
+    return {
+        "info": {"description": "dice labelled by dicecam", "version": "1.0"},
+        "licenses": [],
+        "categories": [
+            {"id": i, "name": n, "supercategory": "die"} for i, n in enumerate(VALUE_NAMES, 1)
+        ],
+        "images": images,
+        "annotations": annotations,
+    }
+
+
+def write_coco(
+    photos: Sequence[LabelledPhoto], out: str | os.PathLike[str], *, images: ImageMode = "copy"
+) -> Path:
+    """Write ``photos`` as a COCO dataset in ``out``; return the annotations file.
+
+    With ``images="none"``, ``file_name`` is each photo's ``name`` (relative to the labelled
+    folder) instead of a flat name inside ``OUT/images``.
+    """
+    out = Path(out)
+    if images == "none":
+        file_names = [p.name for p in photos]
+    else:
+        file_names = [p.flat_name for p in photos]
+        for photo, fname in zip(photos, file_names, strict=True):
+            if photo.image is None or not Path(photo.image).is_file():
+                raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
+            place_image(Path(photo.image), out / "images" / fname, images)
+    path = out / ANNOTATIONS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(coco_dict(photos, file_names=file_names), indent=1))
+    return path
+
+
+def _attr_bool(attrs: dict[str, Any], key: str, default: bool) -> bool:
+    value = attrs.get(key, default)
+    if isinstance(value, str):
+        return value.strip().lower() in {"true", "1", "yes"}
+    return bool(value)
+
+
+def read_coco(
+    path: str | os.PathLike[str], *, image_root: str | os.PathLike[str] | None = None
+) -> list[LabelledPhoto]:
+    """Read a COCO detection file (or a folder holding ``annotations/*.json``).
+
+    Categories are matched by name (``"1"``..``"6"``, ``"cocked"``), so a Roboflow export with
+    an unused super-category reads too. Photos are looked up under ``image_root`` (default: the
+    ``images/`` folder beside ``annotations/``, then the file's own folder).
+
+    Raises:
+        LabelFormatError: not COCO detection JSON, or an annotation with an unknown category.
+    """
+    path = Path(path)
+    if path.is_dir():
+        found = sorted((path / "annotations").glob("*.json")) or sorted(path.glob("*.json"))
+        if not found:
+            raise FileNotFoundError(f"no COCO .json file in {path} or {path / 'annotations'}")
+        path = found[0]
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise LabelFormatError(f"{path}: expected COCO JSON with 'images' and 'annotations' lists")
+    categories = {c["id"]: str(c["name"]) for c in data.get("categories", [])}
+    roots = (
+        [Path(image_root)]
+        if image_root is not None
+        else [path.parent.parent / "images", path.parent / "images", path.parent]
+    )
+    photos: dict[Any, LabelledPhoto] = {}
+    for im in data["images"]:
+        file_name = str(im["file_name"])
+        image = next((r / file_name for r in roots if (r / file_name).is_file()), None)
+        width, height = im.get("width"), im.get("height")
+        if not (width and height):
+            if image is None:
+                raise LabelFormatError(f"{path}: image {file_name!r} has no size and is not found")
+            width, height = image_size(image)
+        photos[im["id"]] = LabelledPhoto(file_name, int(width), int(height), [], image)
+    for n, ann in enumerate(data.get("annotations", [])):
+        where = f"{path}: annotation {ann.get('id', n)}"
+        if ann["image_id"] not in photos:
+            raise LabelFormatError(f"{where}: image_id {ann['image_id']} is not in 'images'")
+        if ann.get("category_id") not in categories:
+            raise LabelFormatError(f"{where}: category_id {ann.get('category_id')} is not listed")
+        value, cocked = value_of_name(categories[ann["category_id"]], where)
+        attrs = ann.get("attributes") or {}
+        x, y, w, h = (float(v) for v in ann["bbox"])
+        die = Die(
+            value,
+            (x, y, x + w, y + h),
+            float(ann.get("score", 1.0)),
+            _attr_bool(attrs, "on_table", True),
+            cocked or _attr_bool(attrs, "cocked", False),
+        )
+        photos[ann["image_id"]].dice.append(die)
+    return list(photos.values())

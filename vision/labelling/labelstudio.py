@@ -1,0 +1,287 @@
+"""Label Studio tasks with pre-annotations, its labelling config, and reading its exports back.
+
+Layout written by :func:`write_labelstudio`::
+
+    OUT/tasks.json               import into a project ("Import" -> upload this file)
+    OUT/labeling-config.xml      paste into Settings -> Labeling Interface -> Code
+    OUT/images/<photo>           (only with images="copy"/"link")
+
+Each task's ``predictions`` hold one ``rectanglelabels`` region per die (percentage boxes, label
+``"1"``..``"6"``, per-box ``score``); a die off the table or cocked gets a per-region ``choices``
+result (``"off table"``, ``"cocked"``) with the same region ``id``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from vision.types import Die
+
+from .model import (
+    VALUE_NAMES,
+    ImageMode,
+    LabelFormatError,
+    LabelledPhoto,
+    image_size,
+    place_image,
+    value_of_name,
+)
+
+__all__ = ["LOCAL_FILES_PREFIX", "labelstudio_config", "read_labelstudio", "write_labelstudio"]
+
+LOCAL_FILES_PREFIX = "/data/local-files/?d="
+"""Label Studio serves files under ``LOCAL_FILES_DOCUMENT_ROOT`` at this URL prefix."""
+
+FROM_NAME, TO_NAME, STATE_NAME = "label", "image", "state"
+OFF_TABLE, COCKED = "off table", "cocked"
+_COLOURS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4")
+
+
+def labelstudio_config() -> str:
+    """The labelling config XML matching the tasks :func:`write_labelstudio` writes."""
+    labels = "\n".join(
+        f'    <Label value="{n}" background="{c}"/>'
+        for n, c in zip(VALUE_NAMES, _COLOURS, strict=True)
+    )
+    return (
+        "<View>\n"
+        f'  <Image name="{TO_NAME}" value="$image" zoom="true" zoomControl="true"/>\n'
+        f'  <RectangleLabels name="{FROM_NAME}" toName="{TO_NAME}" strokeWidth="2">\n'
+        f"{labels}\n"
+        "  </RectangleLabels>\n"
+        f'  <Choices name="{STATE_NAME}" toName="{TO_NAME}" perRegion="true" '
+        'choice="multiple" showInline="true">\n'
+        f'    <Choice value="{OFF_TABLE}"/>\n'
+        f'    <Choice value="{COCKED}"/>\n'
+        "  </Choices>\n"
+        "</View>\n"
+    )
+
+
+def _regions(photo: LabelledPhoto, *, human: bool = False) -> list[dict[str, Any]]:
+    results = []
+    for i, die in enumerate(photo.dice):
+        if not 1 <= die.value <= 6:
+            raise ValueError(
+                f"{photo.name}: die value must be 1..6 for Label Studio, got {die.value}"
+            )
+        x1, y1, x2, y2 = (float(v) for v in die.box)
+        geometry = {
+            "x": 100.0 * x1 / photo.width,
+            "y": 100.0 * y1 / photo.height,
+            "width": 100.0 * (x2 - x1) / photo.width,
+            "height": 100.0 * (y2 - y1) / photo.height,
+            "rotation": 0,
+        }
+        common = {
+            "id": f"die{i + 1}",
+            "to_name": TO_NAME,
+            "original_width": photo.width,
+            "original_height": photo.height,
+            "image_rotation": 0,
+            "origin": "manual" if human else "prediction",
+        }
+        rect = {**common, "from_name": FROM_NAME, "type": "rectanglelabels"}
+        rect["value"] = {**geometry, "rectanglelabels": [str(die.value)]}
+        if not human:
+            rect["score"] = round(float(die.confidence), 4)
+        results.append(rect)
+        flags = ([OFF_TABLE] if not die.on_table else []) + ([COCKED] if die.cocked else [])
+        if flags:
+            state = {**common, "from_name": STATE_NAME, "type": "choices"}
+            state["value"] = {**geometry, "choices": flags}
+            results.append(state)
+    return results
+
+
+def labelstudio_task(
+    photo: LabelledPhoto, image_url: str, *, model_version: str = "dicecam", task_id: int = 1
+) -> dict[str, Any]:
+    """One Label Studio task for ``photo`` with its dice as pre-annotations."""
+    scores = [float(d.confidence) for d in photo.dice]
+    return {
+        "id": task_id,
+        "data": {"image": image_url, "name": photo.name},
+        "predictions": [
+            {
+                "model_version": model_version,
+                "score": round(min(scores), 4) if scores else 0.0,
+                "result": _regions(photo),
+            }
+        ],
+    }
+
+
+def write_labelstudio(
+    photos: Sequence[LabelledPhoto],
+    out: str | os.PathLike[str],
+    *,
+    images: ImageMode = "none",
+    image_prefix: str = LOCAL_FILES_PREFIX,
+    model_version: str = "dicecam",
+) -> Path:
+    """Write ``tasks.json`` and ``labeling-config.xml`` into ``out``; return the tasks file.
+
+    ``data.image`` is ``image_prefix`` + the photo's name (``images="none"``) or
+    ``images/<flat name>`` when the photos are copied or linked into ``out``. With the default
+    prefix, start Label Studio with ``LOCAL_FILES_SERVING_ENABLED=true`` and
+    ``LOCAL_FILES_DOCUMENT_ROOT`` set to the photos folder (or ``out``); pass an ``http://``
+    prefix to serve them from elsewhere.
+
+    The task's prediction ``score`` is its least confident die, so Label Studio's
+    "sort by prediction score" puts the photos most in need of review first.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = []
+    for n, photo in enumerate(photos, 1):
+        if images == "none":
+            rel = photo.name.replace("\\", "/")
+        else:
+            if photo.image is None or not Path(photo.image).is_file():
+                raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
+            place_image(Path(photo.image), out / "images" / photo.flat_name, images)
+            rel = f"images/{photo.flat_name}"
+        tasks.append(
+            labelstudio_task(photo, image_prefix + rel, model_version=model_version, task_id=n)
+        )
+    (out / "labeling-config.xml").write_text(labelstudio_config())
+    path = out / "tasks.json"
+    path.write_text(json.dumps(tasks, indent=1))
+    return path
+
+
+# ---------------------------------------------------------------------------------- reading back
+
+
+_UPLOAD = re.compile(r"^/?data/upload/\d+/(?:[0-9a-f]{8}-)?")
+
+
+def _image_name(url: str) -> str:
+    """The photo's relative name from a task's ``data.image`` (local files, upload, URL)."""
+    if "?d=" in url:
+        return unquote(url.split("?d=", 1)[1]).lstrip("/")
+    parsed = urlparse(url)
+    path = unquote(parsed.path if parsed.scheme in {"http", "https", "s3", "gs"} else url)
+    if _UPLOAD.match(path):
+        return _UPLOAD.sub("", path)
+    return path.lstrip("/") if parsed.scheme else path
+
+
+def _locate(name: str, roots: Sequence[Path]) -> Path | None:
+    for root in roots:
+        for candidate in (root / name, root / Path(name).name):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _pick_result(task: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """The corrected result (latest annotation not cancelled), else the best prediction."""
+    annotations = [a for a in task.get("annotations") or [] if not a.get("was_cancelled")]
+    if annotations:
+        latest = max(
+            enumerate(annotations),
+            key=lambda ia: (str(ia[1].get("updated_at") or ia[1].get("created_at") or ""), ia[0]),
+        )[1]
+        return list(latest.get("result") or []), True
+    predictions = task.get("predictions") or []
+    if predictions:
+        best = max(predictions, key=lambda p: float(p.get("score") or 0.0))
+        return list(best.get("result") or []), False
+    return [], False
+
+
+def _box(value: dict[str, Any], width: int, height: int, where: str) -> tuple[float, ...]:
+    try:
+        x = float(value["x"]) * width / 100
+        y = float(value["y"]) * height / 100
+        w = float(value["width"]) * width / 100
+        h = float(value["height"]) * height / 100
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LabelFormatError(f"{where}: expected x, y, width, height in percent") from exc
+    angle = math.radians(float(value.get("rotation") or 0.0))
+    if angle == 0.0:
+        return (x, y, x + w, y + h)
+    cos, sin = math.cos(angle), math.sin(angle)
+    xs = [x + px * cos - py * sin for px, py in ((0, 0), (w, 0), (w, h), (0, h))]
+    ys = [y + px * sin + py * cos for px, py in ((0, 0), (w, 0), (w, h), (0, h))]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> LabelledPhoto:
+    data = task.get("data") or {}
+    url = data.get("image") or next((v for v in data.values() if isinstance(v, str)), None)
+    if not url:
+        raise LabelFormatError(f"{where}: expected data.image (the photo), got {data!r}")
+    name = str(data.get("name") or _image_name(str(url)))
+    image = _locate(_image_name(str(url)), roots) or _locate(name, roots)
+    results, _human = _pick_result(task)
+    rects = [r for r in results if r.get("type") == "rectanglelabels"]
+    sizes = [(r.get("original_width"), r.get("original_height")) for r in rects]
+    if sizes and all(sizes[0]):
+        width, height = int(sizes[0][0]), int(sizes[0][1])
+    elif image is not None:
+        width, height = image_size(image)
+    else:
+        raise LabelFormatError(f"{where}: photo {name!r} not found and no original size given")
+    flags: dict[str, set[str]] = {}
+    for r in results:
+        if r.get("type") == "choices" and r.get("id"):
+            flags.setdefault(r["id"], set()).update((r.get("value") or {}).get("choices") or [])
+    dice = []
+    for r in rects:
+        labels = (r.get("value") or {}).get("rectanglelabels") or []
+        if len(labels) != 1:
+            raise LabelFormatError(f"{where}: region {r.get('id')} needs one label, got {labels}")
+        value, cocked = value_of_name(labels[0], f"{where}: region {r.get('id')}")
+        state = flags.get(r.get("id"), set())
+        box = _box(r["value"], width, height, f"{where}: region {r.get('id')}")
+        score = r.get("score")
+        dice.append(
+            Die(
+                value,
+                box,  # type: ignore[arg-type]
+                1.0 if score is None else float(score),
+                OFF_TABLE not in state,
+                cocked or COCKED in state,
+            )
+        )
+    return LabelledPhoto(name, width, height, dice, image)
+
+
+def read_labelstudio(
+    path: str | os.PathLike[str], *, image_root: str | os.PathLike[str] | None = None
+) -> list[LabelledPhoto]:
+    """Read a Label Studio JSON export (or our own ``tasks.json``) into labelled photos.
+
+    For each task the latest annotation that was not cancelled wins (the human correction, even
+    when it removed every box); a task nobody annotated falls back to its best prediction.
+    Photos are found under ``image_root`` (default: the export's folder) by name, then basename.
+
+    Raises:
+        LabelFormatError: not a list of tasks, or a region without exactly one face label.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "tasks.json"
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
+        raise LabelFormatError(f"{path}: expected a Label Studio JSON export (a list of tasks)")
+    roots = [Path(image_root)] if image_root is not None else [path.parent]
+    return [
+        _task_photo(task, roots, f"{path}: task {task.get('id', n)}")
+        for n, task in enumerate(data, 1)
+    ]

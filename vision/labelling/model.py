@@ -1,0 +1,141 @@
+"""The in-memory form every labelling format reads into and writes from."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from vision.types import Die, Reading
+
+__all__ = [
+    "IMAGE_EXTENSIONS",
+    "ImageMode",
+    "LabelFormatError",
+    "LabelledPhoto",
+    "find_photos",
+    "image_size",
+]
+
+IMAGE_EXTENSIONS = frozenset(
+    {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif"}
+)
+"""Suffixes (lower case) :func:`find_photos` treats as photos."""
+
+ImageMode = Literal["copy", "link", "none"]
+"""How a writer places the photos beside the labels: copy them, link them, or leave them."""
+
+COCKED_NAME = "cocked"
+VALUE_NAMES = ("1", "2", "3", "4", "5", "6")
+
+
+class LabelFormatError(ValueError):
+    """A label file does not say what its format promises; the message names file and entry."""
+
+
+@dataclass(slots=True)
+class LabelledPhoto:
+    """One photo and its dice, as a labelling tool sees it.
+
+    ``name`` is the photo's path relative to the labelled folder (``"table/IMG_1.jpg"``); it is
+    what the formats write and what ties a corrected label back to its photo. ``image`` is where
+    the file lies now (None when an import could not find it). Boxes are pixels of the image after
+    EXIF orientation, as in :class:`vision.types.Die`.
+
+    Example:
+        >>> p = LabelledPhoto("a.jpg", 640, 480, [Die(5, (10, 10, 40, 40), 0.9)])
+        >>> p.dice[0].value
+        5
+    """
+
+    name: str
+    width: int
+    height: int
+    dice: list[Die] = field(default_factory=list)
+    image: Path | None = None
+
+    @classmethod
+    def from_reading(cls, name: str, reading: Reading, image: Path | None = None) -> LabelledPhoto:
+        return cls(name, int(reading.width), int(reading.height), list(reading.dice), image)
+
+    @property
+    def flat_name(self) -> str:
+        """``name`` with folders joined by ``__``: unique inside one flat images folder."""
+        return self.name.replace("\\", "/").strip("/").replace("/", "__")
+
+
+def find_photos(root: str | os.PathLike[str]) -> list[Path]:
+    """Every photo under ``root`` (recursively, by extension, hidden entries skipped), sorted.
+
+    Raises:
+        FileNotFoundError: ``root`` is not a folder.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"expected a folder of photos, got {str(root)!r} (not a folder)")
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for fname in filenames:
+            if not fname.startswith(".") and Path(fname).suffix.lower() in IMAGE_EXTENSIONS:
+                found.append(Path(dirpath) / fname)
+    return sorted(found)
+
+
+_SWAPPED_ORIENTATIONS = {5, 6, 7, 8}
+
+
+def image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """Width and height of a photo after EXIF orientation, read from its header only.
+
+    Raises:
+        OSError: the file is missing or not an image Pillow can open.
+    """
+    from PIL import Image
+
+    with Image.open(path) as im:
+        width, height = im.size
+        try:
+            orientation = im.getexif().get(0x0112, 1)
+        except Exception:  # noqa: BLE001 - a broken EXIF block just means no rotation
+            orientation = 1
+    if orientation in _SWAPPED_ORIENTATIONS:
+        width, height = height, width
+    return int(width), int(height)
+
+
+def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
+    """Put ``src`` at ``dst``: a copy, a hard link (a symlink across file systems), or nothing."""
+    if mode == "none":
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists() or dst.is_symlink():
+        if dst.resolve() == src.resolve():
+            return
+        dst.unlink()
+    if mode == "copy":
+        shutil.copy2(src, dst)
+        return
+    try:
+        os.link(src, dst)
+    except OSError:
+        dst.symlink_to(src.resolve())
+
+
+def iter_dice(photos: Iterable[LabelledPhoto]) -> Iterator[tuple[LabelledPhoto, int, Die]]:
+    for photo in photos:
+        for i, die in enumerate(photo.dice):
+            yield photo, i, die
+
+
+def value_of_name(name: str, where: str) -> tuple[int, bool]:
+    """Map a class name to (value, cocked): ``"1".."6"`` or ``"cocked"`` (value 0: no face)."""
+    name = str(name).strip()
+    if name in VALUE_NAMES:
+        return int(name), False
+    if name.lower() == COCKED_NAME:
+        return 0, True
+    raise LabelFormatError(f"{where}: expected a class named '1'..'6' or 'cocked', got {name!r}")

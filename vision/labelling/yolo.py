@@ -1,0 +1,249 @@
+"""YOLO datasets that ultralytics trains on and CVAT imports as is.
+
+Layout written by :func:`write_yolo`::
+
+    OUT/data.yaml              ultralytics (and CVAT "Ultralytics YOLO Detection 1.0")
+    OUT/train.txt              images/train/<photo> lines, for CVAT
+    OUT/images/train/<photo>   the photos (copied or linked)
+    OUT/labels/train/<photo>.txt   "class cx cy w h", normalised, class 0..5 = faces 1..6
+    OUT/cvat-yolo-1.1/         obj.data, obj.names, train.txt, obj_train_data/*.txt: zip this
+                               folder to upload the labels into a CVAT task as "YOLO 1.1"
+
+Photo names are flattened (``table/IMG_1.jpg`` becomes ``table__IMG_1.jpg``). YOLO has no
+attributes: off-table flags and confidences are not carried; cocked dice become class 6
+``cocked`` when ``cocked_class=True`` (their best-guess face is then dropped).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from vision.types import Die
+
+from .model import (
+    COCKED_NAME,
+    VALUE_NAMES,
+    ImageMode,
+    LabelFormatError,
+    LabelledPhoto,
+    image_size,
+    place_image,
+    value_of_name,
+)
+
+__all__ = ["read_yolo", "write_yolo"]
+
+SUBSET = "train"
+CVAT_DIR = "cvat-yolo-1.1"
+
+
+def _line(die: Die, width: int, height: int, cocked_class: bool) -> str:
+    x1, y1, x2, y2 = (float(v) for v in die.box)
+    cls = 6 if cocked_class and die.cocked else die.value - 1
+    if not 0 <= cls <= 6:
+        raise ValueError(f"die value must be 1..6 to write YOLO, got {die.value}")
+    cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
+    w, h = (x2 - x1) / width, (y2 - y1) / height
+    return f"{cls} {cx:.7f} {cy:.7f} {w:.7f} {h:.7f}"
+
+
+def write_yolo(
+    photos: Sequence[LabelledPhoto],
+    out: str | os.PathLike[str],
+    *,
+    images: ImageMode = "copy",
+    cocked_class: bool = False,
+) -> Path:
+    """Write ``photos`` as a YOLO dataset in ``out``; return the path of its ``data.yaml``.
+
+    ``images="copy"`` or ``"link"`` needs every photo's ``image`` path; ``"none"`` writes labels
+    only (for a CVAT upload into a task that already holds the photos).
+
+    Example:
+        >>> write_yolo(photos, "out/yolo")  # doctest: +SKIP
+        PosixPath('out/yolo/data.yaml')
+    """
+    out = Path(out)
+    names = list(VALUE_NAMES) + ([COCKED_NAME] if cocked_class else [])
+    img_dir, lbl_dir = out / "images" / SUBSET, out / "labels" / SUBSET
+    cvat_dir = out / CVAT_DIR / f"obj_{SUBSET}_data"
+    for d in (lbl_dir, cvat_dir):
+        d.mkdir(parents=True, exist_ok=True)
+    listing, cvat_listing = [], []
+    for photo in photos:
+        flat = photo.flat_name
+        if images != "none":
+            if photo.image is None or not Path(photo.image).is_file():
+                raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
+            place_image(Path(photo.image), img_dir / flat, images)
+        text = "".join(_line(d, photo.width, photo.height, cocked_class) + "\n" for d in photo.dice)
+        stem = Path(flat).stem
+        (lbl_dir / f"{stem}.txt").write_text(text)
+        (cvat_dir / f"{stem}.txt").write_text(text)
+        listing.append(f"images/{SUBSET}/{flat}")
+        cvat_listing.append(f"data/obj_{SUBSET}_data/{flat}")
+    (out / "train.txt").write_text("".join(f"{p}\n" for p in listing))
+    names_yaml = "".join(f"  {i}: '{n}'\n" for i, n in enumerate(names))
+    data_yaml = out / "data.yaml"
+    data_yaml.write_text(
+        "# Written by dicecam label. No `path:` key: ultralytics resolves these folders\n"
+        "# relative to this file. Faces: class 0 is a die showing 1, class 5 one showing 6.\n"
+        f"train: images/{SUBSET}\nval: images/{SUBSET}\n"
+        f"nc: {len(names)}\nnames:\n{names_yaml}"
+    )
+    cvat = out / CVAT_DIR
+    (cvat / "obj.names").write_text("".join(f"{n}\n" for n in names))
+    (cvat / "obj.data").write_text(
+        f"classes = {len(names)}\nnames = data/obj.names\n{SUBSET} = data/{SUBSET}.txt\n"
+        "backup = backup/\n"
+    )
+    (cvat / f"{SUBSET}.txt").write_text("".join(f"{p}\n" for p in cvat_listing))
+    return data_yaml
+
+
+def _read_names(root: Path) -> list[str]:
+    data_yaml = root / "data.yaml"
+    if data_yaml.is_file():
+        text = data_yaml.read_text()
+        try:
+            import yaml
+        except ImportError:  # pyyaml comes with the training extra; data.yaml is simple enough
+            names = _names_without_yaml(text)
+        else:
+            try:
+                data = yaml.safe_load(text) or {}
+            except yaml.YAMLError as exc:
+                raise LabelFormatError(f"{data_yaml}: not valid YAML ({exc})") from exc
+            names = data.get("names") if isinstance(data, dict) else None
+        if isinstance(names, dict):
+            return [str(names[k]) for k in sorted(names, key=int)]
+        if isinstance(names, list):
+            return [str(n) for n in names]
+        raise LabelFormatError(f"{data_yaml}: expected a `names:` list or mapping, got {names!r}")
+    for candidate in (root / "obj.names", root / CVAT_DIR / "obj.names"):
+        if candidate.is_file():
+            return [n.strip() for n in candidate.read_text().splitlines() if n.strip()]
+    return list(VALUE_NAMES)
+
+
+def _names_without_yaml(text: str) -> list[str] | dict[int, str] | None:
+    """``names:`` of a data.yaml as an inline list, a block list or a block mapping."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not line.startswith("names:"):
+            continue
+        rest = line[len("names:") :].split("#")[0].strip()
+        if rest.startswith("["):
+            return [n.strip().strip("'\"") for n in rest.strip("[]").split(",") if n.strip()]
+        items: list[str] = []
+        mapping: dict[int, str] = {}
+        for sub in lines[i + 1 :]:
+            if not sub.startswith((" ", "\t")) or not sub.strip():
+                break
+            entry = sub.split("#")[0].strip()
+            if entry.startswith("- "):
+                items.append(entry[2:].strip().strip("'\""))
+            elif ":" in entry:
+                key, value = entry.split(":", 1)
+                if key.strip().isdigit():
+                    mapping[int(key)] = value.strip().strip("'\"")
+        return mapping or items or None
+    return None
+
+
+def _label_dirs(root: Path) -> list[tuple[Path, Path | None]]:
+    """(labels folder, matching images folder or None) pairs found under ``root``."""
+    pairs = []
+    labels = root / "labels"
+    if labels.is_dir():
+        subs = [d for d in sorted(labels.iterdir()) if d.is_dir()]
+        for sub in subs or [labels]:
+            rel = sub.relative_to(labels)
+            img = root / "images" / rel
+            pairs.append((sub, img if img.is_dir() else None))
+    for sub in sorted(root.glob("obj_*_data")):
+        pairs.append((sub, sub))
+    if not pairs and any(root.glob("*.txt")):
+        pairs.append((root, root))
+    return pairs
+
+
+def _find_image(folder: Path | None, stem: str) -> Path | None:
+    if folder is None:
+        return None
+    for path in sorted(folder.glob(f"{_glob_escape(stem)}.*")):
+        if path.suffix.lower() != ".txt" and path.is_file():
+            return path
+    return None
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def read_yolo(
+    root: str | os.PathLike[str], *, sizes: dict[str, tuple[int, int]] | None = None
+) -> list[LabelledPhoto]:
+    """Read a YOLO dataset (ultralytics ``images/ labels/`` or CVAT ``obj_train_data/``).
+
+    Pixel boxes need each photo's size: it is read from the photo beside the labels, or from
+    ``sizes`` (label stem -> (width, height)) when the photos are elsewhere.
+
+    Raises:
+        FileNotFoundError: no labels folder, or a photo (and its size) cannot be found.
+        LabelFormatError: a line is not ``class cx cy w h`` with a known class.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"expected a YOLO dataset folder, got {str(root)!r}")
+    names = _read_names(root)
+    pairs = _label_dirs(root)
+    if not pairs:
+        raise FileNotFoundError(f"no labels/ or obj_*_data/ folder of .txt labels in {root}")
+    photos: list[LabelledPhoto] = []
+    seen: set[str] = set()
+    for lbl_dir, img_dir in pairs:
+        for txt in sorted(lbl_dir.glob("*.txt")):
+            if txt.stem in seen or txt.name in {"train.txt", "valid.txt", "val.txt", "test.txt"}:
+                continue
+            seen.add(txt.stem)
+            image = _find_image(img_dir, txt.stem)
+            if sizes and txt.stem in sizes:
+                width, height = sizes[txt.stem]
+            elif image is not None:
+                width, height = image_size(image)
+            else:
+                raise FileNotFoundError(
+                    f"no photo named {txt.stem}.* beside {txt}: its size is needed for pixel boxes"
+                )
+            dice = [
+                _parse_line(line, names, width, height, f"{txt}:{n}")
+                for n, line in enumerate(txt.read_text().splitlines(), 1)
+                if line.strip()
+            ]
+            name = image.name if image is not None else txt.stem
+            photos.append(LabelledPhoto(name, width, height, dice, image))
+    return photos
+
+
+def _parse_line(line: str, names: list[str], width: int, height: int, where: str) -> Die:
+    parts = line.split()
+    if len(parts) != 5:
+        raise LabelFormatError(f"{where}: expected 'class cx cy w h', got {line.strip()!r}")
+    try:
+        cls = int(parts[0])
+        cx, cy, w, h = (float(p) for p in parts[1:])
+    except ValueError as exc:
+        raise LabelFormatError(f"{where}: expected numbers, got {line.strip()!r}") from exc
+    if not 0 <= cls < len(names):
+        raise LabelFormatError(f"{where}: class {cls} is not in names {names}")
+    value, cocked = value_of_name(names[cls], where)
+    box = (
+        (cx - w / 2) * width,
+        (cy - h / 2) * height,
+        (cx + w / 2) * width,
+        (cy + h / 2) * height,
+    )
+    return Die(value, box, 1.0, True, cocked)
