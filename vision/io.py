@@ -23,7 +23,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ImageError", "ImageSource", "LoadedImage", "load_image"]
 
-ImageSource = Union[str, os.PathLike, bytes, bytearray, memoryview, Image.Image, np.ndarray]
+ImageSource = str | os.PathLike | bytes | bytearray | memoryview | Image.Image | np.ndarray
 """What :func:`load_image` and :meth:`vision.DiceReader.read` accept."""
 
 DEFAULT_MAX_IMAGE_PIXELS = 120_000_000

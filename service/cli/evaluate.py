@@ -1,0 +1,69 @@
+"""``dicecam eval``: measure the reader on a labelled YOLO-format dataset.
+
+dicecam eval ../shared/datasets/roboflow-dice/eval
+dicecam eval datasets/synth-test/data.yaml --split test --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from service.cli import UsageError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="measure the reader on a labelled dataset",
+        description=(
+            "Read every photo of a YOLO-format dataset (a data.yaml, or a folder with images/ "
+            "and labels/) and print face accuracy, die recall and precision, exact photos, the "
+            "confusion matrix and median latency."
+        ),
+    )
+    p.add_argument("dataset", metavar="DATASET", help="data.yaml or dataset folder")
+    p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
+    p.add_argument("--split", default="val", help="split to read from a data.yaml (default: val)")
+    p.add_argument("--limit", type=int, metavar="N", help="read only the first N photos")
+    p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument("--mistakes", action="store_true", help="list the photos not read exactly")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.evaluate import DatasetError, evaluate_dataset
+    from vision.reader import DiceReader, ModelError
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    if args.conf is not None and not 0.0 <= args.conf <= 1.0:
+        raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    try:
+        reader = DiceReader(args.model, conf=args.conf)
+        result = evaluate_dataset(args.dataset, reader=reader, split=args.split, limit=args.limit)
+    except (ModelError, DatasetError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        data = result.to_dict()
+        data.update(dataset=str(args.dataset), split=args.split, model=str(reader.model_path))
+        data["imgsz"] = list(reader.imgsz)
+        if args.mistakes:
+            data["mistakes"] = result.mistakes
+        print(json.dumps(data))
+    else:
+        h, w = reader.imgsz
+        print(f"dataset           {args.dataset} (split {args.split})")
+        print(f"model             {reader.model_path} ({w}x{h})")
+        print(result.format())
+        if args.mistakes and result.mistakes:
+            print("not read exactly:")
+            for name in result.mistakes:
+                print(f"  {name}")
+    for image, message in result.errors:
+        print(f"dicecam eval: {image}: {message}", file=sys.stderr)
+    return 0

@@ -1,0 +1,137 @@
+"""``dicecam read``: read the dice in photos.
+
+    dicecam read roll.jpg                       # readable summary
+    dicecam read --json photos/*.jpg            # one JSON object per photo per line
+    dicecam read --annotate out/ roll.jpg       # also write the photo with boxes and values
+
+A photo that cannot be read prints an error (a JSON line with "error" under ``--json``, and a
+line on stderr) and the others are still read; the exit status is then 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from service.cli import UsageError
+
+__all__ = ["register", "run"]
+
+_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "read",
+        help="read the dice in photos",
+        description="Read every die in each photo: top value, box and confidence.",
+    )
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="image files (or folders of them)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per photo per line")
+    p.add_argument("--annotate", metavar="OUT/", type=Path, help="write annotated photos here")
+    p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
+    p.add_argument("--expect", metavar="N", type=int, help="how many dice were rolled")
+    p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.set_defaults(func=run)
+
+
+def _expand(photos: list[str]) -> list[str]:
+    out: list[str] = []
+    for photo in photos:
+        path = Path(photo)
+        if path.is_dir():
+            found = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in _SUFFIXES)
+            out += found or [photo]  # an empty folder reports itself as an error
+        else:
+            out.append(photo)
+    return out
+
+
+def _annotated_path(out_dir: Path, photo: str, used: set[Path]) -> Path:
+    src = Path(photo)
+    suffix = src.suffix.lower() if src.suffix.lower() in {".jpg", ".jpeg", ".png"} else ".jpg"
+    path = out_dir / f"{src.stem}{suffix}"
+    n = 1
+    while path in used:
+        path = out_dir / f"{src.stem}_{n}{suffix}"
+        n += 1
+    used.add(path)
+    return path
+
+
+def _summary(reading) -> str:
+    dice = reading.dice
+    parts = [f"{len(dice)} {'die' if len(dice) == 1 else 'dice'}"]
+    if reading.values:
+        parts.append("values " + " ".join(map(str, reading.values)))
+    if reading.off_table:
+        parts.append(f"{reading.off_table} off the table")
+    if reading.cocked:
+        parts.append(f"{reading.cocked} cocked")
+    if reading.missing:
+        parts.append(f"{reading.missing} missing")
+    if reading.bust:
+        parts.append("BUST")
+    text = f"{reading.image}: " + ", ".join(parts)
+    if reading.latency_ms is not None:
+        text += f"  ({reading.latency_ms:.1f} ms)"
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.io import ImageError, load_image
+    from vision.reader import DiceReader, ModelError
+
+    if args.expect is not None and args.expect < 1:
+        raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
+    if args.conf is not None and not 0.0 <= args.conf <= 1.0:
+        raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.annotate is not None:
+        if args.annotate.exists() and not args.annotate.is_dir():
+            raise UsageError(f"--annotate expects a folder, got an existing file: {args.annotate}")
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create --annotate folder {args.annotate}: {exc}") from None
+    try:
+        reader = DiceReader(args.model, conf=args.conf)
+    except ModelError as exc:
+        raise UsageError(str(exc)) from None
+
+    failed = 0
+    used: set[Path] = set()
+    for photo in _expand(args.photos):
+        t0 = time.perf_counter()
+        try:
+            loaded = load_image(
+                photo,
+                min_side=max(reader.imgsz),
+                max_image_pixels=reader.settings.max_image_pixels,
+                max_decoded_pixels=reader.settings.max_decoded_pixels,
+            )
+            reading = reader.read(loaded, expected_dice=args.expect)
+        except ImageError as exc:
+            failed += 1
+            print(f"dicecam read: {photo}: {exc}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"image": photo, "error": str(exc)}), flush=True)
+            continue
+        reading.latency_ms = (time.perf_counter() - t0) * 1000
+        reading.image = photo
+        if args.json:
+            print(json.dumps(reading.to_dict()), flush=True)
+        else:
+            print(_summary(reading), flush=True)
+        if args.annotate is not None:
+            from vision.annotate import save_annotated
+
+            out = _annotated_path(args.annotate, photo, used)
+            try:
+                save_annotated(loaded.bgr, reading, out)
+            except (OSError, ValueError) as exc:
+                failed += 1
+                print(f"dicecam read: {photo}: cannot write {out}: {exc}", file=sys.stderr)
+    return 1 if failed else 0
