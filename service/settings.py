@@ -18,6 +18,20 @@ class Settings(BaseSettings):
     port: int = 8000
     data_dir: Path = Path.home() / ".dicecam"
     max_upload_mb: float = 20.0
+    tracker: bool = True
+    """Mount the embedded Morning Roll tracker at ``/tracker`` (``dicecam serve --no-tracker``)."""
+    tracker_url: str | None = None
+    """Submit Morning Roll turns to this tracker instead of the embedded one."""
+    tracker_database_url: str | None = None
+    """Tracker database (``postgresql+psycopg://...``); default: SQLite file in ``data_dir``."""
+    tracker_admin_name: str | None = None
+    tracker_admin_password: str | None = None
+    """With ``tracker_admin_name``: the tracker creates (or promotes) this administrator."""
+    tracker_admin_timezone: str = "UTC"
+    tracker_token: str | None = None
+    """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
+    live_settle_frames: int = 3
+    """Live mode: identical consecutive readings before the page takes a roll."""
 
 
 def get_settings() -> Settings:

@@ -1,0 +1,130 @@
+"""``POST /api/v1/read`` (a photo -> the reading) and ``POST /api/v1/score`` (any game)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from service.api.uploads import PHOTO_BODY, PHOTO_OR_VALUES_BODY, RollInput, parse_roll_input
+
+__all__ = ["router", "read_roll", "score_values"]
+
+router = APIRouter(tags=["reading"])
+
+
+def _reader(request: Request):
+    return request.app.state.reader
+
+
+async def read_roll(
+    request: Request, roll: RollInput, expected_dice: int | None = None
+) -> tuple[list[int], int, dict[str, Any] | None]:
+    """Values, dice off the table and the reading JSON of a roll sent as photo or values.
+
+    Values sent beside a photo are corrections: they replace what the reader saw.
+    """
+    reading: dict[str, Any] | None = None
+    if roll.photo is not None:
+        expected = roll.extra.get("expected_dice", expected_dice)
+        result = await run_in_threadpool(_reader(request).read, roll.photo, expected)
+        reading = result.to_dict()
+        if roll.filename:
+            reading["image"] = roll.filename
+    if roll.values is not None:
+        return roll.values, roll.off_table, reading
+    assert reading is not None
+    if reading.get("cocked"):
+        n = reading["cocked"]
+        raise HTTPException(
+            422,
+            f"{n} {'die leans' if n == 1 else 'dice lean'} (cocked) with no clear top face: "
+            "re-roll it, or correct the values by hand",
+        )
+    return list(reading["values"]), int(reading.get("off_table") or 0), reading
+
+
+@router.post(
+    "/read",
+    summary="Read the dice in a photo",
+    openapi_extra=PHOTO_BODY,
+    response_description="the reading JSON of `dicecam read --json`",
+)
+async def read_photo(request: Request) -> dict[str, Any]:
+    """A photo (multipart field ``photo``) -> every die with its value, box and table status."""
+    roll = await parse_roll_input(request, photo_required=True)
+    result = await run_in_threadpool(
+        _reader(request).read, roll.photo, roll.extra.get("expected_dice")
+    )
+    reading = result.to_dict()
+    if roll.filename:
+        reading["image"] = roll.filename
+    return reading
+
+
+def _games() -> list[str]:
+    from scoring import GAME_NAMES
+
+    return list(GAME_NAMES)
+
+
+def _plain(obj: Any) -> Any:
+    from service.turns import _plain as plain
+
+    return plain(obj)
+
+
+def score_values(
+    game: str, values: list[int], off_table: int = 0, banked: int = 0
+) -> dict[str, Any]:
+    """Score one roll of ``game``: legal keeps with advice (Farkle family) or the game's options."""
+    from scoring import get_advisor, get_game
+
+    rules = get_game(game)
+    out: dict[str, Any] = {"game": game, "values": values, "off_table": off_table}
+    if callable(getattr(rules, "keeps", None)):
+        keeps = [_plain(k) for k in rules.keeps(list(values))]
+        bust = bool(rules.is_bust(list(values))) or (game == "morning-roll" and off_table > 0)
+        advice: list[dict[str, Any]] = []
+        if not bust:
+            try:
+                advice = [_plain(o) for o in get_advisor(game).advise(list(values), banked)]
+            except Exception:
+                advice = []
+        out.update(bust=bust, keeps=keeps, advice=advice)
+        if off_table and game == "morning-roll":
+            out["bust_reason"] = "a die left the table"
+        return out
+    options = getattr(rules, "options", None)
+    if not callable(options):
+        raise HTTPException(500, f"the rules of {game} expose neither keeps() nor options()")
+    out.update(bust=False, options=_plain(options(list(values))))
+    return out
+
+
+@router.post("/score", summary="Score a roll of any game", openapi_extra=PHOTO_OR_VALUES_BODY)
+async def score(
+    request: Request,
+    game: str = Query(..., description="one of the games of /api/v1/games"),
+    banked: int = Query(0, ge=0, description="points already set aside this turn"),
+) -> dict[str, Any]:
+    """A photo or typed values -> the legal keeps and the advisor's expected values."""
+    games = _games()
+    if game not in games:
+        raise HTTPException(422, f"unknown game {game!r}; expected one of {', '.join(games)}")
+    roll = await parse_roll_input(request)
+    values, off_table, reading = await read_roll(request, roll)
+    try:
+        result = await run_in_threadpool(score_values, game, values, off_table, banked)
+    except HTTPException:
+        raise
+    except ValueError as exc:  # ScoringError: wrong number of dice for this game, ...
+        raise HTTPException(422, f"cannot score {values} in {game}: {exc}") from None
+    result["reading"] = reading
+    return result
+
+
+@router.get("/games", summary="The games dicecam scores")
+async def games() -> dict[str, Any]:
+    return {"games": _games()}

@@ -1,0 +1,117 @@
+"""Turn endpoints: start a turn, post each roll (photo or values), keep, bank."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from service.api.reading import read_roll
+from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
+from service.turns import TurnError, TurnSession, TurnStore
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/turns", tags=["turns"])
+
+
+class NewTurn(BaseModel):
+    player: str = Field(..., min_length=1, max_length=80, description="who plays the turn")
+    game: str = Field("morning-roll", description="a Farkle-family game of /api/v1/games")
+
+
+class Keep(BaseModel):
+    dice: list[int] = Field(..., min_length=1, description="the dice values to set aside")
+
+
+def _store(request: Request) -> TurnStore:
+    return request.app.state.turns
+
+
+def _session(request: Request, turn_id: str) -> TurnSession:
+    try:
+        return _store(request).get(turn_id)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+
+
+def _view(request: Request, session: TurnSession) -> dict[str, Any]:
+    _store(request).finish(session)
+    return session.to_dict()
+
+
+@router.post("", status_code=201, summary="Start a turn")
+async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
+    from scoring import GAME_NAMES
+
+    if body.game not in GAME_NAMES:
+        raise HTTPException(
+            422, f"unknown game {body.game!r}; expected one of {', '.join(GAME_NAMES)}"
+        )
+    try:
+        session = _store(request).start(body.player.strip(), body.game)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+    return session.to_dict()
+
+
+@router.get("/{turn_id}", summary="The state of a turn")
+async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
+    return _session(request, turn_id).to_dict()
+
+
+@router.post(
+    "/{turn_id}/rolls", summary="Post a roll (photo or values)", openapi_extra=PHOTO_OR_VALUES_BODY
+)
+async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
+    """A photo of the roll (multipart ``photo``, optional ``values`` corrections) or JSON values.
+
+    Any die off the table busts a Morning Roll turn at once.
+    """
+    session = _session(request, turn_id)
+    roll = await parse_roll_input(request)
+    values, off_table, reading = await read_roll(request, roll, expected_dice=session.dice_left)
+
+    def apply() -> dict[str, Any]:
+        with session.lock:
+            session.roll(values, off_table=off_table, reading=reading, photo=roll.photo)
+            return _view(request, session)
+
+    try:
+        view = await run_in_threadpool(apply)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+    view["reading"] = reading
+    return view
+
+
+@router.post("/{turn_id}/keep", summary="Set aside scoring dice")
+async def keep(request: Request, turn_id: str, body: Keep) -> dict[str, Any]:
+    session = _session(request, turn_id)
+
+    def apply() -> dict[str, Any]:
+        with session.lock:
+            session.keep(body.dice)
+            return _view(request, session)
+
+    try:
+        return await run_in_threadpool(apply)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+
+
+@router.post("/{turn_id}/bank", summary="End the turn and score it")
+async def bank(request: Request, turn_id: str) -> dict[str, Any]:
+    session = _session(request, turn_id)
+
+    def apply() -> dict[str, Any]:
+        with session.lock:
+            session.bank()
+            return _view(request, session)
+
+    try:
+        return await run_in_threadpool(apply)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None

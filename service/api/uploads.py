@@ -1,0 +1,253 @@
+"""What a client sends: a photo (multipart) or dice values typed by hand (JSON), size-limited."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import HTTPException, Request
+from starlette.datastructures import UploadFile
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["PHOTO_FIELDS", "RollInput", "UploadLimitMiddleware", "parse_roll_input", "parse_values"]
+
+PHOTO_FIELDS = ("photo", "file", "image")
+"""Multipart field names accepted for the photo (``photo`` is the documented one)."""
+
+PHOTO_OR_VALUES_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["photo"],
+                    "properties": {
+                        "photo": {"type": "string", "format": "binary"},
+                        "values": {
+                            "type": "string",
+                            "description": "optional corrections: the values as '1,5,5,2,3,6'",
+                        },
+                    },
+                }
+            },
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["values"],
+                    "properties": {
+                        "values": {"type": "array", "items": {"type": "integer"}},
+                        "off_table": {"type": "integer", "default": 0},
+                    },
+                }
+            },
+        },
+    }
+}
+
+PHOTO_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["photo"],
+                    "properties": {
+                        "photo": {"type": "string", "format": "binary"},
+                        "expected_dice": {"type": "integer"},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class UploadLimitMiddleware:
+    """Answer 413 to a request body larger than ``max_bytes``, before the app reads it all.
+
+    Checks ``Content-Length`` first, then counts the bytes of a streamed (chunked) body.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _message(self) -> bytes:
+        mb = self.max_bytes / 1_000_000
+        return json.dumps(
+            {
+                "detail": f"upload too large: the limit is {mb:g} MB "
+                "(DICECAM_MAX_UPLOAD_MB); send a smaller photo"
+            }
+        ).encode()
+
+    async def _reject(self, send: Send) -> None:
+        body = self._message()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            await self._reject(send)
+            return
+        seen = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await self._reject(send)
+
+
+@dataclass(slots=True)
+class RollInput:
+    """One roll as sent: photo bytes (to be read) and/or values (typed or corrections)."""
+
+    photo: bytes | None = None
+    filename: str | None = None
+    values: list[int] | None = None
+    off_table: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_values(raw: Any, *, what: str = "values") -> list[int]:
+    """Dice values from a JSON list or a string like ``"1,5,5"`` / ``"1 5 5"``; each 1 to 6.
+
+    >>> parse_values("1, 5 6")
+    [1, 5, 6]
+    """
+    if isinstance(raw, str):
+        parts = raw.replace(",", " ").split()
+        try:
+            raw = [int(p) for p in parts]
+        except ValueError:
+            raise HTTPException(
+                422, f"{what} must be whole numbers 1 to 6 like '1,5,5'; got {raw!r}"
+            ) from None
+    if not isinstance(raw, list) or not raw:
+        raise HTTPException(
+            422, f"{what} must be a non-empty list of dice values 1 to 6; got {raw!r}"
+        )
+    out: list[int] = []
+    for v in raw:
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
+            raise HTTPException(422, f"each of {what} must be a die face 1 to 6; got {v!r}")
+        out.append(v)
+    return out
+
+
+def _int_field(raw: Any, name: str) -> int:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise HTTPException(422, f"{name} must be a whole number; got {raw!r}") from None
+    if value < 0:
+        raise HTTPException(422, f"{name} must be 0 or more; got {value}")
+    return value
+
+
+async def read_photo(form: Any) -> tuple[bytes, str | None] | None:
+    for name in PHOTO_FIELDS:
+        item = form.get(name)
+        if isinstance(item, UploadFile):
+            data = await item.read()
+            if not data:
+                raise HTTPException(
+                    422, f"the photo ('{name}' field) is empty: choose a photo file"
+                )
+            return data, item.filename
+        if isinstance(item, str) and item:
+            raise HTTPException(
+                422, f"'{name}' must be a file upload (multipart/form-data), not a text field"
+            )
+    return None
+
+
+async def parse_roll_input(request: Request, *, photo_required: bool = False) -> RollInput:
+    """A photo as multipart ``photo`` (with optional ``values`` corrections), or JSON values."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "multipart/form-data":
+        try:
+            form = await request.form()
+        except (HTTPException, _TooLarge):
+            raise
+        except Exception as exc:  # malformed multipart body
+            raise HTTPException(400, f"could not parse the multipart form: {exc}") from None
+        photo = await read_photo(form)
+        values = form.get("values")
+        parsed = RollInput(
+            photo=photo[0] if photo else None,
+            filename=photo[1] if photo else None,
+            values=parse_values(values) if isinstance(values, str) and values.strip() else None,
+            off_table=_int_field(form.get("off_table") or 0, "off_table"),
+        )
+        if expected := form.get("expected_dice"):
+            parsed.extra["expected_dice"] = _int_field(expected, "expected_dice")
+        if parsed.photo is None and (photo_required or parsed.values is None):
+            raise HTTPException(
+                422,
+                "missing the photo: send it as a multipart/form-data file field named 'photo'",
+            )
+        return parsed
+    if photo_required:
+        raise HTTPException(
+            415,
+            f"send the photo as multipart/form-data with a file field named 'photo' "
+            f"(got content-type {ctype or 'none'!r})",
+        )
+    if ctype == "application/json":
+        try:
+            body = await request.json()
+        except Exception:
+            raise HTTPException(400, "the request body is not valid JSON") from None
+        if not isinstance(body, dict) or "values" not in body:
+            raise HTTPException(
+                422, 'missing "values": send JSON like {"values": [1, 5, 5, 2, 3, 6]}'
+            )
+        return RollInput(
+            values=parse_values(body["values"]),
+            off_table=_int_field(body.get("off_table", 0), "off_table"),
+        )
+    raise HTTPException(
+        415,
+        "send a photo as multipart/form-data (file field 'photo') or typed values as JSON "
+        f'{{"values": [1, 5, 5]}}; got content-type {ctype or "none"!r}',
+    )

@@ -1,0 +1,152 @@
+"""The dicecam FastAPI app: camera page at ``/``, API at ``/api/v1``, tracker at ``/tracker``.
+
+Example:
+    >>> from service.app import create_app
+    >>> app = create_app()  # uvicorn.run(app) serves it; `dicecam serve` does just that
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from service.api import ReaderService, UploadLimitMiddleware, build_api_router
+from service.settings import Settings
+from service.turns import Submitter, TurnSession, TurnStore
+
+__all__ = ["create_app", "tracker_submitter"]
+
+log = logging.getLogger("dicecam.service")
+STATIC = Path(__file__).parent / "static"
+_DEFAULT: Any = object()
+
+
+def _describe(errors: list[dict[str, Any]]) -> str:
+    parts = []
+    for err in errors:
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
+        where = ".".join(loc) or "the request body"
+        if err.get("type") == "missing":
+            parts.append(f"missing field '{where}'")
+        elif err.get("type") == "json_invalid":
+            parts.append("the request body is not valid JSON")
+        else:
+            parts.append(f"'{where}': {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def _default_tracker_app(settings: Settings) -> Any | None:
+    if not settings.tracker or settings.tracker_url:
+        return None
+    try:
+        from service.tracker import create_app as create_tracker_app
+    except ImportError as exc:
+        log.warning("embedded tracker not available: %s", exc)
+        return None
+    try:
+        return create_tracker_app()
+    except TypeError:
+        return create_tracker_app(settings)
+
+
+def tracker_submitter(settings: Settings, base_url: str | None = None) -> Submitter | None:
+    """Submit finished Morning Roll turns through :class:`service.tracker_client.TrackerClient`.
+
+    ``base_url`` defaults to ``settings.tracker_url``, else the embedded tracker of this server.
+    """
+    try:
+        from service.tracker_client import TrackerClient, TurnSubmission
+    except ImportError as exc:
+        log.warning("tracker client not available: %s", exc)
+        return None
+    url = base_url or settings.tracker_url or f"http://{settings.host}:{settings.port}/tracker"
+    client = TrackerClient(url, outbox=Path(settings.data_dir) / "outbox")
+
+    def submit(session: TurnSession) -> dict[str, Any]:
+        evidence = [
+            {"reading": r.reading, "values": r.values, "off_table": r.off_table, "photo": r.photo}
+            for r in session.rolls
+        ]
+        receipt = client.submit(
+            TurnSubmission(player=session.player, score=session.points, rolls=evidence)
+        )
+        return {"status": "submitted", "receipt": receipt}
+
+    return submit
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    reader: Any | None = None,
+    tracker_app: Any = _DEFAULT,
+    submitter: Submitter | None = _DEFAULT,
+) -> FastAPI:
+    """Build the service. ``reader`` replaces the shipped :class:`vision.DiceReader` (tests);
+    ``tracker_app=None`` mounts no tracker; ``submitter`` receives finished Morning Roll turns.
+    """
+    settings = settings or Settings()
+    app = FastAPI(
+        title="dicecam",
+        version="1",
+        summary="Read physical dice from photos, score and advise, play Morning Roll turns.",
+    )
+    app.state.settings = settings
+    app.state.reader = ReaderService(reader=reader)
+    if submitter is _DEFAULT:
+        submitter = tracker_submitter(settings)
+    app.state.turns = TurnStore(submitter=submitter)
+
+    max_bytes = int(settings.max_upload_mb * 1_000_000)
+    app.add_middleware(UploadLimitMiddleware, max_bytes=max_bytes)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _describe(list(exc.errors()))}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s", request.url.path)
+        return JSONResponse(
+            {"detail": f"internal error ({type(exc).__name__}: {exc}); nothing was changed"},
+            status_code=500,
+        )
+
+    app.include_router(build_api_router())
+
+    @app.get("/api/v1/health", tags=["service"], summary="Is the service up")
+    async def health() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "reader": app.state.reader.status(),
+            "tracker": "embedded" if mounted else (settings.tracker_url or None),
+        }
+
+    @app.get("/api/v1/config", tags=["service"], summary="What the camera page needs to know")
+    async def config() -> dict[str, Any]:
+        from scoring import GAME_NAMES
+
+        return {
+            "games": list(GAME_NAMES),
+            "max_upload_mb": settings.max_upload_mb,
+            "live_settle_frames": settings.live_settle_frames,
+        }
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    if tracker_app is _DEFAULT:
+        tracker_app = _default_tracker_app(settings)
+    mounted = tracker_app is not None
+    if mounted:
+        app.mount("/tracker", tracker_app, name="tracker")
+    return app

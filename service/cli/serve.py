@@ -1,0 +1,87 @@
+"""``dicecam serve``: the camera page, the API and (by default) the Morning Roll tracker."""
+
+from __future__ import annotations
+
+import argparse
+
+from service.cli import UsageError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "serve",
+        help="serve the camera page, the reading/scoring API and the tracker",
+        description="Serve the camera page at /, the API at /api/v1 (schema at /openapi.json) "
+        "and the embedded Morning Roll tracker at /tracker. Settings: DICECAM_* variables.",
+    )
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1; 0.0.0.0 for phones)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument(
+        "--https",
+        action="store_true",
+        help="serve TLS with a self-signed certificate made in the data dir (phones need it "
+        "for the camera); implies --host 0.0.0.0 unless --host is given",
+    )
+    p.add_argument("--no-tracker", action="store_true", help="do not mount the embedded tracker")
+    p.add_argument("--tracker-url", help="submit Morning Roll turns to this remote tracker")
+    p.add_argument("--data-dir", help="where the certificate, tracker database and outbox live")
+    p.add_argument("--max-upload-mb", type=float, help="largest accepted upload (default 20)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from service.settings import Settings
+
+    overrides: dict[str, object] = {}
+    if args.host:
+        overrides["host"] = args.host
+    elif args.https:
+        overrides["host"] = "0.0.0.0"
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            raise UsageError(f"--port must be 0 to 65535, got {args.port}")
+        overrides["port"] = args.port
+    if args.no_tracker:
+        overrides["tracker"] = False
+    if args.tracker_url:
+        if not args.tracker_url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"--tracker-url must start with http:// or https://, got {args.tracker_url!r}"
+            )
+        overrides["tracker_url"] = args.tracker_url.rstrip("/")
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    if args.max_upload_mb is not None:
+        if args.max_upload_mb <= 0:
+            raise UsageError(f"--max-upload-mb must be positive, got {args.max_upload_mb}")
+        overrides["max_upload_mb"] = args.max_upload_mb
+    try:
+        settings = Settings(**overrides)
+    except Exception as exc:
+        raise UsageError(f"bad setting: {exc}") from None
+
+    import uvicorn
+
+    from service.app import create_app
+
+    ssl: dict[str, str] = {}
+    if args.https:
+        from service.tls import ensure_certificate, lan_addresses
+
+        extra = [settings.host] if settings.host not in ("0.0.0.0", "::") else []
+        cert, key = ensure_certificate(settings.data_dir, extra)
+        ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
+        print(f"dicecam: TLS certificate {cert} (self-signed: accept it once in the browser)")
+        for addr in lan_addresses():
+            print(f"dicecam: on a phone on this network open https://{addr}:{settings.port}/")
+    app = create_app(settings)
+    scheme = "https" if ssl else "http"
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    print(f"dicecam: serving {scheme}://{shown}:{settings.port}/", flush=True)
+    try:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **ssl)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
+    return 0

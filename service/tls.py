@@ -1,0 +1,104 @@
+"""A self-signed TLS certificate for ``dicecam serve --https`` (phones allow the camera on HTTPS).
+
+Example:
+    >>> cert, key = ensure_certificate(Path("~/.dicecam").expanduser())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import socket
+from pathlib import Path
+
+__all__ = ["ensure_certificate", "lan_addresses", "make_certificate"]
+
+CERT_NAME = "dicecam-cert.pem"
+KEY_NAME = "dicecam-key.pem"
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses a phone on the same network may reach (best effort)."""
+    found: list[str] = []
+    try:  # the address of the default route, without sending anything
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            found.append(s.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    except OSError:
+        pass
+    return [a for a in dict.fromkeys(found) if not a.startswith("127.")]
+
+
+def make_certificate(hosts: list[str], days: int = 825) -> tuple[bytes, bytes]:
+    """A self-signed certificate (PEM) and its EC P-256 key (PEM) valid for ``hosts``."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dicecam")])
+    alt: list[x509.GeneralName] = []
+    for h in dict.fromkeys(hosts):
+        try:
+            alt.append(x509.IPAddress(ipaddress.ip_address(h)))
+        except ValueError:
+            alt.append(x509.DNSName(h))
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=days))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return cert_pem, key_pem
+
+
+def _covers(cert_path: Path, hosts: list[str]) -> bool:
+    from cryptography import x509
+
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        alt = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except Exception:
+        return False
+    names = {str(v) for v in alt.get_values_for_type(x509.IPAddress)}
+    names |= set(alt.get_values_for_type(x509.DNSName))
+    expires = cert.not_valid_after_utc
+    fresh = expires > dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
+    return fresh and set(hosts) <= names
+
+
+def ensure_certificate(data_dir: Path, extra_hosts: list[str] | None = None) -> tuple[Path, Path]:
+    """Certificate and key files in ``data_dir``, made (or remade) when missing, expired or not
+    valid for this machine's current addresses. The key file is readable by its owner only."""
+    hosts = ["localhost", "127.0.0.1", socket.gethostname(), *lan_addresses(), *(extra_hosts or [])]
+    hosts = [h for h in dict.fromkeys(hosts) if h and h not in ("0.0.0.0", "::")]
+    data_dir = Path(data_dir).expanduser()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    cert_path, key_path = data_dir / CERT_NAME, data_dir / KEY_NAME
+    if cert_path.is_file() and key_path.is_file() and _covers(cert_path, hosts):
+        return cert_path, key_path
+    cert_pem, key_pem = make_certificate(hosts)
+    key_path.touch(mode=0o600, exist_ok=True)
+    key_path.chmod(0o600)
+    key_path.write_bytes(key_pem)
+    cert_path.write_bytes(cert_pem)
+    return cert_path, key_path
