@@ -108,7 +108,12 @@ def labelstudio_task(
     scores = [float(d.confidence) for d in photo.dice]
     return {
         "id": task_id,
-        "data": {"image": image_url, "name": photo.name},
+        "data": {
+            "image": image_url,
+            "name": photo.name,
+            "width": photo.width,
+            "height": photo.height,
+        },
         "predictions": [
             {
                 "model_version": model_version,
@@ -230,6 +235,10 @@ def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> Labe
         width, height = int(sizes[0][0]), int(sizes[0][1])
     elif image is not None:
         width, height = image_size(image)
+    elif data.get("width") and data.get("height"):
+        width, height = int(data["width"]), int(data["height"])
+    elif not rects:
+        width, height = 0, 0  # no dice to place; the photo itself is reported missing later
     else:
         raise LabelFormatError(f"{where}: photo {name!r} not found and no original size given")
     flags: dict[str, set[str]] = {}

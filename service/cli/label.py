@@ -1,0 +1,195 @@
+"""``dicecam label``: batch-label photos; ``dicecam labels import|convert``: bring labels back.
+
+Examples::
+
+    dicecam label photos/ --out labelled/ --format labelstudio
+    dicecam labels import export.json --images-from photos/ --out train-set/
+    dicecam labels convert labelled/ --to coco --out coco/
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from service.cli import UsageError
+
+FORMATS = ("yolo", "coco", "labelstudio")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "label",
+        help="label a folder of photos with the reader (YOLO, COCO or Label Studio)",
+        description="Read every photo under PHOTOS (recursively) and write labels for review, "
+        "a review list (lowest confidence first) and the list of photos that could not be read.",
+    )
+    p.add_argument("photos", type=Path, metavar="PHOTOS", help="folder of photos")
+    p.add_argument("--out", type=Path, required=True, help="output folder (new or empty)")
+    p.add_argument("--format", choices=FORMATS, default="labelstudio", dest="fmt")
+    p.add_argument("--model", type=Path, help="reader model (.onnx); default: the shipped one")
+    p.add_argument(
+        "--conf", type=float, help="keep dice at least this confident (default DICECAM_CONF)"
+    )
+    _add_write_options(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
+    p.set_defaults(func=run)
+
+    labels = subparsers.add_parser(
+        "labels", help="import corrected labels for training, or convert between formats"
+    )
+    sub = labels.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+    imp = sub.add_parser(
+        "import",
+        help="corrected labels (Label Studio export, COCO or YOLO) -> YOLO training folder",
+        description="Read corrected labels and write a YOLO folder for `dicecam train --data`.",
+    )
+    _add_source_options(imp)
+    imp.add_argument("--copy", action="store_true", help="copy photos (default: link them)")
+    imp.add_argument("--cocked-class", action="store_true", help="cocked dice as class 'cocked'")
+    imp.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
+    imp.set_defaults(func=run_import)
+    conv = sub.add_parser("convert", help="convert labels between yolo, coco and labelstudio")
+    _add_source_options(conv)
+    conv.add_argument("--to", choices=FORMATS, required=True, dest="to_fmt")
+    _add_write_options(conv)
+    conv.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
+    conv.set_defaults(func=run_convert)
+
+
+def _add_write_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--images",
+        choices=("copy", "link", "none"),
+        help="place photos beside the labels (default: copy for yolo/coco, none for labelstudio)",
+    )
+    p.add_argument(
+        "--image-prefix",
+        help="Label Studio data.image prefix (default /data/local-files/?d=; or an http:// URL)",
+    )
+    p.add_argument("--model-version", default=None, help="Label Studio predictions model_version")
+    p.add_argument("--cocked-class", action="store_true", help="YOLO: cocked dice as class 6")
+
+
+def _add_source_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", type=Path, metavar="LABELS", help="label file or dataset folder")
+    p.add_argument("--from", choices=FORMATS, dest="from_fmt", help="default: detected")
+    p.add_argument("--images-from", type=Path, help="folder holding the photos")
+    p.add_argument("--out", type=Path, required=True, help="output folder (new or empty)")
+
+
+def _check_out(out: Path, overwrite: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out must be a folder, got a file: {out}")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise UsageError(f"--out {out} is not empty; pass --overwrite to write into it anyway")
+
+
+def _make_reader(model: Path | None, conf: float | None):
+    try:
+        from vision.reader import DiceReader, ModelError
+    except ImportError as exc:
+        raise UsageError(f"the dice reader is not available in this install ({exc})") from exc
+    if model is not None and not model.is_file():
+        raise UsageError(f"--model: expected a model file, got {str(model)!r} (not found)")
+    try:
+        return DiceReader(model, conf=conf)
+    except (ModelError, OSError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.labelling import find_photos, label_folder
+
+    if not args.photos.is_dir():
+        raise UsageError(f"PHOTOS must be a folder of photos, got {str(args.photos)!r}")
+    if args.conf is not None and not 0.0 <= args.conf <= 1.0:
+        raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.images in ("copy", "link") and args.out.resolve() == args.photos.resolve():
+        raise UsageError("--out must differ from PHOTOS")
+    _check_out(args.out, args.overwrite)
+    if not find_photos(args.photos):
+        raise UsageError(f"no photos (.jpg, .png, ...) found under {args.photos}")
+    reader = _make_reader(args.model, args.conf)
+    model_path = getattr(reader, "model_path", None)
+    version = args.model_version or (Path(model_path).stem if model_path else "dicecam-reader")
+    run_ = label_folder(
+        args.photos,
+        reader,
+        args.out,
+        args.fmt,
+        conf=args.conf or 0.0,
+        show_progress=not args.no_progress,
+        **_write_kwargs(args, version),
+    )
+    total = len(run_.photos) + len(run_.unreadable)
+    print(
+        f"labelled {len(run_.photos)} of {total} photos ({run_.dice} dice) in "
+        f"{run_.seconds:.1f} s -> {run_.outputs['labels']}"
+    )
+    print(f"review list (lowest confidence first): {run_.outputs['review']}")
+    if run_.unreadable:
+        print(f"unreadable: {len(run_.unreadable)} (listed in {run_.outputs['unreadable']})")
+        for u in run_.unreadable:
+            print(f"  {u.name}: {u.reason}")
+    return 0 if run_.photos else 1
+
+
+def _write_kwargs(args: argparse.Namespace, version: str) -> dict[str, object]:
+    return {
+        "images": args.images,
+        "image_prefix": args.image_prefix,
+        "model_version": version,
+        "cocked_class": args.cocked_class,
+    }
+
+
+def _read(args: argparse.Namespace):
+    from vision.labelling import LabelFormatError, read_labels
+
+    if not args.source.exists():
+        raise UsageError(f"LABELS: no such file or folder: {args.source}")
+    if args.images_from is not None and not args.images_from.is_dir():
+        raise UsageError(f"--images-from must be a folder, got {str(args.images_from)!r}")
+    try:
+        return read_labels(args.source, args.from_fmt, image_root=args.images_from)
+    except (LabelFormatError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from exc
+    except (KeyError, TypeError, AttributeError) as exc:
+        detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise UsageError(f"cannot read {args.source}: unexpected content ({detail})") from exc
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from vision.labelling import write_training_folder
+
+    _check_out(args.out, args.overwrite)
+    photos = _read(args)
+    try:
+        data_yaml = write_training_folder(
+            photos, args.out, images="copy" if args.copy else "link", cocked_class=args.cocked_class
+        )
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    dice = sum(len(p.dice) for p in photos)
+    print(f"imported {len(photos)} photos ({dice} dice) -> {data_yaml}")
+    print(f"train on it with: dicecam train --data {args.out}")
+    return 0
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    from vision.labelling import write_labels
+
+    _check_out(args.out, args.overwrite)
+    photos = _read(args)
+    try:
+        path = write_labels(
+            photos, args.out, args.to_fmt, **_write_kwargs(args, args.model_version or "dicecam")
+        )
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    print(f"converted {len(photos)} photos to {args.to_fmt} -> {path}", file=sys.stdout)
+    return 0
