@@ -1,0 +1,79 @@
+"""Tiny ONNX detectors with known outputs, shaped like ultralytics exports, for reader tests.
+
+Their output is a fixed prediction tensor plus, optionally, the mean brightness of the input
+added to chosen scores, so a test knows exactly what the reader must decode (and which image of a
+batch a die belongs to). Other test modules load this file with importlib.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+NAMES7 = "{0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6', 6: 'cocked'}"
+
+
+def raw_preds(
+    dice: list[tuple[float, float, float, float, dict[int, float]]], nc: int = 7, n: int = 64
+):
+    """(4 + nc, n) raw predictions: each die is (cx, cy, w, h, {class: score}); other anchors 0."""
+    p = np.zeros((4 + nc, n), np.float32)
+    for j, (cx, cy, w, h, scores) in enumerate(dice):
+        p[:4, j] = (cx, cy, w, h)
+        for cls, s in scores.items():
+            p[4 + cls, j] = s
+    return p
+
+
+def make_model(
+    path: Path,
+    preds: np.ndarray,
+    *,
+    imgsz: tuple[int, int] = (320, 320),
+    batch: int | str = 1,
+    names: str | None = NAMES7,
+    end2end: bool = False,
+    brightness_mask: np.ndarray | None = None,
+) -> Path:
+    """Write an ONNX model whose output is ``preds`` (plus mean input * ``brightness_mask``)."""
+    h, w = imgsz
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, [batch, 3, h, w])
+    out = helper.make_tensor_value_info("output0", TensorProto.FLOAT, [batch, *preds.shape])
+    mask = np.zeros_like(preds) if brightness_mask is None else brightness_mask
+    inits = [
+        numpy_helper.from_array(preds[None].astype(np.float32), "preds"),
+        numpy_helper.from_array(mask[None].astype(np.float32), "mask"),
+        numpy_helper.from_array(np.array([3], np.int64), "axis3"),
+    ]
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["mean4"], axes=[1, 2, 3], keepdims=1),
+        helper.make_node("Squeeze", ["mean4", "axis3"], ["mean3"]),  # (B, 1, 1)
+        helper.make_node("Mul", ["mean3", "mask"], ["lit"]),
+        helper.make_node("Add", ["lit", "preds"], ["output0"]),
+    ]
+    graph = helper.make_graph(nodes, "fake_dice_detector", [inp], [out], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    meta = {"imgsz": str(list(imgsz)), "stride": "32", "task": "detect", "end2end": str(end2end)}
+    if names is not None:
+        meta["names"] = names
+    helper.set_model_props(model, meta)
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def test_fake_model_outputs_its_predictions(tmp_path):
+    import onnxruntime as ort
+
+    preds = raw_preds([(10, 20, 30, 40, {4: 0.9})])
+    path = make_model(tmp_path / "m.onnx", preds, batch="b")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    out = session.run(None, {"images": np.zeros((2, 3, 320, 320), np.float32)})[0]
+    assert out.shape == (2, 11, 64)
+    np.testing.assert_allclose(out[1], preds)
