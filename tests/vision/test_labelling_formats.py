@@ -259,3 +259,50 @@ def test_bad_labels_are_named_clearly(photos, tmp_path):
 def test_config_is_valid_xml():
     root = ET.fromstring(labelstudio_config())
     assert root.find("RectangleLabels").get("toName") == root.find("Image").get("name")
+
+
+ULTRALYTICS_CHECK = """
+import json, sys
+from ultralytics.data.dataset import YOLODataset
+from ultralytics.data.utils import check_det_dataset
+d = check_det_dataset(sys.argv[1])
+ds = YOLODataset(img_path=d["train"], data=d, task="detect", augment=False, imgsz=320)
+print(json.dumps({"names": d["names"], "labels": {
+    lb["im_file"].rsplit("/", 1)[1]: [lb["cls"].ravel().tolist(), lb["bboxes"].tolist()]
+    for lb in ds.labels}}))
+"""
+
+
+@pytest.mark.slow
+def test_ultralytics_loads_the_yolo_dataset_as_is(photos, tmp_path):
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("ultralytics") is None:
+        pytest.skip("ultralytics is not installed (it comes with the [train] extra)")
+    data_yaml = write_yolo(photos, tmp_path / "yolo", cocked_class=True)
+    env = {**os.environ, "YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "ycfg")}
+    proc = subprocess.run(
+        [sys.executable, "-c", ULTRALYTICS_CHECK, str(data_yaml)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["names"] == {str(i): n for i, n in enumerate([*"123456", "cocked"])}
+    assert len(seen["labels"]) == len(photos)
+    for photo in photos:
+        classes, boxes = seen["labels"][photo.flat_name]
+        want = [6 if d.cocked else d.value - 1 for d in photo.dice]
+        assert classes == want
+        for (cx, cy, w, h), die in zip(boxes, photo.dice, strict=True):
+            x1, y1, x2, y2 = die.box
+            assert cx * photo.width == pytest.approx((x1 + x2) / 2, abs=0.01)
+            assert w * photo.width == pytest.approx(x2 - x1, abs=0.01)
+            assert cy * photo.height == pytest.approx((y1 + y2) / 2, abs=0.01)
+            assert h * photo.height == pytest.approx(y2 - y1, abs=0.01)
