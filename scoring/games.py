@@ -1,0 +1,75 @@
+"""Look up a game's rules or its advisor by name, with house rules as keyword options."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from scoring.farkle import FarkleFive, FarkleRules, Greed, MorningRoll
+from scoring.lowhigh import LowHigh
+from scoring.solitaire import SolitaireDice
+from scoring.strategy import FarkleAdvisor
+
+__all__ = ["GAME_NAMES", "HOUSE_RULES", "get_advisor", "get_game"]
+
+GAME_NAMES = ("morning-roll", "farkle-five", "greed", "solitaire-dice", "low-high")
+
+_CLASSES: dict[str, type] = {
+    "morning-roll": MorningRoll,
+    "farkle-five": FarkleFive,
+    "greed": Greed,
+    "solitaire-dice": SolitaireDice,
+    "low-high": LowHigh,
+}
+
+HOUSE_RULES: dict[str, dict[str, Any]] = {
+    "morning-roll": {"three_pairs_any": False},
+    "farkle-five": {"free_keep": False},
+    "greed": {},
+    "solitaire-dice": {},
+    "low-high": {"scoring": "dice", "cancel": "ascending", "target": 30},
+}
+"""Each game's house rules (the (option) items of READINGS.md) and their defaults."""
+
+
+def get_game(name: str, **house_rules: Any) -> Any:
+    """The rules object of a game.
+
+    >>> get_game("morning-roll").n_dice
+    6
+
+    Raises ``ValueError`` naming the valid games, or the valid house rules of this game.
+    """
+    if name not in _CLASSES:
+        raise ValueError(f"unknown game {name!r}; expected one of: {', '.join(GAME_NAMES)}")
+    allowed = HOUSE_RULES[name]
+    unknown = sorted(set(house_rules) - set(allowed))
+    if unknown:
+        valid = ", ".join(allowed) or "none"
+        raise ValueError(f"{name}: unknown house rule(s) {', '.join(unknown)}; valid: {valid}")
+    for key, value in house_rules.items():
+        if isinstance(allowed[key], bool) and not isinstance(value, bool):
+            raise ValueError(f"{name}: house rule {key} must be true or false, got {value!r}")
+    return _CLASSES[name](**house_rules)
+
+
+def get_advisor(name: str, *, on_board: bool = True, **house_rules: Any) -> FarkleAdvisor:
+    """The exact strategy advisor of a Farkle-family game (solved once per process, cached).
+
+    ``on_board=False``: the player has not yet made the entry score (F7, G3), so a turn below
+    it banks nothing.
+    """
+    game = get_game(name, **house_rules)
+    if not isinstance(game, FarkleRules):
+        farkle = ", ".join(
+            n
+            for n in GAME_NAMES
+            if isinstance(_CLASSES[n], type) and issubclass(_CLASSES[n], FarkleRules)
+        )
+        raise ValueError(f"no strategy advisor for {name!r}; advisors exist for: {farkle}")
+    return _advisor(game, bool(on_board))
+
+
+@lru_cache(maxsize=32)
+def _advisor(game: FarkleRules, on_board: bool) -> FarkleAdvisor:
+    return FarkleAdvisor(game, on_board=on_board)
