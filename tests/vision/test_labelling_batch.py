@@ -221,3 +221,51 @@ def test_real_reader_with_shipped_model(roboflow_eval, tmp_path):
         assert [d.value for d in got.dice] == [d.value for d in photo.dice]
         for a, b in zip(got.dice, photo.dice, strict=True):
             assert max(abs(x - y) for x, y in zip(a.box, b.box, strict=True)) <= 0.5
+
+
+def _fake_models_module():
+    """tests/vision/test_reader_models.py builds tiny ONNX detectors with known outputs."""
+    import importlib.util
+
+    pytest.importorskip("onnx", reason="the onnx package builds the test model")
+    path = Path(__file__).with_name("test_reader_models.py")
+    if not path.is_file():
+        pytest.skip(f"{path.name} (the reader's fake-model helpers) is not here")
+    spec = importlib.util.spec_from_file_location("_labelling_fake_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
+    """`dicecam label` end to end: real DiceReader, real ONNX session, real files and CLI."""
+    fake = _fake_models_module()
+    preds = fake.raw_preds([(160, 160, 40, 40, {4: 0.9}), (60, 200, 30, 30, {0: 0.6})])
+    model = fake.make_model(tmp_path / "known.onnx", preds)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for name, size in (("a.jpg", (640, 480)), ("b.png", (400, 400))):
+        Image.new("RGB", size, (90, 90, 90)).save(photos / name)
+    (photos / "broken.jpg").write_bytes(b"\xff\xd8\xff garbage")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
+    cmd += ["--format", "labelstudio", "--model", str(model), "--conf", "0.5"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "labelled 2 of 3 photos (4 dice)" in proc.stdout
+    assert "ETA" in proc.stderr  # the progress bar
+    assert (out / "unreadable.txt").read_text().startswith("broken.jpg\t")
+    tasks = json.loads((out / "tasks.json").read_text())
+    assert tasks[0]["predictions"][0]["model_version"] == "known"
+    from vision.reader import DiceReader
+
+    reader = DiceReader(model, conf=0.5)
+    back = {p.name: p for p in read_labels(out, image_root=photos)}
+    for name in ("a.jpg", "b.png"):
+        direct = reader.read(photos / name)
+        got = back[name]
+        assert (got.width, got.height) == (direct.width, direct.height)
+        assert sorted(d.value for d in got.dice) == [1, 5]
+        for a, b in zip(got.dice, direct.dice, strict=True):
+            assert a.value == b.value and a.confidence == pytest.approx(b.confidence, abs=1e-4)
+            assert max(abs(x - y) for x, y in zip(a.box, b.box, strict=True)) <= 0.5
