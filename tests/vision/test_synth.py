@@ -1,0 +1,186 @@
+"""The synthetic roll generator: reproducibility, the dataset contract, labels checked on pixels."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth import (
+    CLASS_NAMES,
+    COCKED_CLASS,
+    MIN_VISIBLE,
+    make_sample,
+    preview_sheet,
+    render_scene,
+    sample_scene,
+    sample_split,
+    write_dataset,
+)
+from vision.synth.sample import top_face
+
+
+def test_same_seed_and_index_give_the_same_bytes():
+    a = make_sample(11, 4, 256, 192)
+    b = make_sample(11, 4, 256, 192)
+    assert a.jpeg == b.jpeg
+    assert a.image.shape == (192, 256, 3)
+    c = make_sample(11, 5, 256, 192)
+    assert c.jpeg != a.jpeg
+
+
+def test_labels_follow_the_simulated_state():
+    for index in range(6):
+        s = make_sample(2, index, 320, 320)
+        lines = s.yolo_lines()
+        assert len(lines) == sum(d["labelled"] for d in s.dice)
+        for d in s.dice:
+            assert d["state"] in ("table", "off_table", "in_air", "cocked")
+            if d["class"] == COCKED_CLASS:
+                assert d["tilt_deg"] > 12
+            else:
+                assert d["class"] == d["value"] - 1 and d["tilt_deg"] <= 12
+            if d["labelled"]:
+                assert d["visible"] >= MIN_VISIBLE
+                x1, y1, x2, y2 = d["box"]
+                assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 320
+            else:
+                assert (
+                    d["box"] is None
+                    or d["visible"] < MIN_VISIBLE
+                    or min(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1]) < 2
+                )
+        for line in lines:
+            cls, *xywh = line.split()
+            assert 0 <= int(cls) <= 6
+            assert all(0.0 <= float(v) <= 1.0 for v in xywh)
+
+
+def test_top_face_reads_the_orientation():
+    assert top_face(np.eye(3)) == (1, 0.0)
+    flip = np.diag([1.0, -1.0, -1.0])
+    assert top_face(flip)[0] == 6
+    # rotate +90 degrees about y: local +x points down, local -x up -> 5 on top
+    ry = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
+    assert top_face(ry)[0] == 5
+    a = math.radians(30)
+    tilted = np.array([[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]])
+    value, tilt = top_face(tilted)
+    assert value == 1 and abs(tilt - 30) < 1e-6
+
+
+def _count_pips(image: np.ndarray, box: list[float]) -> int:
+    """Count dark blobs inside a die's box: nothing from the renderer but the pixels."""
+    x1, y1, x2, y2 = (int(round(v)) for v in box)
+    crop = cv2.cvtColor(image[y1:y2, x1:x2], cv2.COLOR_BGR2GRAY)
+    dark = (crop < 90).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    side = min(crop.shape)
+    min_area = (side * 0.06) ** 2
+    return sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= min_area)
+
+
+def test_close_up_pips_match_the_labelled_top_face():
+    """Single white dice seen from straight above: count pips on the image, compare to the label."""
+    seen = set()
+    for seed in range(14):
+        rng = np.random.default_rng(seed)
+        scene = sample_scene(rng, 320, 320)
+        scene["n_dice"] = 1
+        scene["dice_sizes"] = [1.0]
+        scene["dice_styles"] = [
+            {
+                "body": [240, 240, 240],
+                "pip": [20, 20, 20],
+                "emblem": [20, 20, 20],
+                "kind": "pips",
+                "opacity": 1.0,
+                "pip_radius": 0.1,
+                "corner": 0.15,
+                "gloss": 0.0,
+            }
+        ]
+        scene["surface"].update(
+            kind="table",
+            interior=None,
+            rim=None,
+            table_style="white",
+            table_color=[235, 235, 235],
+            table=[20.0, 20.0],
+        )
+        scene["surface"].pop("board", None)
+        scene["throw"].update(origin=[0.0, 0.0], velocity=[5.0, 0.0], catch_step=None, lean=False)
+        scene["camera"].update(
+            elevation_deg=90.0, zoom=1.0, target_jitter=[0.0, 0.0], roll_deg=0.0, min_distance=6.0
+        )
+        scene["light"].update(
+            shadow=0.25, ambient=0.7, diffuse=0.3, gradient=0.0, spot=0.0, exposure=1.0
+        )
+        scene["post"].update(
+            motion_blur_px=0.0, defocus_sigma=0.0, noise_sigma=1.0, jpeg_quality=92
+        )
+        s = render_scene(scene)
+        (die,) = s.dice
+        assert die["state"] == "table" and die["labelled"]
+        assert _count_pips(s.image, die["box"]) == die["value"], (seed, die)
+        seen.add(die["value"])
+    assert len(seen) >= 4  # the check covered most faces, not one lucky value
+
+
+def test_write_dataset_layout_and_workers_match(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    s1 = write_dataset(one, 6, seed=4, workers=1, val_fraction=0.34, size=(160, 128))
+    write_dataset(two, 6, seed=4, workers=2, val_fraction=0.34, size=(160, 128))
+    assert (s1.train, s1.val) == (4, 2)
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert len(files) == 6 * 3 + 1
+    for rel in files:
+        assert (one / rel).read_bytes() == (two / rel).read_bytes(), rel
+    yaml = (one / "data.yaml").read_text()
+    assert "train: images/train" in yaml and "val: images/val" in yaml
+    assert "\npath:" not in yaml
+    for k, name in CLASS_NAMES.items():
+        assert f"  {k}: '{name}'" in yaml
+    meta_file = next((one / "meta" / "val").glob("*.json"))
+    meta = json.loads(meta_file.read_text())
+    assert meta["width"] == 160 and meta["height"] == 128
+    assert meta["surface_kind"] in ("table", "tray", "box", "board")
+    assert meta["outline"] is None or isinstance(meta["outline"], list)
+    for key in ("camera", "light", "post", "dice_styles", "surface"):
+        assert key in meta["scene"]
+    assert meta["camera"]["height"] > 0
+    label = one / "labels" / "val" / (meta_file.stem + ".txt")
+    n_lines = len(label.read_text().splitlines())
+    assert n_lines == sum(d["labelled"] for d in meta["dice"])
+    img = cv2.imread(str(one / "images" / "val" / (meta_file.stem + ".jpg")))
+    assert img.shape == (128, 160, 3)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n": 0}, "positive"),
+        ({"n": 2, "workers": 0}, "workers"),
+        ({"n": 2, "val_fraction": 1.0}, "val_fraction"),
+        ({"n": 2, "size": (10, 10)}, "size"),
+    ],
+)
+def test_write_dataset_rejects_bad_arguments(tmp_path, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        write_dataset(tmp_path / "d", **kwargs)
+    assert not (tmp_path / "d").exists()
+
+
+def test_split_is_spread_and_exact():
+    splits = [sample_split(i, 0.1) for i in range(100)]
+    assert splits.count("val") == 10
+    assert splits[:9].count("val") == 0 and splits[9] == "val"
+
+
+def test_preview_sheet_draws_a_grid():
+    sheet = preview_sheet(seed=1, n=3, cols=2, size=(160, 160), tile=100)
+    assert sheet.shape[1] == 2 * 104 + 4
+    assert sheet.shape[0] == 2 * 104 + 4

@@ -1,0 +1,271 @@
+"""Where the dice land: a pybullet simulation in DIRECT mode (collision only, no rendering).
+
+Units: one unit is the edge of a standard die (about 16 mm). The table top is the plane z = 0,
+the floor lies ``table_height`` below it. A tray (or box lid) sits on the table: its interior is
+the playing surface, its rims are static boxes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["DiePose", "Surface", "simulate"]
+
+GRAVITY = 9.81 / 0.016  # units (die edges) per second squared
+STEP = 1.0 / 120.0
+
+
+@dataclass(slots=True)
+class Surface:
+    """The playing surface: a table top, or a tray/box interior standing on a table.
+
+    ``table`` and ``interior`` are half extents (x, y) centred at the origin; ``rim`` is
+    (height, thickness) for trays and boxes, None for a bare table or board.
+    """
+
+    kind: str
+    table: tuple[float, float]
+    table_height: float
+    interior: tuple[float, float] | None = None
+    rim: tuple[float, float] | None = None
+
+    @property
+    def play(self) -> tuple[float, float]:
+        """Half extents of the playing surface (tray interior or table top)."""
+        return self.interior if self.interior is not None else self.table
+
+    def rim_boxes(self) -> list[tuple[tuple[float, float, float], tuple[float, float, float]]]:
+        """(centre, half extents) of each rim box, split in segments about 2 units long."""
+        if self.interior is None or self.rim is None:
+            return []
+        ix, iy = self.interior
+        h, t = self.rim
+        boxes = []
+        for side in (-1, 1):
+            n = max(1, int(math.ceil((2 * ix + 2 * t) / 2.0)))
+            seg = (2 * ix + 2 * t) / n
+            for k in range(n):
+                c = -ix - t + seg * (k + 0.5)
+                boxes.append(((c, side * (iy + t / 2), h / 2), (seg / 2, t / 2, h / 2)))
+            n = max(1, int(math.ceil(2 * iy / 2.0)))
+            seg = 2 * iy / n
+            for k in range(n):
+                c = -iy + seg * (k + 0.5)
+                boxes.append(((side * (ix + t / 2), c, h / 2), (t / 2, seg / 2, h / 2)))
+        return boxes
+
+
+@dataclass(slots=True)
+class DiePose:
+    """One die after the simulation: centre, rotation (3x3, local -> world), edge length."""
+
+    position: np.ndarray
+    rotation: np.ndarray
+    size: float
+    in_contact: bool
+    moving: bool
+
+
+def _quat_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
+    x, y, z, w = q
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def _axis_angle_quat(axis: np.ndarray, angle: float) -> list[float]:
+    axis = axis / np.linalg.norm(axis)
+    s = math.sin(angle / 2)
+    return [float(axis[0] * s), float(axis[1] * s), float(axis[2] * s), math.cos(angle / 2)]
+
+
+def _quat_mul(a: list[float], b: list[float]) -> list[float]:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+
+
+def _cube_turns() -> list[list[float]]:
+    """Quaternions that bring each face of a cube to the top (then any quarter turn about z)."""
+    x, y = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
+    tops = [
+        [0.0, 0.0, 0.0, 1.0],
+        _axis_angle_quat(x, math.pi / 2),
+        _axis_angle_quat(x, -math.pi / 2),
+        _axis_angle_quat(y, math.pi / 2),
+        _axis_angle_quat(y, -math.pi / 2),
+        _axis_angle_quat(x, math.pi),
+    ]
+    return tops
+
+
+_CUBE_TURNS = _cube_turns()
+
+
+def simulate(
+    surface: Surface,
+    sizes: list[float],
+    throw: dict,
+    seed: int,
+) -> list[DiePose]:
+    """Throw dice of the given edge lengths and return where they are when the roll is captured.
+
+    ``throw`` holds ``origin`` (x, y), ``velocity`` (vx, vy), ``spread``, ``spin``, ``height``,
+    ``catch_step`` (stop early while dice fly; None to let them settle) and ``lean``
+    (place one extra die leaning on a neighbour or a rim; the last size is that die).
+    """
+    import pybullet as p
+
+    rng = np.random.default_rng(seed)
+    c = p.connect(p.DIRECT)
+    try:
+        p.setGravity(0, 0, -GRAVITY, physicsClientId=c)
+        p.setTimeStep(STEP, physicsClientId=c)
+        p.setPhysicsEngineParameter(deterministicOverlappingPairs=1, physicsClientId=c)
+        tx, ty = surface.table
+        slab = p.createCollisionShape(p.GEOM_BOX, halfExtents=[tx, ty, 1.0], physicsClientId=c)
+        p.createMultiBody(0, slab, basePosition=[0, 0, -1.0], physicsClientId=c)
+        floor = p.createCollisionShape(p.GEOM_PLANE, physicsClientId=c)
+        p.createMultiBody(0, floor, basePosition=[0, 0, -surface.table_height], physicsClientId=c)
+        statics = []
+        for centre, half in surface.rim_boxes():
+            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=list(half), physicsClientId=c)
+            statics.append(
+                p.createMultiBody(0, shape, basePosition=list(centre), physicsClientId=c)
+            )
+        for b in [0, 1, *statics]:
+            p.changeDynamics(b, -1, lateralFriction=0.6, restitution=0.35, physicsClientId=c)
+
+        n_throw = len(sizes) - (1 if throw.get("lean") else 0)
+        bodies: list[int] = []
+        ox, oy = throw["origin"]
+        vx, vy = throw["velocity"]
+        spread = throw["spread"]
+        for i in range(n_throw):
+            s = sizes[i]
+            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[s / 2] * 3, physicsClientId=c)
+            q = rng.normal(size=4)
+            q /= np.linalg.norm(q)
+            pos = [
+                ox + rng.uniform(-spread, spread),
+                oy + rng.uniform(-spread, spread),
+                throw["height"] + 1.3 * i * 0.6 + rng.uniform(0, 1.0),
+            ]
+            b = p.createMultiBody(
+                0.01 * s**3, shape, basePosition=pos, baseOrientation=q.tolist(), physicsClientId=c
+            )
+            p.changeDynamics(
+                b,
+                -1,
+                lateralFriction=0.5,
+                restitution=0.3,
+                rollingFriction=0.001,
+                spinningFriction=0.001,
+                physicsClientId=c,
+            )
+            v = [vx + rng.normal(0, 6), vy + rng.normal(0, 6), rng.uniform(-20, 0)]
+            w = (rng.normal(size=3) * throw["spin"]).tolist()
+            p.resetBaseVelocity(b, v, w, physicsClientId=c)
+            bodies.append(b)
+
+        def settle(max_steps: int, stop_at: int | None = None) -> None:
+            for k in range(max_steps):
+                if stop_at is not None and k >= stop_at:
+                    return
+                p.stepSimulation(physicsClientId=c)
+                if stop_at is None and k % 10 == 9 and k > 30:
+                    still = True
+                    for b in bodies:
+                        lin, ang = p.getBaseVelocity(b, physicsClientId=c)
+                        if max(abs(x) for x in lin) > 0.3 or max(abs(x) for x in ang) > 0.5:
+                            still = False
+                            break
+                    if still:
+                        return
+
+        catch = throw.get("catch_step")
+        settle(260, catch)
+        if throw.get("lean") and catch is None:
+            _add_leaning_die(p, c, rng, surface, sizes[-1], bodies, statics)
+            settle(120)
+
+        poses = []
+        for b in bodies:
+            pos, q = p.getBasePositionAndOrientation(b, physicsClientId=c)
+            lin, _ = p.getBaseVelocity(b, physicsClientId=c)
+            contacts = p.getContactPoints(bodyA=b, physicsClientId=c)
+            shape = p.getCollisionShapeData(b, -1, physicsClientId=c)[0]
+            poses.append(
+                DiePose(
+                    position=np.array(pos, dtype=np.float64),
+                    rotation=_quat_to_matrix(q),
+                    size=float(shape[3][0]),
+                    in_contact=len(contacts) > 0,
+                    moving=float(np.linalg.norm(lin)) > 3.0,
+                )
+            )
+        return poses
+    finally:
+        p.disconnect(c)
+
+
+def _add_leaning_die(p, c, rng, surface: Surface, size: float, bodies, statics) -> None:
+    """Place one die tilted against a resting die's side or a rim, then let physics decide."""
+    px, py = surface.play
+    candidates = []
+    for b in bodies:
+        pos, q = p.getBasePositionAndOrientation(b, physicsClientId=c)
+        if abs(pos[0]) < px - 1.5 and abs(pos[1]) < py - 1.5 and 0 < pos[2] < 1.0:
+            candidates.append((pos, q))
+    use_rim = surface.rim is not None and (not candidates or rng.random() < 0.4)
+    alpha = rng.uniform(math.radians(18), math.radians(40))
+    ext = 0.5 * size * (math.cos(alpha) + math.sin(alpha))
+    if use_rim:
+        side = int(rng.integers(4))
+        normal = np.array([[1, 0], [-1, 0], [0, 1], [0, -1]][side], dtype=float)
+        along = rng.uniform(-0.6, 0.6) * (py if side < 2 else px)
+        wall = px if side < 2 else py
+        centre_xy = -normal * (wall - ext - 0.02)
+        if side < 2:
+            centre_xy[1] = along
+        else:
+            centre_xy[0] = along
+        lean_dir = -normal  # toward the wall
+    elif candidates:
+        pos, q = candidates[int(rng.integers(len(candidates)))]
+        rot = _quat_to_matrix(q)
+        k = int(rng.integers(2))
+        normal = rot[:2, k] * (1 if rng.random() < 0.5 else -1)
+        normal = normal / (np.linalg.norm(normal) + 1e-9)
+        half_a = 0.5 * np.max(np.abs(rot[:2, :2] @ np.ones(2)))
+        dist = max(0.5, float(half_a) * 0.9) + ext + 0.03
+        centre_xy = np.array(pos[:2]) + normal * dist
+        lean_dir = -normal
+    else:
+        return
+    axis = np.array([-lean_dir[1], lean_dir[0], 0.0])
+    yaw = math.atan2(lean_dir[1], lean_dir[0])
+    q = _quat_mul(_axis_angle_quat(axis, alpha), _axis_angle_quat(np.array([0, 0, 1.0]), yaw))
+    q = _quat_mul(q, _CUBE_TURNS[int(rng.integers(len(_CUBE_TURNS)))])
+    shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[size / 2] * 3, physicsClientId=c)
+    b = p.createMultiBody(
+        0.01 * size**3,
+        shape,
+        basePosition=[float(centre_xy[0]), float(centre_xy[1]), ext + 0.01],
+        baseOrientation=q,
+        physicsClientId=c,
+    )
+    p.changeDynamics(b, -1, lateralFriction=0.9, restitution=0.05, physicsClientId=c)
+    bodies.append(b)

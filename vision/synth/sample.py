@@ -1,0 +1,459 @@
+"""One synthetic photo: physics, camera, drawing, labels, post-processing.
+
+Labels come from the simulated state (the top face from the die's orientation), never from
+pixels; only the visible fraction is counted on the rendered die-id buffer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .camera import Camera, clip_to_rect, look_at
+from .physics import DiePose, Surface, simulate
+from .render import FACES, Canvas, shadow_polygon
+from .scene import sample_scene
+from .textures import draw_board, face_texture, surface_texture
+
+__all__ = [
+    "COCKED_CLASS",
+    "COCKED_TILT_DEG",
+    "MIN_VISIBLE",
+    "Sample",
+    "make_sample",
+    "render_scene",
+]
+
+COCKED_CLASS = 6
+COCKED_TILT_DEG = 12.0
+"""A die whose top face leans more than this from horizontal has no clear top face."""
+MIN_VISIBLE = 0.3
+"""Dice less visible than this (occluded or outside the frame) get no label line."""
+
+
+@dataclass
+class Sample:
+    """A rendered photo (BGR uint8, as decoded from its JPEG), its JPEG bytes, labels and meta."""
+
+    image: np.ndarray
+    jpeg: bytes
+    dice: list[dict[str, Any]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def yolo_lines(self) -> list[str]:
+        """``class cx cy w h`` lines (normalised) for every labelled die."""
+        h, w = self.image.shape[:2]
+        out = []
+        for d in self.dice:
+            if d["labelled"]:
+                x1, y1, x2, y2 = d["box"]
+                out.append(
+                    f"{d['class']} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
+                )
+        return out
+
+
+def make_sample(
+    seed: int, index: int, width: int = 640, height: int = 640, **overrides: Any
+) -> Sample:
+    """The ``index``-th scene of the stream with this ``seed``: same arguments, same bytes.
+
+    Example:
+        >>> s = make_sample(0, 0, 320, 240)
+        >>> s.image.shape
+        (240, 320, 3)
+    """
+    rng = np.random.default_rng([int(seed), int(index)])
+    scene = sample_scene(rng, width, height, **overrides)
+    return render_scene(scene)
+
+
+def top_face(rotation: np.ndarray) -> tuple[int, float]:
+    """(value of the face pointing most upward, its tilt from vertical in degrees)."""
+    best, best_z = 1, -2.0
+    for n_local, value in FACES:
+        z = float((rotation @ n_local)[2])
+        if z > best_z:
+            best, best_z = value, z
+    return best, math.degrees(math.acos(max(-1.0, min(1.0, best_z))))
+
+
+def _surface(scene: dict) -> Surface:
+    s = scene["surface"]
+    return Surface(
+        kind=s["kind"],
+        table=tuple(s["table"]),
+        table_height=s["table_height"],
+        interior=tuple(s["interior"]) if s["interior"] else None,
+        rim=tuple(s["rim"]) if s["rim"] else None,
+    )
+
+
+def _camera(scene: dict, poses: list[DiePose], surface: Surface) -> tuple[Camera, dict]:
+    cs = scene["camera"]
+    px, py = surface.play
+    on = [
+        p.position
+        for p in poses
+        if abs(p.position[0]) < px + 4 and abs(p.position[1]) < py + 4 and p.position[2] > -2
+    ]
+    pts = np.array(on if on else [p.position for p in poses] or [[0.0, 0.0, 0.0]])
+    centre = pts.mean(0)
+    radius = float(np.max(np.linalg.norm(pts[:, :2] - centre[:2], axis=1))) + 1.0
+    target = np.array([centre[0], centre[1], 0.0])
+    target[:2] += np.array(cs["target_jitter"]) * radius
+    half = math.radians(min(cs["hfov_deg"], cs["hfov_deg"] * scene["height"] / scene["width"])) / 2
+    dist = max(cs["min_distance"], radius / math.tan(half * 0.85)) * cs["zoom"]
+    f = scene["width"] / 2 / math.tan(math.radians(cs["hfov_deg"]) / 2)
+    dist = min(dist, f / 7.0)  # keep a die at least ~7 px wide
+    el, az = math.radians(cs["elevation_deg"]), math.radians(cs["azimuth_deg"])
+    eye = target + dist * np.array(
+        [-math.cos(el) * math.cos(az), -math.cos(el) * math.sin(az), math.sin(el)]
+    )
+    eye[2] = max(eye[2], 2.5)
+    cam = look_at(eye, target, cs["hfov_deg"], scene["width"], scene["height"], cs["roll_deg"])
+    return cam, {
+        "eye": eye.round(3).tolist(),
+        "target": target.round(3).tolist(),
+        "distance": round(dist, 3),
+        "height": round(float(eye[2]), 3),
+    }
+
+
+def _state(pose: DiePose, surface: Surface, tilt: float) -> str:
+    px, py = surface.play
+    x, y, z = pose.position
+    on_play = abs(x) <= px and abs(y) <= py and z > -pose.size
+    if not pose.in_contact:
+        return "in_air"
+    if not on_play:
+        return "off_table"
+    return "cocked" if tilt > COCKED_TILT_DEG else "table"
+
+
+def render_scene(scene: dict[str, Any]) -> Sample:
+    """Simulate and draw a scene made by :func:`sample_scene`."""
+    W, H = scene["width"], scene["height"]
+    surface = _surface(scene)
+    poses = simulate(surface, scene["dice_sizes"], scene["throw"], scene["physics_seed"])
+    cam, cam_meta = _camera(scene, poses, surface)
+    trng = np.random.default_rng(scene["texture_seed"])
+    s = scene["surface"]
+    light = scene["light"]
+    canvas = Canvas.new(cam)
+    tx, ty = surface.table
+    th = surface.table_height
+
+    # background: wall, floor
+    fwd = cam.R[2].copy()
+    fwd_h = np.array([fwd[0], fwd[1], 0.0])
+    if np.linalg.norm(fwd_h) < 1e-3:
+        fwd_h = np.array(
+            [
+                math.cos(math.radians(scene["camera"]["azimuth_deg"])),
+                math.sin(math.radians(scene["camera"]["azimuth_deg"])),
+                0,
+            ]
+        )
+    fwd_h /= np.linalg.norm(fwd_h)
+    side = np.array([-fwd_h[1], fwd_h[0], 0.0])
+    reach = max(abs(float(fwd_h[0])) * tx + abs(float(fwd_h[1])) * ty, 0.0)
+    wall_d = float((np.array([0, 0, 0]) - cam.C)[:2] @ fwd_h[:2]) + reach + s["wall_distance"]
+    wall_o = np.array([cam.C[0], cam.C[1], -th]) + fwd_h * wall_d
+    big = 4000.0
+    wall_tex = surface_texture(trng, "plain", tuple(s["wall_color"]), 256)
+    wall_poly = np.array(
+        [
+            wall_o - side * big,
+            wall_o + side * big,
+            wall_o + side * big + [0, 0, big],
+            wall_o - side * big + [0, 0, big],
+        ]
+    )
+    canvas.plane(wall_poly, wall_tex, wall_o, side, np.array([0, 0, -1.0]), 4.0)
+    floor_tex = surface_texture(trng, s["floor_style"], tuple(s["floor_color"]), 384)
+    back = np.array([cam.C[0], cam.C[1], -th]) - fwd_h * big
+    floor_poly = np.array(
+        [back - side * big, wall_o - side * big, wall_o + side * big, back + side * big]
+    )
+    canvas.plane(
+        floor_poly,
+        floor_tex,
+        np.array([0, 0, -th]),
+        np.array([1.0, 0, 0]),
+        np.array([0, 1.0, 0]),
+        s["texture_scale"] * 0.6,
+    )
+
+    low = [i for i, p in enumerate(poses) if p.position[2] < -1.0]
+    high = [i for i, p in enumerate(poses) if i not in low]
+    styles = scene["dice_styles"]
+    textures_cache: dict[int, dict[int, np.ndarray]] = {}
+
+    def textures(i: int) -> tuple[dict, dict]:
+        k = i if len(styles) > 1 else 0
+        st = styles[min(k, len(styles) - 1)]
+        if k not in textures_cache:
+            textures_cache[k] = {
+                v: face_texture(
+                    v,
+                    tuple(st["body"]),
+                    tuple(st["pip"]),
+                    kind=st["kind"],
+                    pip_radius=st["pip_radius"],
+                    corner=st["corner"],
+                    opacity=st["opacity"],
+                    emblem=tuple(st["emblem"]),
+                )
+                for v in range(1, 7)
+            }
+        return textures_cache[k], st
+
+    def shadows(indices: list[int], z0: float, extra: list[np.ndarray] = ()) -> None:
+        mask = np.zeros((H, W), np.float32)
+        sizes = []
+        for pts in [*(_corners(poses[i]) for i in indices), *extra]:
+            poly = shadow_polygon(pts, light, z0)
+            proj = cam.clip_project(poly) if poly is not None else None
+            if proj is not None:
+                proj = clip_to_rect(proj, -2, -2, W + 2, H + 2)
+            if proj is not None and len(proj) >= 3:
+                cv2.fillPoly(mask, [np.round(proj * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
+                sizes.append(math.sqrt(max(cv2.contourArea(proj.astype(np.float32)), 1.0)))
+        if sizes:
+            sigma = max(0.8, float(np.median(sizes)) * light["shadow_blur"])
+            mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+            canvas.shade(mask, light["shadow"])
+
+    areas: dict[int, float] = {}
+    shadows(low, -th)
+    for i in sorted(low, key=lambda i: -cam.depth(poses[i].position[None])[0]):
+        tex, st = textures(i)
+        areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
+
+    # table slab: visible sides, then the top
+    slab = 1.5
+    edge = np.asarray(s["edge_color"], np.float32)
+    corners_top = np.array([[-tx, -ty, 0], [tx, -ty, 0], [tx, ty, 0], [-tx, ty, 0]], float)
+    for k in range(4):
+        a, b = corners_top[k], corners_top[(k + 1) % 4]
+        normal = np.cross(b - a, [0, 0, 1.0])
+        if normal @ (cam.C - (a + b) / 2) > 0:
+            quad = np.array([a, b, b - [0, 0, slab], a - [0, 0, slab]])
+            canvas.flat(
+                quad,
+                edge * (light["ambient"] + 0.2 * abs(normal[0]) / (np.linalg.norm(normal) + 1e-9)),
+            )
+    table_tex = surface_texture(trng, s["table_style"], tuple(s["table_color"]), 512)
+    canvas.plane(
+        corners_top,
+        table_tex,
+        np.zeros(3),
+        np.array([1.0, 0, 0]),
+        np.array([0, 1.0, 0]),
+        s["texture_scale"],
+    )
+    if s.get("board"):
+        bx, by, ox, oy = s["board"]
+        board_tex = np.zeros((512, 512, 3), np.float32)
+        draw_board(trng, board_tex)
+        quad = np.array(
+            [
+                [ox - bx, oy - by, 0],
+                [ox + bx, oy - by, 0],
+                [ox + bx, oy + by, 0],
+                [ox - bx, oy + by, 0],
+            ]
+        )
+        canvas.plane(
+            quad,
+            board_tex,
+            quad[0],
+            np.array([1.0, 0, 0]),
+            np.array([0, 1.0, 0]),
+            512 / (2 * max(bx, by)),
+        )
+
+    rims = []
+    if surface.interior is not None:
+        ix, iy = surface.interior
+        rh, rt = surface.rim
+        tray_tex = surface_texture(trng, s["tray_style"], tuple(s["tray_color"]), 384)
+        quad = np.array([[-ix, -iy, 0.01], [ix, -iy, 0.01], [ix, iy, 0.01], [-ix, iy, 0.01]])
+        canvas.plane(
+            quad,
+            tray_tex,
+            np.zeros(3),
+            np.array([1.0, 0, 0]),
+            np.array([0, 1.0, 0]),
+            s["texture_scale"] * 1.4,
+        )
+        rims = [_box_corners(np.array(c), np.array(hh)) for c, hh in surface.rim_boxes()]
+    shadows(high, 0.0, rims)
+
+    # table-level objects, far to near
+    items = [(float(cam.depth(poses[i].position[None])[0]), "die", i) for i in high]
+    items += [(float(cam.depth(r.mean(0)[None])[0]), "rim", k) for k, r in enumerate(rims)]
+    rim_color = np.asarray(s.get("rim_color", (0, 0, 0)), np.float32)
+    ldir_z = light["ambient"]
+    for _, kind, i in sorted(items, key=lambda t: -t[0]):
+        if kind == "die":
+            tex, st = textures(i)
+            areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
+        else:
+            _draw_box(canvas, rims[i], rim_color, light, ldir_z)
+
+    outline = _outline(cam, surface)
+    img = _post(canvas.img, scene, cam)
+    ok, enc = cv2.imencode(
+        ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(scene["post"]["jpeg_quality"])]
+    )
+    jpeg = enc.tobytes()
+    decoded = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+
+    dice = []
+    for i, pose in enumerate(poses):
+        value, tilt = top_face(pose.rotation)
+        state = _state(pose, surface, tilt)
+        cls = COCKED_CLASS if tilt > COCKED_TILT_DEG else value - 1
+        box = _die_box(cam, pose)
+        visible = 0.0
+        if areas.get(i, 0.0) > 0 and box is not None:
+            x1, y1, x2, y2 = (
+                int(math.floor(box[0])),
+                int(math.floor(box[1])),
+                int(math.ceil(box[2])),
+                int(math.ceil(box[3])),
+            )
+            visible = min(
+                1.0, float(np.count_nonzero(canvas.ids[y1:y2, x1:x2] == i + 1)) / areas[i]
+            )
+        labelled = (
+            box is not None
+            and visible >= MIN_VISIBLE
+            and (box[2] - box[0]) >= 2
+            and (box[3] - box[1]) >= 2
+        )
+        dice.append(
+            {
+                "value": value,
+                "class": cls,
+                "state": state,
+                "tilt_deg": round(tilt, 2),
+                "box": [round(float(v), 2) for v in box] if box is not None else None,
+                "visible": round(visible, 3),
+                "labelled": bool(labelled),
+                "size": round(pose.size, 3),
+                "position": pose.position.round(3).tolist(),
+                "style": i if len(styles) > 1 else 0,
+            }
+        )
+    meta = {
+        "width": W,
+        "height": H,
+        "surface_kind": surface.kind,
+        "outline": outline,
+        "camera": cam_meta,
+        "dice": dice,
+        "scene": scene,
+    }
+    return Sample(image=decoded, jpeg=jpeg, dice=dice, meta=meta)
+
+
+def _corners(pose: DiePose) -> np.ndarray:
+    h = pose.size / 2
+    local = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)])
+    return pose.position + local @ pose.rotation.T
+
+
+def _box_corners(c: np.ndarray, h: np.ndarray) -> np.ndarray:
+    return np.array(
+        [
+            [c[0] + x, c[1] + y, c[2] + z]
+            for x in (-h[0], h[0])
+            for y in (-h[1], h[1])
+            for z in (-h[2], h[2])
+        ]
+    )
+
+
+def _draw_box(
+    canvas: Canvas, corners: np.ndarray, color: np.ndarray, light: dict, ambient: float
+) -> None:
+    c = corners.mean(0)
+    # faces as index quads into the corner list (x, y, z bits: 4x + 2y + z)
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    from .render import _light_dir
+
+    ldir = _light_dir(light)
+    for q in quads:
+        poly = corners[list(q)]
+        fc = poly.mean(0)
+        n = fc - c
+        n /= np.linalg.norm(n) + 1e-9
+        if n @ (canvas.cam.C - fc) <= 0:
+            continue
+        k = ambient + light["diffuse"] * max(0.0, float(n @ ldir))
+        canvas.flat(poly, color * k)
+
+
+def _die_box(cam: Camera, pose: DiePose) -> list[float] | None:
+    pts = _corners(pose)
+    if cam.depth(pts).min() < 0.2:
+        return None
+    px = cam.project(pts)
+    x1, y1 = np.clip(px.min(0), 0, [cam.width, cam.height])
+    x2, y2 = np.clip(px.max(0), 0, [cam.width, cam.height])
+    if x2 - x1 < 1 or y2 - y1 < 1:
+        return None
+    return [float(x1), float(y1), float(x2), float(y2)]
+
+
+def _outline(cam: Camera, surface: Surface) -> list[list[float]] | None:
+    """Playing-surface polygon clipped to the frame; None when it fills the frame."""
+    px, py = surface.play
+    poly = cam.clip_project(
+        np.array([[-px, -py, 0], [px, -py, 0], [px, py, 0], [-px, py, 0]], float)
+    )
+    if poly is None:
+        return []
+    W, H = cam.width, cam.height
+    poly = clip_to_rect(poly, 0, 0, W, H)
+    if len(poly) < 3:
+        return []
+    frame_area = W * H
+    area = abs(float(cv2.contourArea(poly.astype(np.float32))))
+    if area >= frame_area * 0.999:
+        return None
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in poly]
+
+
+def _post(img: np.ndarray, scene: dict, cam: Camera) -> np.ndarray:
+    """Uneven light, exposure, blur, sensor noise; returns uint8 BGR before JPEG."""
+    H, W = img.shape[:2]
+    L, P = scene["light"], scene["post"]
+    rng = np.random.default_rng(scene["texture_seed"] + 1)
+    yy, xx = np.mgrid[0:32, 0:32].astype(np.float32) / 31.0
+    a = math.radians(L["gradient_angle_deg"])
+    g = 1 + L["gradient"] * ((xx - 0.5) * math.cos(a) + (yy - 0.5) * math.sin(a))
+    sx, sy = L["spot_xy"]
+    g += L["spot"] * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / 0.08)
+    g *= L["exposure"]
+    gain = cv2.resize(g.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR)
+    img = img * gain[..., None]
+    if P["motion_blur_px"] > 0:
+        n = int(round(P["motion_blur_px"])) | 1
+        k = np.zeros((n, n), np.float32)
+        k[n // 2, :] = 1.0
+        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), P["motion_angle_deg"], 1.0)
+        k = cv2.warpAffine(k, rot, (n, n))
+        img = cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
+    if P["defocus_sigma"] > 0:
+        img = cv2.GaussianBlur(img, (0, 0), P["defocus_sigma"])
+    if P["noise_sigma"] > 0:
+        img = img + rng.standard_normal(img.shape, dtype=np.float32) * np.float32(P["noise_sigma"])
+    return np.clip(img, 0, 255).astype(np.uint8)

@@ -1,0 +1,211 @@
+"""Procedural textures: table tops, trays, floors, walls, printed boards, and die faces.
+
+Everything is drawn with numpy and OpenCV (numerals use cv2's built-in Hershey fonts): no file
+is read and nothing is downloaded. Images are float32 BGR in [0, 255].
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import cv2
+import numpy as np
+
+__all__ = ["SURFACE_STYLES", "face_texture", "surface_texture"]
+
+SURFACE_STYLES = ("felt", "wood", "paper", "white", "speckled", "plain", "tiles", "carpet")
+
+# Pip positions on a unit face, per value (x, y in [0, 1]).
+_L, _M, _H = 0.25, 0.5, 0.75
+PIPS = {
+    1: [(_M, _M)],
+    2: [(_L, _L), (_H, _H)],
+    3: [(_L, _L), (_M, _M), (_H, _H)],
+    4: [(_L, _L), (_H, _L), (_L, _H), (_H, _H)],
+    5: [(_L, _L), (_H, _L), (_M, _M), (_L, _H), (_H, _H)],
+    6: [(_L, _L), (_H, _L), (_L, _M), (_H, _M), (_L, _H), (_H, _H)],
+}
+
+
+def _noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
+    """Smooth value noise in [-1, 1] with features about ``cell`` pixels wide."""
+    small = rng.standard_normal((max(2, h // cell + 2), max(2, w // cell + 2))).astype(np.float32)
+    big = cv2.resize(small, (w + 2 * cell, h + 2 * cell), interpolation=cv2.INTER_CUBIC)
+    return np.clip(big[cell : cell + h, cell : cell + w] / 1.5, -1, 1)
+
+
+def surface_texture(
+    rng: np.random.Generator, style: str, color: tuple[float, float, float], size: int = 512
+) -> np.ndarray:
+    """A square texture for a flat surface in the given style and base colour (BGR)."""
+    h = w = size
+    base = np.empty((h, w, 3), np.float32)
+    base[:] = color
+    if style == "felt":
+        n = rng.standard_normal((h, w)).astype(np.float32) * 10 + _noise(rng, h, w, 64) * 12
+        tex = base * (1 + n[..., None] / 255 * 2)
+    elif style == "wood":
+        ys = np.arange(h, dtype=np.float32)[:, None]
+        warp = _noise(rng, h, w, 96) * 18 + _noise(rng, h, w, 24) * 3
+        freq = rng.uniform(0.05, 0.15)
+        grain = np.sin((ys + warp) * freq * 2 * math.pi / 4) * 0.5 + 0.5
+        fine = rng.standard_normal((h, w)).astype(np.float32)
+        fine = cv2.GaussianBlur(fine, (0, 0), sigmaX=6, sigmaY=0.6)
+        shade = 0.78 + 0.22 * grain + 0.05 * fine + 0.06 * _noise(rng, h, w, 128)
+        if rng.random() < 0.5:  # planks
+            plank = int(rng.integers(60, 180))
+            shade[(np.arange(h) % plank) < 2] *= 0.55
+        tex = base * shade[..., None]
+        if rng.random() < 0.5:
+            tex = np.ascontiguousarray(tex.transpose(1, 0, 2))
+    elif style == "paper":
+        n = rng.standard_normal((h, w)).astype(np.float32) * 3 + _noise(rng, h, w, 90) * 6
+        tex = base + n[..., None]
+        if rng.random() < 0.4:  # ruled or squared paper
+            step = int(rng.integers(18, 40))
+            ink = np.array(
+                rng.choice([[200, 150, 120], [170, 170, 170], [120, 120, 220]]), np.float32
+            )
+            for k in range(0, h, step):
+                tex[k : k + 1] = tex[k : k + 1] * 0.4 + ink * 0.6
+            if rng.random() < 0.5:
+                for k in range(0, w, step):
+                    tex[:, k : k + 1] = tex[:, k : k + 1] * 0.4 + ink * 0.6
+    elif style in ("white", "speckled"):
+        n = _noise(rng, h, w, 160) * 6 + rng.standard_normal((h, w)).astype(np.float32) * 2
+        tex = base + n[..., None]
+        count = int(h * w * (rng.uniform(0.002, 0.012) if style == "speckled" else 0.0005))
+        ys, xs = rng.integers(0, h, count), rng.integers(0, w, count)
+        dots = rng.uniform(-90, 40, size=(count, 1)).astype(np.float32)
+        tex[ys, xs] += dots
+    elif style == "tiles":
+        step = int(rng.integers(64, 200))
+        tex = base + (_noise(rng, h, w, 40) * 8)[..., None]
+        grout = np.float32(rng.uniform(0.5, 0.8))
+        tex[(np.arange(h) % step) < 3] *= grout
+        tex[:, (np.arange(w) % step) < 3] *= grout
+    elif style == "carpet":
+        n = rng.standard_normal((h, w)).astype(np.float32)
+        n = cv2.GaussianBlur(n, (0, 0), 1.2) * 40 + _noise(rng, h, w, 50) * 15
+        tex = base * (1 + n[..., None] / 255)
+    else:  # plain painted / laminate
+        tex = base + (_noise(rng, h, w, 200) * 8 + rng.standard_normal((h, w)) * 1.5)[..., None]
+    return np.clip(tex, 0, 255).astype(np.float32)
+
+
+def draw_board(rng: np.random.Generator, tex: np.ndarray) -> None:
+    """Print a board-game-like pattern (hexes, squares or a track) over the whole texture."""
+    h, w = tex.shape[:2]
+    palette = rng.uniform(30, 240, size=(6, 3))
+    kind = rng.choice(["hex", "squares", "track"])
+    line = tuple(float(v) for v in rng.uniform(0, 80, 3))
+    tex[:] = palette[0]
+    if kind == "squares":
+        step = int(rng.integers(40, 110))
+        for y in range(0, h, step):
+            for x in range(0, w, step):
+                c = palette[1 + ((x // step + y // step) % 2) * int(rng.integers(1, 5))]
+                cv2.rectangle(tex, (x, y), (x + step, y + step), tuple(float(v) for v in c), -1)
+                cv2.rectangle(tex, (x, y), (x + step, y + step), line, 2)
+    elif kind == "hex":
+        r = int(rng.integers(30, 70))
+        dx, dy = r * math.sqrt(3), r * 1.5
+        for j in range(int(h / dy) + 2):
+            for i in range(int(w / dx) + 2):
+                cx, cy = i * dx + (dx / 2 if j % 2 else 0), j * dy
+                pts = np.array(
+                    [
+                        [
+                            cx + r * math.cos(math.pi / 6 + k * math.pi / 3),
+                            cy + r * math.sin(math.pi / 6 + k * math.pi / 3),
+                        ]
+                        for k in range(6)
+                    ],
+                    np.int32,
+                )
+                c = palette[int(rng.integers(1, 6))]
+                cv2.fillPoly(tex, [pts], tuple(float(v) for v in c))
+                cv2.polylines(tex, [pts], True, line, 2)
+                if rng.random() < 0.4:
+                    cv2.circle(tex, (int(cx), int(cy)), r // 3, (220, 230, 240), -1)
+    else:
+        step = int(rng.integers(40, 90))
+        for k in range(0, w, step):
+            c = palette[int(rng.integers(1, 6))]
+            cv2.rectangle(tex, (k, 0), (k + step - 4, step), tuple(float(v) for v in c), -1)
+            cv2.rectangle(tex, (k, h - step), (k + step - 4, h), tuple(float(v) for v in c), -1)
+        cv2.circle(tex, (w // 2, h // 2), min(h, w) // 4, tuple(float(v) for v in palette[2]), -1)
+    tex += rng.standard_normal(tex.shape[:2]).astype(np.float32)[..., None] * 3
+
+
+@functools.lru_cache(maxsize=8)
+def _bevel(s: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
+    edge = np.minimum(np.minimum(xx, s - 1 - xx), np.minimum(yy, s - 1 - yy)) / s
+    return np.clip(0.72 + edge * 3.0, 0.72, 1.0)
+
+
+def face_texture(
+    value: int,
+    body: tuple[float, float, float],
+    pip: tuple[float, float, float],
+    *,
+    kind: str = "pips",
+    size: int = 64,
+    pip_radius: float = 0.1,
+    corner: float = 0.18,
+    opacity: float = 1.0,
+    emblem: tuple[float, float, float] | None = None,
+) -> np.ndarray:
+    """One die face as BGRA float32: body colour, pips or a numeral, rounded corners, bevel.
+
+    ``kind`` is "pips", "numeral" (Hershey digits) or "emblem" (pips, but the 1 is a large
+    coloured emblem). Alpha is ``opacity`` on the body, 1 on pips, 0 outside the rounded corners.
+
+    Example:
+        >>> face_texture(3, (240, 240, 240), (20, 20, 20)).shape
+        (64, 64, 4)
+    """
+    s = size
+    ss = s * 2  # supersample for smooth edges
+    rgb = np.empty((ss, ss, 3), np.float32)
+    rgb[:] = body
+    alpha = np.zeros((ss, ss), np.float32)
+    r = int(corner * ss)
+    cv2.rectangle(alpha, (r, 0), (ss - 1 - r, ss - 1), 1.0, -1)
+    cv2.rectangle(alpha, (0, r), (ss - 1, ss - 1 - r), 1.0, -1)
+    for cx, cy in ((r, r), (ss - 1 - r, r), (r, ss - 1 - r), (ss - 1 - r, ss - 1 - r)):
+        cv2.circle(alpha, (cx, cy), r, 1.0, -1)
+    alpha *= opacity
+    ink8 = np.zeros((ss, ss), np.uint8)
+    if kind == "numeral":
+        text = str(value)
+        scale = ss / 30.0
+        thick = max(2, int(ss / 14))
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, thick)
+        org = ((ss - tw) // 2, (ss + th) // 2)
+        cv2.putText(ink8, text, org, cv2.FONT_HERSHEY_DUPLEX, scale, 255, thick, cv2.LINE_AA)
+        if value in (6, 9):
+            cv2.line(ink8, (ss // 3, int(ss * 0.8)), (2 * ss // 3, int(ss * 0.8)), 255, thick)
+    elif kind == "emblem" and value == 1:
+        pts = []
+        for k in range(10):
+            rad = ss * (0.36 if k % 2 == 0 else 0.15)
+            a = -math.pi / 2 + k * math.pi / 5
+            pts.append([ss / 2 + rad * math.cos(a), ss / 2 + rad * math.sin(a)])
+        cv2.fillPoly(ink8, [np.array(pts, np.int32)], 255, cv2.LINE_AA)
+    else:
+        pr = max(2, int(pip_radius * ss))
+        for px, py in PIPS[value]:
+            cv2.circle(ink8, (int(px * ss), int(py * ss)), pr, 255, -1, cv2.LINE_AA)
+    ink = ink8.astype(np.float32) / 255.0
+    ink_color = np.array(
+        emblem if (kind == "emblem" and value == 1 and emblem) else pip, np.float32
+    )
+    rgb = rgb * (1 - ink[..., None]) + ink_color * ink[..., None]
+    alpha = np.maximum(alpha, ink * (alpha > 0))
+    out = cv2.resize(np.dstack([rgb, alpha]), (s, s), interpolation=cv2.INTER_AREA)
+    # bevel: darken towards the edges, a faint highlight just inside them
+    out[..., :3] *= _bevel(s)[..., None]
+    return out
