@@ -18,9 +18,9 @@ from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, UploadLimitMiddleware, build_api_router
 from service.settings import Settings
-from service.turns import Submitter, TurnSession, TurnStore
+from service.turns import Submitter, TurnStore
 
-__all__ = ["create_app", "tracker_submitter"]
+__all__ = ["create_app"]
 
 log = logging.getLogger("dicecam.service")
 STATIC = Path(__file__).parent / "static"
@@ -49,36 +49,10 @@ def _default_tracker_app(settings: Settings) -> Any | None:
     except ImportError as exc:
         log.warning("embedded tracker not available: %s", exc)
         return None
-    try:
-        return create_tracker_app()
-    except TypeError:
-        return create_tracker_app(settings)
-
-
-def tracker_submitter(settings: Settings, base_url: str | None = None) -> Submitter | None:
-    """Submit finished Morning Roll turns through :class:`service.tracker_client.TrackerClient`.
-
-    ``base_url`` defaults to ``settings.tracker_url``, else the embedded tracker of this server.
-    """
-    try:
-        from service.tracker_client import TrackerClient, TurnSubmission
-    except ImportError as exc:
-        log.warning("tracker client not available: %s", exc)
-        return None
-    url = base_url or settings.tracker_url or f"http://{settings.host}:{settings.port}/tracker"
-    client = TrackerClient(url, outbox=Path(settings.data_dir) / "outbox")
-
-    def submit(session: TurnSession) -> dict[str, Any]:
-        evidence = [
-            {"reading": r.reading, "values": r.values, "off_table": r.off_table, "photo": r.photo}
-            for r in session.rolls
-        ]
-        receipt = client.submit(
-            TurnSubmission(player=session.player, score=session.points, rolls=evidence)
-        )
-        return {"status": "submitted", "receipt": receipt}
-
-    return submit
+    url = getattr(settings, "tracker_database_url", None) or (
+        f"sqlite:///{Path(settings.data_dir).expanduser() / 'tracker.sqlite3'}"
+    )
+    return create_tracker_app(url)
 
 
 def create_app(
@@ -100,7 +74,9 @@ def create_app(
     app.state.settings = settings
     app.state.reader = ReaderService(reader=reader)
     if submitter is _DEFAULT:
-        submitter = tracker_submitter(settings)
+        from service.api.submit import TrackerSubmitter
+
+        submitter = TrackerSubmitter(Path(settings.data_dir).expanduser() / "outbox")
     app.state.turns = TurnStore(submitter=submitter)
 
     max_bytes = int(settings.max_upload_mb * 1_000_000)
@@ -147,6 +123,7 @@ def create_app(
     if tracker_app is _DEFAULT:
         tracker_app = _default_tracker_app(settings)
     mounted = tracker_app is not None
+    app.state.tracker_mounted = mounted
     if mounted:
         app.mount("/tracker", tracker_app, name="tracker")
     return app

@@ -8,7 +8,6 @@ bust in Morning Roll), and the advisor's ranking of the legal keeps. Sessions li
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 import uuid
@@ -18,6 +17,7 @@ from typing import Any
 
 __all__ = [
     "MORNING_ROLL",
+    "rank_keeps",
     "RollRecord",
     "TurnError",
     "TurnSession",
@@ -86,6 +86,8 @@ class TurnSession:
     outcome: str | None = None  # "banked" or "bust" once the turn is over
     bust_reason: str | None = None
     submission: dict[str, Any] | None = None
+    tracker_url: str | None = None
+    tracker_token: str | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- what the turn says --------------------------------------------------------------
@@ -103,13 +105,12 @@ class TurnSession:
 
     @property
     def awaiting(self) -> str:
-        """What the turn waits for: ``roll``, ``keep``, ``keep-or-bank`` or ``nothing``."""
+        """What the turn waits for: ``roll``, ``roll-or-bank``, ``keep`` or ``nothing``."""
         if self.over:
             return "nothing"
-        state = str(getattr(self.turn, "state", ""))
-        if "keep" in state or "choos" in state:
+        if self.turn.state == "awaiting_keep":
             return "keep"
-        if self.turn.must_roll:
+        if self.turn.must_roll or not self.rolls:
             return "roll"
         return "roll-or-bank"
 
@@ -129,131 +130,131 @@ class TurnSession:
         """Record a roll of the dice left. Dice off the table bust a Morning Roll turn at once."""
         self._ensure_open()
         if self.awaiting == "keep":
-            raise TurnError("choose a keep from the last roll before rolling again")
-        expected = self.dice_left
-        seen = len(values) + off_table
-        if off_table and self.game == MORNING_ROLL:
-            self.rolls.append(RollRecord(values, off_table, reading, photo, _src(photo)))
-            self._bust(f"{off_table} {'die' if off_table == 1 else 'dice'} left the table")
-            return
-        if off_table:
+            raise TurnError("choose what to keep from the last roll before rolling again")
+        if off_table and self.game != MORNING_ROLL:
             raise TurnError(
                 f"{off_table} {'die' if off_table == 1 else 'dice'} left the table: "
-                "roll them again (only Morning Roll busts on it)",
+                "roll again (only Morning Roll busts on it)",
                 422,
             )
-        if seen != expected:
+        expected = self.dice_left
+        if len(values) + off_table != expected:
+            seen = f"{len(values)} on the table" + (f" and {off_table} off it" if off_table else "")
             raise TurnError(
-                f"this roll should have {expected} dice, but {len(values)} were "
-                f"{'read' if photo else 'given'} ({values}); retake the photo or type the values",
+                f"this roll should have {expected} dice, but {'the photo shows' if photo else 'got'} "
+                f"{seen} ({values}); retake the photo or type the values",
                 422,
             )
-        self.turn.roll(list(values))
-        self.rolls.append(RollRecord(list(values), 0, reading, photo, _src(photo)))
-        if _is_bust(self.turn):
-            self._bust("no scoring dice")
-
-    def keep(self, dice: list[int]) -> None:
-        self._ensure_open()
-        if not self.rolls:
-            raise TurnError("roll the dice before keeping any")
         try:
-            self.turn.keep(list(dice))
-        except TurnError:
-            raise
-        except Exception as exc:  # scoring.ScoringError and friends
-            raise TurnError(f"cannot keep {dice}: {exc}", 422) from None
+            self.turn.roll(list(values), off_table=off_table)
+        except ValueError as exc:  # ScoringError
+            raise TurnError(f"cannot roll {values}: {exc}", 422) from None
+        self.rolls.append(RollRecord(list(values), off_table, reading, photo, _src(photo)))
+        if self.turn.state == "bust":
+            self.outcome = "bust"
+            self.bust_reason = (
+                f"{off_table} {'die' if off_table == 1 else 'dice'} left the table"
+                if off_table
+                else f"no scoring dice in {sorted(values)}"
+            )
+        elif self.turn.state == "banked":
+            self.outcome = "banked"
+
+    def keep(self, dice: list[int], forced_reroll: bool | None = None) -> None:
+        self._ensure_open()
+        if self.awaiting != "keep":
+            raise TurnError("nothing to keep now: roll the dice first")
+        try:
+            self.turn.keep(list(dice), forced_reroll=forced_reroll)
+        except ValueError as exc:  # ScoringError
+            raise TurnError(str(exc), 422) from None
+        if self.turn.state == "banked":  # five 1s win a five-dice Farkle game (F4)
+            self.outcome = "banked"
 
     def bank(self) -> None:
         self._ensure_open()
         try:
             self.turn.bank()
-        except Exception as exc:
-            raise TurnError(f"cannot bank now: {exc}", 409) from None
+        except ValueError as exc:  # ScoringError: forced re-roll, total ending in 50, ...
+            raise TurnError(str(exc), 409) from None
         self.outcome = "banked"
-
-    def _bust(self, reason: str) -> None:
-        self.outcome = "bust"
-        self.bust_reason = reason
-        if hasattr(self.turn, "bust") and callable(self.turn.bust):
-            with contextlib.suppress(Exception):
-                self.turn.bust()
 
     @property
     def points(self) -> int:
-        if self.outcome == "bust":
-            return 0
-        return int(self.turn.turn_points)
+        return 0 if self.outcome == "bust" else int(self.turn.turn_points)
 
     # -- what the page shows ------------------------------------------------------------------
     def options(self) -> list[dict[str, Any]]:
         """Legal keeps of the last roll, ranked by the advisor's expected turn value."""
-        if self.over or not self.rolls or self.awaiting != "keep":
+        if self.awaiting != "keep":
             return []
-        dice = self.last_values or []
-        keeps = [_plain(k) for k in self.rules.keeps(list(dice))]
-        advice = self.advice()
-        best: dict[tuple[int, ...], dict[str, Any]] = {}
-        for a in advice:
-            key = tuple(sorted(a.get("keep") or []))
-            if key not in best or (a.get("expected") or 0) > (best[key].get("expected") or 0):
-                best[key] = a
-        for k in keeps:
-            a = best.get(tuple(sorted(k.get("dice") or [])))
-            k["expected"] = None if a is None else a.get("expected")
-            k["then"] = None if a is None else a.get("then")
-        keeps.sort(key=lambda k: (k["expected"] is None, -(k["expected"] or 0), -k["points"]))
-        return keeps
+        keeps = [k.to_dict() for k in self.turn.keeps]
+        return rank_keeps(keeps, self.advice())
 
     def advice(self) -> list[dict[str, Any]]:
-        if self.advisor is None or self.over or not self.rolls:
+        """The advisor's options for the last roll (empty without an advisor)."""
+        if self.advisor is None or self.awaiting != "keep":
             return []
-        banked = self._banked_before_roll()
         try:
-            options = self.advisor.advise(list(self.last_values or []), banked)
-        except Exception:
+            options = self.advisor.advise(list(self.last_values or []), int(self.turn.turn_points))
+        except Exception:  # advice is a help, never a reason to fail a move
             return []
         return [_plain(o) for o in options]
 
-    def _banked_before_roll(self) -> int:
-        return int(getattr(self.turn, "turn_points", 0))
-
     def to_dict(self) -> dict[str, Any]:
-        turn = _plain(self.turn)
         last = self.rolls[-1] if self.rolls else None
+        forced = bool(
+            self.turn.must_roll
+            and self.turn.rolls
+            and (self.turn.rolls[-1].get("keep") or {}).get("forced_reroll")
+        )
         return {
             "id": self.id,
             "player": self.player,
             "game": self.game,
-            "state": "bust"
-            if self.outcome == "bust"
-            else ("banked" if self.over else turn.get("state")),
+            "state": self.turn.state,
             "awaiting": self.awaiting,
             "over": self.over,
             "outcome": self.outcome,
             "bust": self.outcome == "bust",
             "bust_reason": self.bust_reason,
-            "forced_reroll": bool(
-                turn.get("forced_reroll") or turn.get("must_roll") and not self.over and self.rolls
-            ),
-            "must_roll": bool(getattr(self.turn, "must_roll", False)),
+            "forced_reroll": forced,
+            "must_roll": bool(self.turn.must_roll),
+            "hot_dice": bool(self.turn.hot_dice),
             "turn_points": self.points,
             "dice_left": self.dice_left,
             "last_roll": None if last is None else last.to_dict(),
             "rolls": len(self.rolls),
             "keeps": self.options(),
-            "turn": turn,
+            "history": self.turn.to_dict()["rolls"],
             "submission": self.submission,
         }
 
 
+def rank_keeps(keeps: list[dict[str, Any]], advice: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give each keep the advisor's best expected final turn score and what to do next
+    (``then``: ``bank`` or ``roll``), best first."""
+    best: dict[tuple[tuple[int, ...], bool], dict[str, Any]] = {}
+    for a in advice:
+        key = (tuple(sorted(a.get("keep") or [])), bool(a.get("forced_reroll")))
+        if key not in best or (a.get("expected") or 0) > (best[key].get("expected") or 0):
+            best[key] = a
+    out = []
+    for k in keeps:
+        a = best.get((tuple(sorted(k["dice"])), bool(k.get("forced_reroll"))))
+        out.append(
+            {
+                **k,
+                "expected": None if a is None else a.get("expected"),
+                "then": None if a is None else a.get("then"),
+            }
+        )
+    out.sort(key=lambda k: (k["expected"] is None, -(k["expected"] or 0), -k["points"]))
+    return out
+
+
 def _src(photo: bytes | None) -> str:
     return "photo" if photo else "typed"
-
-
-def _is_bust(turn: Any) -> bool:
-    state = str(getattr(turn, "state", "")).lower()
-    return "bust" in state or bool(getattr(turn, "busted", False))
 
 
 class TurnStore:
@@ -264,8 +265,16 @@ class TurnStore:
         self._lock = threading.Lock()
         self.submitter = submitter
         self.max_turns = max_turns
+        self._advisors: dict[str, Any] = {}
 
-    def start(self, player: str, game: str) -> TurnSession:
+    def start(
+        self,
+        player: str,
+        game: str,
+        *,
+        tracker_url: str | None = None,
+        tracker_token: str | None = None,
+    ) -> TurnSession:
         from scoring import FarkleTurn, get_advisor, get_game
 
         rules = get_game(game)
@@ -275,13 +284,14 @@ class TurnStore:
                 f"POST /api/v1/score?game={game}",
                 422,
             )
-        try:
-            advisor = get_advisor(game)
-        except Exception:
-            advisor = None
-        session = TurnSession(
-            player=player, game=game, turn=FarkleTurn(rules), rules=rules, advisor=advisor
-        )
+        if game not in self._advisors:
+            try:
+                self._advisors[game] = get_advisor(game)
+            except Exception:  # no advice is better than no turn
+                self._advisors[game] = None
+        advisor = self._advisors[game]
+        session = TurnSession(player, game, FarkleTurn(rules), rules, advisor)
+        session.tracker_url, session.tracker_token = tracker_url, tracker_token
         with self._lock:
             if len(self._turns) >= self.max_turns:
                 victim = min(self._turns.values(), key=lambda s: (not s.over, s.created))

@@ -76,7 +76,7 @@ def _plain(obj: Any) -> Any:
 
 
 def score_values(
-    game: str, values: list[int], off_table: int = 0, banked: int = 0
+    game: str, values: list[int], off_table: int = 0, banked: int = 0, highest_kept: int = 0
 ) -> dict[str, Any]:
     """Score one roll of ``game``: legal keeps with advice (Farkle family) or the game's options."""
     from scoring import get_advisor, get_game
@@ -92,14 +92,20 @@ def score_values(
                 advice = [_plain(o) for o in get_advisor(game).advise(list(values), banked)]
             except Exception:
                 advice = []
-        out.update(bust=bust, keeps=keeps, advice=advice)
+        from service.turns import rank_keeps
+
+        out.update(bust=bust, keeps=rank_keeps(keeps, advice), advice=advice)
         if off_table and game == "morning-roll":
             out["bust_reason"] = "a die left the table"
         return out
     options = getattr(rules, "options", None)
     if not callable(options):
         raise HTTPException(500, f"the rules of {game} expose neither keeps() nor options()")
-    out.update(bust=False, options=_plain(options(list(values))))
+    extra = {"highest_kept": highest_kept} if game == "low-high" else {}
+    result = _plain(options(list(values), **extra))
+    out.update(bust=not result, options=result)
+    if callable(getattr(rules, "score", None)):
+        out["score"] = _plain(rules.score(list(values), **extra))
     return out
 
 
@@ -107,7 +113,8 @@ def score_values(
 async def score(
     request: Request,
     game: str = Query(..., description="one of the games of /api/v1/games"),
-    banked: int = Query(0, ge=0, description="points already set aside this turn"),
+    banked: int = Query(0, ge=0, description="points already set aside this turn (Farkle family)"),
+    highest_kept: int = Query(0, ge=0, le=6, description="Low-High: highest face kept so far"),
 ) -> dict[str, Any]:
     """A photo or typed values -> the legal keeps and the advisor's expected values."""
     games = _games()
@@ -116,7 +123,9 @@ async def score(
     roll = await parse_roll_input(request)
     values, off_table, reading = await read_roll(request, roll)
     try:
-        result = await run_in_threadpool(score_values, game, values, off_table, banked)
+        result = await run_in_threadpool(
+            score_values, game, values, off_table, banked, highest_kept
+        )
     except HTTPException:
         raise
     except ValueError as exc:  # ScoringError: wrong number of dice for this game, ...

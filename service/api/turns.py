@@ -20,10 +20,16 @@ router = APIRouter(prefix="/turns", tags=["turns"])
 class NewTurn(BaseModel):
     player: str = Field(..., min_length=1, max_length=80, description="who plays the turn")
     game: str = Field("morning-roll", description="a Farkle-family game of /api/v1/games")
+    tracker_token: str | None = Field(
+        None, description="the player's tracker token (POST /tracker/api/v1/tokens), to submit"
+    )
 
 
 class Keep(BaseModel):
     dice: list[int] = Field(..., min_length=1, description="the dice values to set aside")
+    forced_reroll: bool | None = Field(
+        None, description="for a combo that scores both ways: take it with the forced re-roll"
+    )
 
 
 def _store(request: Request) -> TurnStore:
@@ -42,6 +48,17 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     return session.to_dict()
 
 
+def _tracker_url(request: Request) -> str | None:
+    """The remote tracker of the settings, else the embedded one reached over loopback."""
+    settings = request.app.state.settings
+    if settings.tracker_url:
+        return str(settings.tracker_url)
+    if not getattr(request.app.state, "tracker_mounted", False):
+        return None
+    server = request.scope.get("server") or ("127.0.0.1", request.url.port)
+    return f"{request.url.scheme}://127.0.0.1:{server[1]}/tracker"
+
+
 @router.post("", status_code=201, summary="Start a turn")
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     from scoring import GAME_NAMES
@@ -51,7 +68,12 @@ async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
             422, f"unknown game {body.game!r}; expected one of {', '.join(GAME_NAMES)}"
         )
     try:
-        session = _store(request).start(body.player.strip(), body.game)
+        session = _store(request).start(
+            body.player.strip(),
+            body.game,
+            tracker_url=_tracker_url(request),
+            tracker_token=body.tracker_token,
+        )
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     return session.to_dict()
@@ -93,7 +115,7 @@ async def keep(request: Request, turn_id: str, body: Keep) -> dict[str, Any]:
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            session.keep(body.dice)
+            session.keep(body.dice, body.forced_reroll)
             return _view(request, session)
 
     try:

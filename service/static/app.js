@@ -11,6 +11,7 @@ const ui = {
   total: $("turn-total"), diceLeft: $("dice-left"), state: $("turn-state"),
   message: $("message"), keeps: $("keeps"), bank: $("bank"),
   typedForm: $("typed-form"), typed: $("typed"), picker: $("picker"),
+  trackerForm: $("tracker-form"), password: $("password"), trackerNote: $("tracker-note"),
 };
 
 const state = {
@@ -252,10 +253,11 @@ async function newTurn(evt) {
   localStorage.setItem("dicecam.player", player);
   localStorage.setItem("dicecam.game", ui.game.value);
   try {
+    const token = localStorage.getItem(`dicecam.token.${player}`) || null;
     const turn = await api("/api/v1/turns", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ player, game: ui.game.value }),
+      body: JSON.stringify({ player, game: ui.game.value, tracker_token: token }),
     });
     state.live.taken = null;
     renderTurn(turn);
@@ -360,22 +362,15 @@ function renderScore(scored) {
     say(`${ui.game.value}: ${scored.values.join(" ")}`);
   }
   if (scored.keeps) {
-    const best = {};
-    for (const a of scored.advice || []) {
-      const key = [...a.keep].sort().join(",");
-      if (!(key in best) || a.expected > best[key].expected) best[key] = a;
-    }
-    const keeps = scored.keeps.map((k) => {
-      const a = best[[...k.dice].sort().join(",")];
-      return { ...k, expected: a ? a.expected : null, then: a ? a.then : null };
-    });
-    keeps.sort((x, y) => (y.expected ?? -1) - (x.expected ?? -1) || y.points - x.points);
-    renderKeeps(keeps, null);
+    renderKeeps(scored.keeps, null); // ranked by the advisor on the server
   } else {
     ui.keeps.innerHTML = "";
-    const li = document.createElement("li");
-    li.textContent = JSON.stringify(scored.options);
-    ui.keeps.appendChild(li);
+    for (const o of scored.options || []) {
+      const li = document.createElement("li");
+      li.className = "option";
+      li.textContent = Object.entries(o).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(" · ");
+      ui.keeps.appendChild(li);
+    }
   }
 }
 
@@ -456,7 +451,29 @@ function stopLive() {
   ui.settle.hidden = true;
 }
 
+// ---------------------------------------------------------------- tracker login
+async function trackerLogin(evt) {
+  evt.preventDefault();
+  const name = ui.player.value.trim();
+  if (!name) { ui.trackerNote.textContent = "Type the player's name above first."; return; }
+  try {
+    const out = await api("/tracker/api/v1/tokens", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, password: ui.password.value }),
+    });
+    localStorage.setItem(`dicecam.token.${name}`, out.token);
+    ui.password.value = "";
+    ui.trackerNote.textContent = `Logged in as ${out.player.name}: Morning Roll turns are submitted.`;
+  } catch (err) {
+    ui.trackerNote.textContent = err.status === 404
+      ? "No tracker on this server (dicecam serve --no-tracker)."
+      : `Tracker login failed: ${err.message}`;
+  }
+}
+
 // ---------------------------------------------------------------- wiring
+ui.trackerForm.addEventListener("submit", trackerLogin);
 ui.turnForm.addEventListener("submit", newTurn);
 ui.startCamera.addEventListener("click", startCamera);
 ui.capture.addEventListener("click", capture);
