@@ -1,0 +1,223 @@
+"""Evaluation: centre matching, the figures, dataset layouts, and evaluate_dataset end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision import DiceReader, evaluate_dataset, match_dice
+from vision.evaluate import DatasetError, find_images, load_labels
+from vision.metrics import EvalResult, TruthDie
+from vision.types import Die, Reading
+
+
+def test_match_by_centre_either_way_one_to_one_nearest_first():
+    truth = [(0, 0, 100, 100), (200, 0, 220, 20)]
+    predicted = [
+        (40, 40, 60, 60),  # top face box inside the whole-die box: matches truth 0
+        (45, 45, 70, 70),  # also inside truth 0 but farther: left unmatched
+        (150, -50, 270, 70),  # a big box whose centre misses, but truth 1's centre is inside it
+        (500, 500, 510, 510),
+    ]
+    assert match_dice(truth, predicted) == [(0, 0), (1, 2)]
+    assert match_dice([], predicted) == []
+    assert match_dice(truth, []) == []
+
+
+def _die(value, x, *, cocked=False, on_table=True):
+    return Die(value, (x, 0, x + 10, 10), 0.9, on_table=on_table, cocked=cocked)
+
+
+def test_figures_on_hand_made_readings():
+    result = EvalResult()
+    # photo 1: read exactly
+    result.add(
+        [TruthDie(1, (0, 0, 10, 10)), TruthDie(6, (20, 0, 30, 10))],
+        Reading(100, 100, [_die(1, 0), _die(6, 20)]),
+    )
+    # photo 2: one 4 read as 5, one die missed, one extra prediction
+    result.add(
+        [TruthDie(4, (0, 0, 10, 10)), TruthDie(2, (40, 0, 50, 10))],
+        Reading(100, 100, [_die(5, 0), _die(3, 80)]),
+    )
+    # photo 3: a cocked die found (flagged cocked) and a 3 read right
+    result.add(
+        [TruthDie(None, (0, 0, 10, 10)), TruthDie(3, (20, 0, 30, 10))],
+        Reading(100, 100, [_die(2, 0, cocked=True), _die(3, 20)]),
+    )
+    assert result.images == 3 and result.truth_dice == 6 and result.predicted_dice == 6
+    assert result.matched == 5
+    assert result.face_accuracy == pytest.approx(3 / 4)  # the cocked die does not count
+    assert result.recall == pytest.approx(5 / 6)
+    assert result.precision == pytest.approx(5 / 6)
+    assert result.exact_accuracy == pytest.approx(2 / 3)
+    assert result.cocked_recall == 1.0
+    assert (
+        result.confusion[3][4] == 1 and result.confusion[0][0] == 1 and result.confusion[5][5] == 1
+    )
+    assert sum(map(sum, result.confusion)) == 4
+    d = result.to_dict()
+    assert d["face_accuracy"] == 0.75 and d["confusion"][3][4] == 1
+    text = result.format()
+    assert "face accuracy     75.00%" in text and "cocked recall" in text
+
+
+def test_flat_die_read_as_cocked_spoils_the_exact_photo():
+    result = EvalResult()
+    result.add([TruthDie(3, (0, 0, 10, 10))], Reading(100, 100, [_die(3, 0, cocked=True)]))
+    assert result.face_accuracy == 1.0 and result.exact_accuracy == 0.0
+
+
+def test_off_table_figures_from_states():
+    result = EvalResult()
+    truth = [TruthDie(2, (0, 0, 10, 10), "table"), TruthDie(5, (20, 0, 30, 10), "off_table")]
+    result.add(
+        truth, Reading(100, 100, [_die(2, 0), _die(5, 20, on_table=False)]), states_known=True
+    )
+    truth = [TruthDie(2, (0, 0, 10, 10), "table"), TruthDie(4, (20, 0, 30, 10), "in_air")]
+    result.add(
+        truth, Reading(100, 100, [_die(2, 0, on_table=False), _die(4, 20)]), states_known=True
+    )
+    truth = [TruthDie(1, (0, 0, 10, 10), "table")]
+    result.add(truth, Reading(100, 100, [_die(1, 0, on_table=False)]), states_known=True)
+    result.add([TruthDie(1, (0, 0, 10, 10))], Reading(100, 100, [_die(1, 0)]))  # no sidecar
+    t = result.table
+    assert t.images == 3 and t.truth_off == 2
+    assert t.recall == 0.5
+    assert t.precision == pytest.approx(1 / 3)
+    assert t.false_bust_rate == 1.0  # the only all-on-table photo was called a bust
+    assert "off-table recall  50.00%" in result.format()
+    assert result.to_dict()["table"]["off_table_recall"] == 0.5
+
+
+def _write(root: Path, rel: str, labels: str | None, size=(320, 320), colour=(90, 90, 90)):
+    image = root / rel
+    image.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", size, colour).save(image)
+    if labels is not None:
+        label = root / rel.replace("images", "labels", 1)
+        label = label.with_suffix(".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
+        label.write_text(labels)
+    return image
+
+
+def test_dataset_layouts(tmp_path):
+    flat = tmp_path / "flat"
+    _write(flat, "images/a.png", "2 0.5 0.5 0.1 0.1\n")
+    assert [p.name for p in find_images(flat)[0]] == ["a.png"]
+
+    split = tmp_path / "split"
+    _write(split, "images/valid/b.png", "")
+    _write(split, "images/train/c.png", "")
+    assert [p.name for p in find_images(split, "val")[0]] == ["b.png"]
+    assert [p.name for p in find_images(split, "train")[0]] == ["c.png"]
+
+    ydir = tmp_path / "yaml"
+    _write(ydir, "eval/images/d.png", "6 0.5 0.5 0.1 0.1\n")
+    (ydir / "data.yaml").write_text(
+        "val: eval/images\nnames:\n  0: '1'\n  1: '2'\n  2: '3'\n  3: '4'\n  4: '5'\n  5: '6'\n  6: cocked\n"
+    )
+    for ds in (ydir, ydir / "data.yaml"):
+        images, names = find_images(ds, "val")
+        assert [p.name for p in images] == ["d.png"] and names[6] == "cocked"
+    truth = load_labels(images[0]).truth(320, 320, names)
+    assert truth[0].value is None and truth[0].cocked
+
+    with pytest.raises(DatasetError, match="no 'test' entry"):
+        find_images(ydir, "test")
+    with pytest.raises(DatasetError, match="no such dataset"):
+        find_images(tmp_path / "nowhere")
+    with pytest.raises(DatasetError, match="expected a data.yaml"):
+        find_images(tmp_path / "flat" / "labels")
+
+
+def test_labels_polygons_sidecars_and_errors(tmp_path):
+    image = _write(
+        tmp_path, "images/p.png", "0 0.1 0.1 0.3 0.1 0.3 0.3 0.1 0.3\n4 0.5 0.5 0.2 0.2\n"
+    )
+    item = load_labels(image)
+    assert item.labels[0] == pytest.approx((0, 0.2, 0.2, 0.2, 0.2))
+    truth = item.truth(100, 200)
+    assert truth[1].value == 5 and truth[1].box == pytest.approx((40, 80, 60, 120))
+
+    meta = tmp_path / "meta" / "p.json"
+    meta.parent.mkdir()
+    meta.write_text(json.dumps({"dice": [{"state": "table"}, {"state": "off_table"}]}))
+    assert [t.on_table for t in load_labels(image).truth(100, 100)] == [True, False]
+    meta.write_text(json.dumps({"dice": [{"state": "table"}]}))
+    with pytest.raises(DatasetError, match="one entry per label line"):
+        load_labels(image)
+
+    bad = _write(tmp_path, "images/q.png", "2 0.5 0.5\n")
+    with pytest.raises(DatasetError, match=r"q.txt:1: expected 'class cx cy w h'"):
+        load_labels(bad)
+    worse = _write(tmp_path, "images/r.png", "two 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(DatasetError, match="r.txt:1: expected numbers"):
+        load_labels(worse)
+
+
+def _models():
+    pytest.importorskip("onnx", reason="the onnx package builds the test model")
+    spec = importlib.util.spec_from_file_location(
+        "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_evaluate_dataset_end_to_end(tmp_path):
+    models = _models()
+    # the model always sees one 3 centred at (100, 100), 40 px wide, in a 320x320 input
+    model = models.make_model(tmp_path / "m.onnx", models.raw_preds([(100, 100, 40, 40, {2: 0.9})]))
+    ds = tmp_path / "ds"
+    _write(ds, "images/right.png", "2 0.3125 0.3125 0.125 0.125\n")  # a 3 there: exact
+    _write(ds, "images/wrong.png", "3 0.3125 0.3125 0.05 0.05\n")  # a 4 there (small box)
+    _write(ds, "images/empty.png", "")  # no dice: the prediction is extra
+    _write(ds, "images/missed.png", "0 0.8 0.8 0.1 0.1\n2 0.3125 0.3125 0.125 0.125\n")
+    broken = ds / "images" / "zz_broken.jpg"
+    broken.write_bytes(b"\xff\xd8\xff garbage")
+    (ds / "labels" / "zz_broken.txt").write_text("4 0.5 0.5 0.1 0.1\n")
+
+    seen = []
+    result = evaluate_dataset(ds, model=model, progress=lambda n, total: seen.append((n, total)))
+    assert seen[-1] == (5, 5)
+    assert result.images == 5 and len(result.errors) == 1
+    assert "zz_broken.jpg" in result.errors[0][0]
+    assert result.truth_dice == 5  # 1 + 1 + 0 + 2 + 1 (the broken photo's die is missed)
+    assert result.predicted_dice == 4 and result.matched == 3
+    assert result.face_accuracy == pytest.approx(2 / 3)
+    assert result.recall == pytest.approx(3 / 5)
+    assert result.precision == pytest.approx(3 / 4)
+    assert result.exact_accuracy == pytest.approx(1 / 5)
+    assert result.confusion[3][2] == 1 and result.confusion[2][2] == 2
+    assert result.median_latency_ms is not None and result.median_latency_ms > 0
+    # any object with read() will do, e.g. a reader with a higher threshold that finds nothing
+    none = evaluate_dataset(ds, reader=DiceReader(model, conf=0.95))
+    assert (
+        none.recall == 0 and none.precision is None and none.exact_accuracy == pytest.approx(1 / 5)
+    )
+
+
+def test_evaluate_dataset_rejects_an_empty_dataset(tmp_path):
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    with pytest.raises(DatasetError, match="no images"):
+        evaluate_dataset(tmp_path, reader=object())
+
+
+@pytest.mark.slow
+def test_shipped_model_on_real_photos(roboflow_eval, repo_root):
+    model = repo_root / "models" / "dicecam-reader.onnx"
+    if not model.is_file():
+        pytest.skip(f"shipped model not committed yet: {model}")
+    result = evaluate_dataset(roboflow_eval, model=model)
+    # the issue's targets are 99.5% / 99.5% / 97%; this guards against a broken runtime or export
+    assert result.images == 132 and not result.errors
+    assert result.face_accuracy >= 0.9 and result.recall >= 0.9 and result.exact_accuracy >= 0.7
+    assert np.median(result.latencies_ms) < 1000
