@@ -306,3 +306,38 @@ def test_ultralytics_loads_the_yolo_dataset_as_is(photos, tmp_path):
             assert w * photo.width == pytest.approx(x2 - x1, abs=0.01)
             assert cy * photo.height == pytest.approx((y1 + y2) / 2, abs=0.01)
             assert h * photo.height == pytest.approx(y2 - y1, abs=0.01)
+
+
+def test_photos_sharing_a_stem_keep_their_own_labels(tmp_path):
+    photos = []
+    for n, name in enumerate(["x.jpg", "x.png", "sub/x.jpg", "sub__x.jpg"], 1):
+        path = tmp_path / "p" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (100 + n, 80)).save(path)
+        photos.append(LabelledPhoto(name, 100 + n, 80, [Die(n, (n, n, 10.0 + n, 20.0), 0.9)], path))
+    for fmt in ("yolo", "coco", "labelstudio"):
+        out = tmp_path / fmt
+        write_labels(photos, out, fmt, images="copy")
+        back = read_labels(out)
+        assert sorted((p.width, [d.value for d in p.dice]) for p in back) == [
+            (101, [1]),
+            (102, [2]),
+            (103, [3]),
+            (104, [4]),
+        ]
+    assert len(list((tmp_path / "yolo/labels/train").glob("*.txt"))) == 4
+
+
+def test_yolo_split_folders_as_roboflow_exports_them(photos, tmp_path):
+    write_yolo(photos[:2], tmp_path / "a")
+    write_yolo(photos[2:], tmp_path / "b")
+    root = tmp_path / "export"
+    for split, src in (("train", tmp_path / "a"), ("valid", tmp_path / "b")):
+        (root / split).mkdir(parents=True)
+        (src / "images/train").rename(root / split / "images")
+        (src / "labels/train").rename(root / split / "labels")
+    (root / "data.yaml").write_text(
+        "train: train/images\nval: valid/images\nnames: ['1','2','3','4','5','6']\n"
+    )
+    assert detect_format(root) == "yolo"
+    assert_same(read_labels(root), photos, flags=False)

@@ -25,6 +25,7 @@ from .model import (
     ImageMode,
     LabelFormatError,
     LabelledPhoto,
+    flat_names,
     image_size,
     place_image,
     value_of_name,
@@ -37,7 +38,7 @@ ANNOTATIONS = Path("annotations") / "instances_default.json"
 
 def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | None = None) -> dict:
     """The COCO detection dictionary for ``photos`` (``file_names`` default to their flat names)."""
-    names = list(file_names) if file_names is not None else [p.flat_name for p in photos]
+    names = list(file_names) if file_names is not None else flat_names(photos)
     images, annotations = [], []
     for image_id, (photo, file_name) in enumerate(zip(photos, names, strict=True), 1):
         images.append(
@@ -88,7 +89,7 @@ def write_coco(
     if images == "none":
         file_names = [p.name for p in photos]
     else:
-        file_names = [p.flat_name for p in photos]
+        file_names = flat_names(photos)
         for photo, fname in zip(photos, file_names, strict=True):
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")

@@ -29,6 +29,7 @@ from .model import (
     ImageMode,
     LabelFormatError,
     LabelledPhoto,
+    flat_names,
     image_size,
     place_image,
     value_of_name,
@@ -146,14 +147,14 @@ def write_labelstudio(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = []
-    for n, photo in enumerate(photos, 1):
+    for n, (photo, flat) in enumerate(zip(photos, flat_names(photos), strict=True), 1):
         if images == "none":
             rel = photo.name.replace("\\", "/")
         else:
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
-            place_image(Path(photo.image), out / "images" / photo.flat_name, images)
-            rel = f"images/{photo.flat_name}"
+            place_image(Path(photo.image), out / "images" / flat, images)
+            rel = f"images/{flat}"
         tasks.append(
             labelstudio_task(photo, image_prefix + rel, model_version=model_version, task_id=n)
         )

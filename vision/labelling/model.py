@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -17,6 +17,7 @@ __all__ = [
     "LabelFormatError",
     "LabelledPhoto",
     "find_photos",
+    "flat_names",
     "image_size",
 ]
 
@@ -65,6 +66,25 @@ class LabelledPhoto:
     def flat_name(self) -> str:
         """``name`` with folders joined by ``__``: unique inside one flat images folder."""
         return self.name.replace("\\", "/").strip("/").replace("/", "__")
+
+
+def flat_names(photos: Sequence[LabelledPhoto]) -> list[str]:
+    """Each photo's :attr:`~LabelledPhoto.flat_name`, made unique by file stem.
+
+    Label files are named by stem, so ``x.jpg`` and ``x.png`` (or a repeated name) would share
+    one; the later ones get ``_2``, ``_3``... before the extension.
+    """
+    names, used = [], set()
+    for photo in photos:
+        flat = photo.flat_name
+        stem, suffix = Path(flat).stem, Path(flat).suffix
+        n = 1
+        while stem.lower() in used:
+            n += 1
+            stem = f"{Path(flat).stem}_{n}"
+        used.add(stem.lower())
+        names.append(stem + suffix)
+    return names
 
 
 def find_photos(root: str | os.PathLike[str]) -> list[Path]:

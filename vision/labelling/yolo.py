@@ -28,6 +28,7 @@ from .model import (
     ImageMode,
     LabelFormatError,
     LabelledPhoto,
+    flat_names,
     image_size,
     place_image,
     value_of_name,
@@ -72,8 +73,7 @@ def write_yolo(
     for d in (lbl_dir, cvat_dir):
         d.mkdir(parents=True, exist_ok=True)
     listing, cvat_listing = [], []
-    for photo in photos:
-        flat = photo.flat_name
+    for photo, flat in zip(photos, flat_names(photos), strict=True):
         if images != "none":
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
@@ -163,6 +163,9 @@ def _label_dirs(root: Path) -> list[tuple[Path, Path | None]]:
             rel = sub.relative_to(labels)
             img = root / "images" / rel
             pairs.append((sub, img if img.is_dir() else None))
+    for split in sorted(d for d in root.iterdir() if (d / "labels").is_dir()):
+        img = split / "images"
+        pairs.append((split / "labels", img if img.is_dir() else None))
     for sub in sorted(root.glob("obj_*_data")):
         pairs.append((sub, sub))
     if not pairs and any(root.glob("*.txt")):
