@@ -1,0 +1,116 @@
+"""``dicecam read`` and ``dicecam eval`` on a tiny known-output model."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from service.cli import main
+
+pytest.importorskip("onnx", reason="the onnx package builds the test model")
+_spec = importlib.util.spec_from_file_location(
+    "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
+)
+models = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(models)
+
+
+@pytest.fixture
+def model(tmp_path) -> Path:
+    # a 5 and a cocked die in a 320x320 input
+    preds = models.raw_preds([(160, 160, 40, 40, {4: 0.9}), (60, 60, 30, 30, {6: 0.8, 2: 0.4})])
+    return models.make_model(tmp_path / "m.onnx", preds)
+
+
+@pytest.fixture
+def photos(tmp_path) -> dict[str, Path]:
+    good = tmp_path / "roll.jpg"
+    Image.new("RGB", (640, 480), (40, 120, 40)).save(good)
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"definitely not a jpeg")
+    return {"good": good, "bad": bad}
+
+
+def test_read_json_one_line_per_photo_and_errors_continue(model, photos, capsys):
+    code = main(["read", "--json", "--model", str(model), str(photos["bad"]), str(photos["good"])])
+    assert code == 1
+    out, err = capsys.readouterr()
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 2
+    assert lines[0]["image"] == str(photos["bad"]) and "not an image" in lines[0]["error"]
+    ok = lines[1]
+    assert ok["image"] == str(photos["good"]) and (ok["width"], ok["height"]) == (640, 480)
+    assert [(d["value"], d["cocked"]) for d in ok["dice"]] == [(3, True), (5, False)]
+    assert ok["dice"][1]["box"] == [280.0, 200.0, 360.0, 280.0]
+    assert ok["values"] == [5] and ok["cocked"] == 1 and ok["latency_ms"] > 0
+    assert str(photos["bad"]) in err and "not an image" in err
+
+
+def test_read_summary_expect_and_annotate(model, photos, tmp_path, capsys):
+    out_dir = tmp_path / "annotated"
+    code = main(
+        [
+            "read",
+            "--model",
+            str(model),
+            "--expect",
+            "3",
+            "--annotate",
+            str(out_dir),
+            str(photos["good"]),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(f"{photos['good']}: 2 dice, values 5, 1 cocked, 1 missing, BUST")
+    drawn = np.asarray(Image.open(out_dir / "roll.jpg").convert("RGB")).astype(int)
+    assert drawn.shape == (480, 640, 3)
+    plain = np.array([40, 120, 40])
+    # the box edge of the 5 (x = 280) is drawn, the middle of the photo's empty area is not
+    assert np.abs(drawn[240, 280] - plain).max() > 60
+    assert np.abs(drawn[400, 500] - plain).max() < 20
+
+
+def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
+    missing = tmp_path / "none.onnx"
+    for argv, message in [
+        (["--model", str(missing)], f"reader model not found: {missing}"),
+        (["--expect", "0"], "--expect must be a positive number"),
+    ]:
+        assert main(["read", *argv, str(photos["good"])]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("dicecam read: error:") and message in err
+        assert len(err.strip().splitlines()) == 1
+    proc = subprocess.run(
+        [sys.executable, "-m", "service.cli", "read", "--model", str(missing), str(photos["good"])],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "reader model not found" in proc.stderr
+
+
+def test_eval_prints_figures_and_json(model, tmp_path, capsys):
+    ds = tmp_path / "ds"
+    (ds / "images").mkdir(parents=True)
+    (ds / "labels").mkdir()
+    Image.new("RGB", (320, 320), (90, 90, 90)).save(ds / "images" / "a.png")
+    (ds / "labels" / "a.txt").write_text("4 0.5 0.5 0.125 0.125\n6 0.1875 0.1875 0.1 0.1\n")
+    assert main(["eval", str(ds), "--model", str(model)]) == 0
+    text = capsys.readouterr().out
+    assert "face accuracy     100.00%" in text and "exact photos      100.00%" in text
+    assert "cocked recall     100.00%" in text and "median latency" in text
+    assert main(["eval", str(ds), "--model", str(model), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["recall"] == 1.0 and data["confusion"][4][4] == 1 and data["imgsz"] == [320, 320]
+
+
+def test_eval_bad_dataset_is_a_usage_error(model, tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "nowhere"), "--model", str(model)]) == 2
+    assert "no such dataset" in capsys.readouterr().err
