@@ -1,0 +1,113 @@
+"""A Morning Roll turn played through the service is submitted to the embedded tracker, with each
+roll's reading and photo as evidence; the tracker's refusals reach the player, nothing is lost."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from PIL import Image
+
+from service.api.server import BackgroundServer
+from service.app import create_app
+from service.settings import Settings
+from vision import Die, Reading, load_image
+
+pytest.importorskip("service.tracker")
+
+
+class QueueReader:
+    def __init__(self) -> None:
+        self.rolls: list[list[Die]] = []
+
+    def read(self, image, expected_dice=None) -> Reading:
+        img = load_image(image)
+        return Reading(img.width, img.height, self.rolls.pop(0), expected_dice=expected_dice)
+
+
+def dice(values: list[int], off: int = 0) -> list[Die]:
+    out = [Die(v, (10 + 50 * i, 10, 50 + 50 * i, 50), 0.95) for i, v in enumerate(values)]
+    return out + [Die(2, (500, 300, 530, 330), 0.9, on_table=False) for _ in range(off)]
+
+
+def png() -> bytes:  # the tracker stores JPEG: the service converts
+    buf = io.BytesIO()
+    Image.new("RGB", (320, 240), (30, 100, 50)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def open_timezone() -> str:
+    """A fixed-offset zone where it is now between 10:00 and 18:00 (the tracker is open 8-20)."""
+    hour = datetime.now(UTC).hour
+    for offset in range(-12, 15):
+        if 10 <= (hour + offset) % 24 <= 18:
+            return f"Etc/GMT{-offset:+d}" if offset else "UTC"
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture
+def server(tmp_path):
+    reader = QueueReader()
+    app = create_app(Settings(data_dir=tmp_path), reader=reader)
+    with BackgroundServer(app) as srv:
+        srv.reader = reader
+        srv.client = httpx.Client(base_url=srv.url, timeout=60)
+        yield srv
+        srv.client.close()
+
+
+def login(client: httpx.Client, name: str) -> str:
+    r = client.post(
+        "/tracker/api/v1/players",
+        json={"name": name, "password": "correct horse", "timezone": open_timezone()},
+    )
+    assert r.status_code == 201, r.text
+    r = client.post("/tracker/api/v1/tokens", json={"name": name, "password": "correct horse"})
+    return r.json()["token"]
+
+
+def test_a_banked_turn_reaches_the_tracker_with_its_evidence(server):
+    c = server.client
+    token = login(c, "heather")
+    t = c.post(
+        "/api/v1/turns", json={"player": "heather", "game": "morning-roll", "tracker_token": token}
+    ).json()
+    server.reader.rolls.append(dice([1, 2, 2, 3, 5, 6]))
+    t = c.post(
+        f"/api/v1/turns/{t['id']}/rolls", files={"photo": ("r.png", png(), "image/png")}
+    ).json()
+    t = c.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1]}).json()
+    t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [1, 4, 4, 4, 6]}).json()
+    t = c.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1, 4, 4, 4]}).json()
+    t = c.post(f"/api/v1/turns/{t['id']}/bank").json()
+    assert t["submission"]["status"] == "submitted", t["submission"]
+    history = c.get("/tracker/api/v1/players/heather/turns").json()["turns"]
+    assert [h["score"] for h in history] == [600]
+    rolls = history[0]["rolls"]
+    assert [r["values"] for r in rolls] == [[1, 2, 2, 3, 5, 6], [1, 4, 4, 4, 6]]
+    assert rolls[0]["reading"]["values"] == [1, 2, 2, 3, 5, 6] and rolls[1]["reading"] is None
+    photo = c.get(rolls[0]["photo_url"])
+    assert photo.status_code == 200 and photo.content[:3] == b"\xff\xd8\xff"
+    assert rolls[1]["photo_url"] is None
+
+    # a second turn the same day busts (die off the table); the tracker refuses it, and says why
+    t = c.post(
+        "/api/v1/turns", json={"player": "heather", "game": "morning-roll", "tracker_token": token}
+    ).json()
+    server.reader.rolls.append(dice([1, 1, 5, 5, 3], off=1))
+    t = c.post(
+        f"/api/v1/turns/{t['id']}/rolls", files={"photo": ("r.png", png(), "image/png")}
+    ).json()
+    assert t["bust"] and t["submission"]["status"] == "rejected"
+    assert "day" in t["submission"]["detail"].lower()
+    assert c.get(f"/api/v1/turns/{t['id']}").json()["bust"] is True
+
+
+def test_without_a_token_the_turn_is_kept_and_not_submitted(server):
+    c = server.client
+    t = c.post("/api/v1/turns", json={"player": "mike"}).json()
+    t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
+    assert t["bust"] and t["submission"]["status"] == "not-submitted"
+    assert "log in" in t["submission"]["detail"]
