@@ -1,0 +1,126 @@
+"""`dicecam serve` as a user runs it: a real process, plain HTTP and --https with its own cert."""
+
+from __future__ import annotations
+
+import os
+import ssl
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.api.server import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def serve(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    env = {**os.environ, "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "data"),
+            *args,
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    return proc, port
+
+
+def wait_up(proc: subprocess.Popen, url: str, **kw) -> httpx.Response:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"dicecam serve exited {proc.returncode}: {proc.stdout.read()}")
+        try:
+            return httpx.get(url, timeout=5, **kw)
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise AssertionError("dicecam serve did not answer within 60 s")
+
+
+def stop(proc: subprocess.Popen) -> str:
+    proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out
+
+
+def test_serve_plain_http_with_the_embedded_tracker(tmp_path):
+    proc, port = serve(tmp_path)
+    try:
+        r = wait_up(proc, f"http://127.0.0.1:{port}/api/v1/health")
+        assert r.json()["status"] == "ok" and r.json()["tracker"] == "embedded"
+        assert "<video" in httpx.get(f"http://127.0.0.1:{port}/").text
+        assert httpx.get(f"http://127.0.0.1:{port}/tracker/api/v1/rounds").status_code == 200
+        assert "/api/v1/turns" in httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["paths"]
+    finally:
+        out = stop(proc)
+    assert f"serving http://127.0.0.1:{port}/" in out
+    assert (tmp_path / "data" / "tracker.sqlite3").is_file()
+
+
+def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):
+    proc, port = serve(tmp_path, "--https", "--host", "127.0.0.1", "--no-tracker")
+    cert = tmp_path / "data" / "dicecam-cert.pem"
+    key = tmp_path / "data" / "dicecam-key.pem"
+    try:
+        ctx = ssl.create_default_context()
+        deadline = time.monotonic() + 60
+        while not cert.is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        ctx.load_verify_locations(cert)  # verifies: the certificate names 127.0.0.1
+        r = wait_up(proc, f"https://127.0.0.1:{port}/api/v1/health", verify=ctx)
+        assert r.json()["tracker"] is None
+        assert httpx.get(f"https://127.0.0.1:{port}/tracker/", verify=ctx).status_code == 404
+    finally:
+        out = stop(proc)
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert f"serving https://127.0.0.1:{port}/" in out
+    first = cert.read_bytes()
+    # a second start reuses the certificate (the phone accepted it once)
+    proc, port = serve(tmp_path, "--https", "--host", "127.0.0.1", "--no-tracker")
+    try:
+        wait_up(proc, f"https://127.0.0.1:{port}/api/v1/health", verify=ctx)
+    finally:
+        stop(proc)
+    assert cert.read_bytes() == first
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tracker-url", "ftp://x"], "--tracker-url must start with http://"),
+        (["--max-upload-mb", "0"], "--max-upload-mb must be positive"),
+        (["--port", "70000"], "--port must be 0 to 65535"),
+    ],
+)
+def test_serve_usage_errors_exit_2_with_one_line(tmp_path, args, message):
+    proc = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
