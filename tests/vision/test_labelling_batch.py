@@ -269,3 +269,27 @@ def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
         for a, b in zip(got.dice, direct.dice, strict=True):
             assert a.value == b.value and a.confidence == pytest.approx(b.confidence, abs=1e-4)
             assert max(abs(x - y) for x, y in zip(a.box, b.box, strict=True)) <= 0.5
+
+
+def test_output_inside_the_photo_folder_is_not_relabelled(photo_dir):
+    reader = SceneReader(photo_dir)
+    out = photo_dir / "labelled"
+    first = label_folder(photo_dir, reader, out, "yolo", show_progress=False)
+    assert len(list((out / "images/train").iterdir())) == 4  # copies now inside photo_dir
+    second = label_folder(photo_dir, reader, out, "yolo", show_progress=False)
+    assert [p.name for p in second.photos] == [p.name for p in first.photos]
+
+
+def test_labelstudio_urls_quote_odd_names(tmp_path):
+    from vision.labelling import LabelledPhoto
+
+    path = tmp_path / "p" / "my roll #1.jpg"
+    path.parent.mkdir()
+    Image.new("RGB", (50, 40)).save(path)
+    photo = LabelledPhoto(path.name, 50, 40, [Die(2, (1.0, 2.0, 11.0, 12.0), 0.8)], path)
+    tasks = json.loads(write_labelstudio([photo], tmp_path / "ls").read_text())
+    assert tasks[0]["data"]["image"] == "/data/local-files/?d=my%20roll%20%231.jpg"
+    del tasks[0]["data"]["name"]
+    (tmp_path / "ls/tasks.json").write_text(json.dumps(tasks))
+    (back,) = read_labels(tmp_path / "ls", image_root=tmp_path / "p")
+    assert back.name == "my roll #1.jpg" and back.image == path

@@ -94,11 +94,13 @@ def label_photos(
     conf: float = 0.0,
     show_progress: bool = True,
     stream: TextIO | None = None,
+    exclude: str | os.PathLike[str] | None = None,
 ) -> LabelRun:
     """Read every photo under ``root`` with ``reader``; keep dice with confidence >= ``conf``.
 
     A photo the reader cannot open (it raises ``OSError``, ``ValueError`` or
-    ``vision.io.ImageError``) is listed in ``LabelRun.unreadable``; the run goes on.
+    ``vision.io.ImageError``) is listed in ``LabelRun.unreadable``; the run goes on. Photos
+    under ``exclude`` are left out.
 
     Example:
         >>> run = label_photos("photos/", DiceReader())  # doctest: +SKIP
@@ -107,6 +109,9 @@ def label_photos(
     """
     root = Path(root)
     paths = find_photos(root)
+    if exclude is not None:  # e.g. an output folder inside the photos folder
+        skip = Path(exclude).resolve()
+        paths = [p for p in paths if not p.resolve().is_relative_to(skip)]
     errors = _read_errors()
     run = LabelRun()
     start = time.perf_counter()
@@ -170,8 +175,10 @@ def label_folder(
     ``unreadable.txt`` and ``summary.json`` into ``out``."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    run = label_photos(root, reader, conf=conf, show_progress=show_progress, stream=stream)
     out = Path(out)
+    run = label_photos(
+        root, reader, conf=conf, show_progress=show_progress, stream=stream, exclude=out
+    )
     out.mkdir(parents=True, exist_ok=True)
     run.outputs["labels"] = write_labels(run.photos, out, fmt, **write_options)
     run.outputs["review"], run.outputs["review_json"] = write_review(run.photos, out)

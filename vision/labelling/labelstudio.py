@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 from vision.types import Die
 
@@ -135,7 +135,7 @@ def write_labelstudio(
 ) -> Path:
     """Write ``tasks.json`` and ``labeling-config.xml`` into ``out``; return the tasks file.
 
-    ``data.image`` is ``image_prefix`` + the photo's name (``images="none"``) or
+    ``data.image`` is ``image_prefix`` + the photo's name, URL-quoted (``images="none"``), or
     ``images/<flat name>`` when the photos are copied or linked into ``out``. With the default
     prefix, start Label Studio with ``LOCAL_FILES_SERVING_ENABLED=true`` and
     ``LOCAL_FILES_DOCUMENT_ROOT`` set to the photos folder (or ``out``); pass an ``http://``
@@ -155,9 +155,8 @@ def write_labelstudio(
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
             place_image(Path(photo.image), out / "images" / flat, images)
             rel = f"images/{flat}"
-        tasks.append(
-            labelstudio_task(photo, image_prefix + rel, model_version=model_version, task_id=n)
-        )
+        url = image_prefix + quote(rel, safe="/")
+        tasks.append(labelstudio_task(photo, url, model_version=model_version, task_id=n))
     (out / "labeling-config.xml").write_text(labelstudio_config())
     path = out / "tasks.json"
     path.write_text(json.dumps(tasks, indent=1))
@@ -175,7 +174,8 @@ def _image_name(url: str) -> str:
     if "?d=" in url:
         return unquote(url.split("?d=", 1)[1]).lstrip("/")
     parsed = urlparse(url)
-    path = unquote(parsed.path if parsed.scheme in {"http", "https", "s3", "gs"} else url)
+    path = parsed.path if parsed.scheme in {"http", "https", "s3", "gs"} else url.split("?")[0]
+    path = unquote(path)
     if _UPLOAD.match(path):
         return _UPLOAD.sub("", path)
     return path.lstrip("/") if parsed.scheme else path
