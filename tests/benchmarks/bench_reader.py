@@ -1,0 +1,109 @@
+"""Benchmark: end-to-end DiceReader.read of one 640x480 JPEG (decode, letterbox, ONNX, decode).
+
+    python tests/benchmarks/bench_reader.py                     # the shipped model
+    python tests/benchmarks/bench_reader.py --model other.onnx --runs 200
+
+Prints the model's input size, median and p90 latency of ``read(path)``, the share spent in
+onnxruntime alone, and batch throughput. Target (issue 4): median <= 25 ms on the 2-core CPU.
+Photos are real ones from ../shared/datasets/roboflow-dice/eval resized to 640x480 when that set
+is present, otherwise a synthetic picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from vision import DiceReader  # noqa: E402
+
+EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval" / "images"
+
+
+def _photos(folder: Path, count: int) -> list[Path]:
+    from PIL import Image
+
+    sources = sorted(EVAL.glob("*.jpg"))[:count] if EVAL.is_dir() else []
+    paths = []
+    for i in range(count):
+        if sources:
+            im = Image.open(sources[i % len(sources)]).convert("RGB").resize((640, 480))
+        else:
+            rng = np.random.default_rng(i)
+            im = Image.fromarray(rng.integers(0, 255, (480, 640, 3), dtype=np.uint8))
+        path = folder / f"photo{i}.jpg"
+        im.save(path, quality=90)
+        paths.append(path)
+    return paths
+
+
+def _pct(xs: list[float], q: float) -> float:
+    return float(np.percentile(xs, q))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--model", help="ONNX model (default: DICECAM_MODEL or the shipped model)")
+    ap.add_argument("--runs", type=int, default=100, help="timed reads (default 100)")
+    ap.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")
+    args = ap.parse_args()
+
+    reader = DiceReader(args.model, threads=args.threads)
+    h, w = reader.imgsz
+    with tempfile.TemporaryDirectory() as tmp:
+        photos = _photos(Path(tmp), 20)
+        for p in photos[:5]:  # warm up
+            reader.read(p)
+        e2e, infer = [], []
+        blob = np.zeros((reader.fixed_batch or 1, 3, h, w), np.float32)
+        for i in range(args.runs):
+            t0 = time.perf_counter()
+            reader.read(photos[i % len(photos)])
+            e2e.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            reader._run(blob)
+            infer.append((time.perf_counter() - t0) * 1000)
+        batch = [photos[i % len(photos)] for i in range(32)]
+        t0 = time.perf_counter()
+        reader.read_batch(batch, batch_size=8)
+        per_photo = (time.perf_counter() - t0) * 1000 / len(batch)
+
+    print(f"model            {reader.model_path}")
+    print(
+        f"input size       {w}x{h}  (batch {'dynamic' if reader.fixed_batch is None else reader.fixed_batch})"
+    )
+    print(
+        f"machine          {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} onnxruntime threads"
+    )
+    print(
+        f"load average     {os.getloadavg()[0]:.1f} (other jobs on the machine slow every figure)"
+    )
+    print(
+        f"photo            640x480 JPEG from {'roboflow-dice/eval' if EVAL.is_dir() else 'random pixels'}"
+    )
+    print(
+        f"read(path) ms    median {statistics.median(e2e):.1f}  p90 {_pct(e2e, 90):.1f}  (n={args.runs})"
+    )
+    print(f"onnxruntime ms   median {statistics.median(infer):.1f}  p90 {_pct(infer, 90):.1f}")
+    overhead = statistics.median(e - i for e, i in zip(e2e, infer, strict=True))
+    print(f"outside onnx ms  median {overhead:.1f}  (JPEG decode, letterbox, box decoding, NMS)")
+    print(f"read_batch ms    {per_photo:.1f} per photo (32 photos, batch_size 8)")
+    target = statistics.median(e2e) <= 25.0
+    print(f"target <= 25 ms  {'met' if target else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
