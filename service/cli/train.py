@@ -1,0 +1,131 @@
+"""``dicecam train``: make the shipped reader from its recipe, or fine-tune it on new dice."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from service.cli import UsageError
+
+__all__ = ["register", "run"]
+
+STAGES = ("all", "data", "detector", "faces", "card")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "train",
+        help="train the reader (detector + face classifier) from its recipe, or fine-tune it",
+        description=(
+            "Without --from: render the recipe's synthetic set, train the YOLO detector on it plus "
+            "the real photos, train the face classifier on die crops, export both to ONNX in "
+            "--out and write the model card. With --from MODEL --data DIR: fine-tune that model "
+            "on a new dice set (a YOLO folder), keeping a held-out split, and print the "
+            "evaluation before and after. Needs the training extra: pip install -e '.[train]'."
+        ),
+    )
+    p.add_argument(
+        "--recipe",
+        type=Path,
+        default=None,
+        help="recipe YAML (default: datasets/recipes/dicecam-reader.yaml)",
+    )
+    p.add_argument(
+        "--work",
+        type=Path,
+        default=Path("runs/train"),
+        help="working folder for data and checkpoints (default runs/train)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for the exported models (default models/, or runs/finetune for --from)",
+    )
+    p.add_argument(
+        "--name", default=None, help="model name (default: the recipe's, or NAME-ft for --from)"
+    )
+    p.add_argument("--stage", choices=STAGES, default="all", help="run one step only (default all)")
+    p.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        default=None,
+        help="YOLO dataset folder with images/ and labels/ (new dice to learn); repeatable",
+    )
+    p.add_argument(
+        "--from",
+        dest="from_model",
+        type=Path,
+        default=None,
+        help="fine-tune this model (NAME.onnx with NAME.pt and NAME-faces.pt beside it)",
+    )
+    p.add_argument(
+        "--epochs", type=int, default=None, help="detector epochs (overrides the recipe)"
+    )
+    p.add_argument(
+        "--time-hours",
+        type=float,
+        default=None,
+        help="detector wall-clock budget in hours (overrides the recipe)",
+    )
+    p.add_argument(
+        "--faces-epochs",
+        type=int,
+        default=None,
+        help="face classifier epochs (overrides the recipe)",
+    )
+    p.add_argument(
+        "--synth",
+        type=int,
+        default=None,
+        help="synthetic images to render (overrides the recipe; 0 = none)",
+    )
+    p.add_argument("--workers", type=int, default=1, help="processes rendering synthetic images")
+    p.add_argument(
+        "--holdout",
+        type=float,
+        default=0.2,
+        help="with --from: share of --data photos held out for evaluation (default 0.2)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from vision.train.recipe import load_recipe
+
+        recipe = load_recipe(args.recipe)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.epochs is not None:
+        if args.epochs < 1:
+            raise UsageError(f"--epochs must be at least 1, got {args.epochs}")
+        recipe.detector.epochs = args.epochs
+        recipe.detector.time_hours = None
+    if args.time_hours is not None:
+        recipe.detector.time_hours = args.time_hours
+    if args.faces_epochs is not None:
+        recipe.faces.epochs = args.faces_epochs
+    if args.synth is not None:
+        recipe.synth.n = args.synth
+    for d in args.data or []:
+        if not d.is_dir():
+            raise UsageError(f"--data must be a YOLO dataset folder, got {d} (not a folder)")
+    try:
+        import torch  # noqa: F401
+        import ultralytics  # noqa: F401
+    except ImportError:
+        raise UsageError("training needs the train extra: pip install -e '.[train]'") from None
+
+    if args.from_model is not None:
+        from vision.train.finetune import finetune
+
+        if not args.data:
+            raise UsageError("--from needs --data DIR: the labelled photos of the new dice")
+        return finetune(recipe, args)
+
+    from vision.train.run import train_reader
+
+    return train_reader(recipe, args)

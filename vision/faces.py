@@ -1,0 +1,105 @@
+"""Second stage of the reader: read each die's top face from a crop of the photo.
+
+The detector finds dice at a small input size, where pips of small or far dice blur together.
+:class:`FaceClassifier` cuts each die out of the decoded photo at its own scale (``CROP_SIZE``
+pixels a side) and reads it with a small network: classes 0..5 are faces 1..6, class 6 is a
+cocked die. The model is an ONNX file next to the detector (``dicecam-reader-faces.onnx`` beside
+``dicecam-reader.onnx``).
+
+Example:
+    >>> import numpy as np
+    >>> crop_die(np.zeros((100, 100, 3), np.uint8), (10, 10, 30, 40)).shape
+    (48, 48, 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["CROP_SIZE", "FaceClassifier", "crop_die", "faces_model_for"]
+
+CROP_SIZE = 48
+"""Side of the square crop the face classifier reads, in pixels."""
+
+CROP_MARGIN = 0.15
+"""How much the crop grows around the die's box, per side, as a share of its longer side."""
+
+
+def crop_die(
+    image: NDArray[np.uint8],
+    box: Sequence[float],
+    size: int = CROP_SIZE,
+    margin: float = CROP_MARGIN,
+) -> NDArray[np.uint8]:
+    """Square crop around ``box`` (x1, y1, x2, y2), grown by ``margin``, resized to ``size``.
+
+    Pixels outside the image repeat the edge. Training and inference both cut dice with this.
+    """
+    import cv2
+
+    x1, y1, x2, y2 = (float(v) for v in box)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    side = max(x2 - x1, y2 - y1, 4.0) * (1 + 2 * margin)
+    scale = size / side
+    m = np.array([[scale, 0, size / 2 - cx * scale], [0, scale, size / 2 - cy * scale]], np.float32)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def faces_model_for(detector: str | Path) -> Path:
+    """Where the face classifier of a detector lives: ``NAME-faces.onnx`` beside ``NAME.onnx``."""
+    detector = Path(detector)
+    return detector.with_name(f"{detector.stem}-faces.onnx")
+
+
+class FaceClassifier:
+    """Reads the top value of dice from RGB crops with an ONNX classifier.
+
+    Args:
+        model: ONNX file with input N x 3 x S x S (RGB, 0..1) and output N x 7 logits.
+        threads: onnxruntime intra-op threads.
+    """
+
+    def __init__(self, model: str | Path, *, threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        self.model_path = Path(model)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(self.model_path), opts, providers=["CPUExecutionProvider"]
+        )
+        inp = self._session.get_inputs()[0]
+        self._input = inp.name
+        size = inp.shape[2]
+        self.size = size if isinstance(size, int) else CROP_SIZE
+
+    def classify(
+        self, rgb: NDArray[np.uint8], boxes: NDArray[np.floating]
+    ) -> tuple[NDArray[np.intp], NDArray[np.bool_], NDArray[np.float32]]:
+        """Values (1..6), cocked flags and class probabilities (N x 7) of dice at ``boxes``.
+
+        ``boxes`` are x1, y1, x2, y2 in pixels of ``rgb``.
+        """
+        n = len(boxes)
+        if n == 0:
+            return np.zeros(0, np.intp), np.zeros(0, bool), np.zeros((0, 7), np.float32)
+        crops = np.stack([crop_die(rgb, b, self.size) for b in boxes])
+        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
+        logits = self._session.run(None, {self._input: blob})[0].astype(np.float32)
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        probs /= probs.sum(axis=1, keepdims=True)
+        values = probs[:, :6].argmax(axis=1) + 1
+        cocked = probs[:, 6] > probs[:, :6].max(axis=1) if probs.shape[1] > 6 else np.zeros(n, bool)
+        return values, cocked, probs

@@ -1,0 +1,175 @@
+"""The face classifier: reads the top value of one die from a crop (second stage of the reader).
+
+The detector finds dice at a small input size; this network reads each die from the full
+resolution photo, at a scale where its pips are clear. Classes 0..5 are faces 1..6, class 6 is a
+cocked die. Trained with plain torch, exported to ONNX (input ``images``: N x 3 x 48 x 48 float
+RGB in 0..1; output ``logits``: N x 7).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["FaceNet", "export_classifier", "train_classifier"]
+
+N_CLASSES = 7
+
+
+def _build_model():
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+        )
+
+    return nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1, bias=False),
+        nn.BatchNorm2d(16),
+        nn.ReLU(inplace=True),
+        nn.MaxPool2d(2),  # 24
+        block(16, 32),  # 12
+        block(32, 64),  # 6
+        block(64, 96),  # 3
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(96, N_CLASSES),
+    )
+
+
+FaceNet = _build_model
+
+
+def _augment(batch, generator):
+    """Random rotation by quarter turns, flips, colour and contrast changes, inversion, blur."""
+    import torch
+
+    x = batch
+    k = int(torch.randint(0, 4, (1,), generator=generator))
+    x = torch.rot90(x, k, dims=(2, 3))
+    if torch.rand(1, generator=generator) < 0.5:
+        x = torch.flip(x, dims=(3,))
+    n = x.shape[0]
+    # per-sample brightness/contrast/channel gains
+    gain = 1 + 0.25 * (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1)
+    bias = 0.15 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    contrast = 1 + 0.4 * (torch.rand(n, 1, 1, 1, generator=generator) * 2 - 1)
+    x = (x - mean) * contrast + mean
+    x = x * gain + bias
+    # some samples to grayscale, some inverted (light pips on dark dice and the reverse)
+    gray = (torch.rand(n, 1, 1, 1, generator=generator) < 0.15).float()
+    x = gray * x.mean(dim=1, keepdim=True).expand_as(x) + (1 - gray) * x
+    inv = (torch.rand(n, 1, 1, 1, generator=generator) < 0.1).float()
+    x = inv * (1 - x) + (1 - inv) * x
+    x = x + 0.03 * torch.randn(x.shape, generator=generator) * torch.rand(
+        n, 1, 1, 1, generator=generator
+    )
+    return x.clamp(0, 1)
+
+
+def _to_tensor(crops: np.ndarray):
+    import torch
+
+    # BGR uint8 NHWC -> RGB float NCHW
+    return torch.from_numpy(crops[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def train_classifier(
+    crops: np.ndarray,
+    classes: np.ndarray,
+    *,
+    epochs: int = 12,
+    batch: int = 128,
+    lr: float = 3e-3,
+    seed: int = 0,
+    init: Path | None = None,
+    val: tuple[np.ndarray, np.ndarray] | None = None,
+    threads: int | None = None,
+    log=print,
+):
+    """Train the face classifier on crops (N x 64 x 64 x 3 BGR uint8) and return the model."""
+    import torch
+    import torch.nn as nn
+
+    if threads:
+        torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = FaceNet()
+    if init is not None:
+        model.load_state_dict(torch.load(init, map_location="cpu"))
+    x_all = _to_tensor(crops)
+    y_all = torch.from_numpy(np.asarray(classes, np.int64))
+    counts = torch.bincount(y_all, minlength=N_CLASSES).float()
+    weights = torch.where(counts > 0, (counts.sum() / counts.clamp(min=1)) ** 0.5, 0.0)
+    loss_fn = nn.CrossEntropyLoss(weight=weights / weights[counts > 0].mean(), label_smoothing=0.05)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((len(x_all) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(steps, 1))
+    for epoch in range(epochs):
+        model.train()
+        start = time.perf_counter()
+        perm = torch.randperm(len(x_all), generator=generator)
+        total, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(perm), batch):
+            idx = perm[i : i + batch]
+            xb = _augment(x_all[idx], generator)
+            yb = y_all[idx]
+            logits = model(xb)
+            loss = loss_fn(logits, yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += float(loss.detach()) * len(idx)
+            correct += int((logits.argmax(1) == yb).sum())
+            total += len(idx)
+        msg = f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} train acc {correct / total:.4f}"
+        if val is not None and len(val[0]):
+            msg += f" val acc {evaluate_classifier(model, *val):.4f}"
+        log(f"{msg} ({time.perf_counter() - start:.0f} s)")
+    model.eval()
+    return model
+
+
+def evaluate_classifier(model, crops: np.ndarray, classes: np.ndarray) -> float:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        preds = torch.cat(
+            [model(_to_tensor(crops[i : i + 512])).argmax(1) for i in range(0, len(crops), 512)]
+        )
+    return float((preds.numpy() == np.asarray(classes)).mean())
+
+
+def export_classifier(model, out_file: Path, size: int = 48) -> Path:
+    """Write the classifier as ONNX with a dynamic batch axis."""
+    import torch
+
+    model.eval()
+    out_file = Path(out_file)
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, size, size)
+    torch.onnx.export(
+        model,
+        dummy,
+        str(out_file),
+        input_names=["images"],
+        output_names=["logits"],
+        dynamic_axes={"images": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return out_file

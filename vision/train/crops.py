@@ -1,0 +1,77 @@
+"""Cut die crops out of YOLO-format datasets, for the face classifier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.faces import CROP_SIZE, crop_die
+
+__all__ = ["CROP_SIZE", "crop_die", "iter_yolo_items", "load_crops"]
+
+IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+
+def iter_yolo_items(image_dirs: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
+    """(image, label) pairs of YOLO folders laid out as ``.../images/...`` and ``.../labels/...``."""
+    for image_dir in image_dirs:
+        image_dir = Path(image_dir)
+        for image in sorted(image_dir.rglob("*")):
+            if image.suffix.lower() not in IMAGE_EXTS:
+                continue
+            parts = list(image.parts)
+            idx = len(parts) - 1 - parts[::-1].index("images")
+            parts[idx] = "labels"
+            label = Path(*parts).with_suffix(".txt")
+            if label.is_file():
+                yield image, label
+
+
+def load_crops(
+    image_dirs: Iterable[Path],
+    *,
+    jitter: int = 2,
+    seed: int = 0,
+    size: int = CROP_SIZE,
+    max_images: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops (N, size, size, 3 uint8 BGR) and classes (N,) from YOLO folders.
+
+    Each die gives ``1 + jitter`` crops: the labelled box, then boxes shifted and scaled at random
+    the way a detector's boxes err.
+    """
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
+    for n, (image_path, label_path) in enumerate(iter_yolo_items(image_dirs)):
+        if max_images is not None and n >= max_images:
+            break
+        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        for line in label_path.read_text().split("\n"):
+            fields = line.split()
+            if len(fields) != 5:
+                continue
+            cls = int(float(fields[0]))
+            cx, cy, bw, bh = (float(v) for v in fields[1:])
+            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+            if min(box[2] - box[0], box[3] - box[1]) < 3:
+                continue
+            crops.append(crop_die(image, box, size))
+            classes.append(cls)
+            bwp, bhp = box[2] - box[0], box[3] - box[1]
+            for _ in range(jitter):
+                dx, dy = rng.normal(0, 0.08, 2) * (bwp, bhp)
+                s = float(np.exp(rng.normal(0, 0.1)))
+                ncx, ncy = (box[0] + box[2]) / 2 + dx, (box[1] + box[3]) / 2 + dy
+                jb = (ncx - bwp * s / 2, ncy - bhp * s / 2, ncx + bwp * s / 2, ncy + bhp * s / 2)
+                crops.append(crop_die(image, jb, size))
+                classes.append(cls)
+    if not crops:
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(crops), np.asarray(classes, np.int64)

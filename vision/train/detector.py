@@ -1,0 +1,81 @@
+"""Train the YOLO dice detector with ultralytics and export it to ONNX for the runtime."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from .env import prepare_ultralytics
+
+__all__ = ["export_onnx", "train_detector"]
+
+
+def train_detector(
+    data_yaml: Path,
+    out_dir: Path,
+    *,
+    model: str = "yolo11n.yaml",
+    imgsz: int = 320,
+    epochs: int = 30,
+    batch: int = 16,
+    seed: int = 0,
+    augment: dict[str, Any] | None = None,
+    validate: bool = False,
+    time_hours: float | None = None,
+    fraction: float = 1.0,
+    patience: int = 100,
+) -> Path:
+    """Train a detector and return the path of its final weights (``.pt``).
+
+    ``model`` is an architecture yaml shipped with ultralytics (``yolo11n.yaml``: built from
+    scratch, nothing downloaded) or a checkpoint ``.pt`` of our own to fine-tune.
+    """
+    ultralytics = prepare_ultralytics()
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    yolo = ultralytics.YOLO(str(model))
+    args: dict[str, Any] = dict(
+        data=str(Path(data_yaml).resolve()),
+        imgsz=imgsz,
+        epochs=epochs,
+        batch=batch,
+        seed=seed,
+        deterministic=False,
+        device="cpu",
+        workers=0,
+        project=str(out_dir),
+        name="train",
+        exist_ok=True,
+        val=validate,
+        plots=False,
+        amp=False,
+        verbose=False,
+        fraction=fraction,
+        patience=patience,
+        pretrained=str(model).endswith(".pt"),
+    )
+    if time_hours:
+        args["time"] = time_hours
+    args.update(augment or {})
+    start = time.perf_counter()
+    yolo.train(**args)
+    weights = out_dir / "train" / "weights"
+    best = weights / "best.pt"
+    final = best if best.is_file() else weights / "last.pt"
+    print(f"trained in {time.perf_counter() - start:.0f} s -> {final}")
+    return final
+
+
+def export_onnx(weights: Path, out_file: Path, *, imgsz: int = 320) -> Path:
+    """Export ``weights`` to an ONNX file the runtime loads with onnxruntime (no NMS inside)."""
+    ultralytics = prepare_ultralytics()
+    yolo = ultralytics.YOLO(str(weights))
+    exported = Path(
+        yolo.export(format="onnx", imgsz=imgsz, dynamic=False, simplify=True, opset=17, nms=False)
+    )
+    out_file = Path(out_file)
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exported, out_file)
+    return out_file

@@ -1,0 +1,82 @@
+"""Make ultralytics work offline, quietly and fast on a small CPU.
+
+Measured here (see ``../shared/notes/ultralytics-offline.md``): ultralytics checks for updates
+at import, downloads Arial.ttf before plotting, writes its settings file in the home folder and
+uses one torch thread on a 2-core machine. :func:`prepare_ultralytics` fixes all of that before
+the first import; call it instead of importing ultralytics directly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+__all__ = ["prepare_ultralytics"]
+
+_PREPARED: ModuleType | None = None
+
+
+def _find_ttf() -> Path | None:
+    """A TTF font already on disk (matplotlib ships DejaVuSans), to stand in for Arial."""
+    try:
+        import matplotlib
+
+        candidate = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        if candidate.is_file():
+            return candidate
+    except ImportError:
+        pass
+    for root in ("/usr/share/fonts", "/usr/local/share/fonts"):
+        for path in Path(root).rglob("*.ttf") if Path(root).is_dir() else []:
+            return path
+    return None
+
+
+def prepare_ultralytics(
+    config_dir: str | os.PathLike[str] | None = None, threads: int | None = None
+) -> ModuleType:
+    """Set up the environment, import ultralytics and return the module.
+
+    Args:
+        config_dir: where ultralytics keeps settings and fonts (default: a private temp folder,
+            or ``$YOLO_CONFIG_DIR`` when set).
+        threads: torch threads (default: every core).
+    """
+    global _PREPARED
+    if _PREPARED is not None:
+        return _PREPARED
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_VERBOSE", "False")
+    cfg = Path(
+        config_dir or os.environ.get("YOLO_CONFIG_DIR") or tempfile.mkdtemp(prefix="dicecam-yolo-")
+    )
+    cfg.mkdir(parents=True, exist_ok=True)
+    os.environ["YOLO_CONFIG_DIR"] = str(cfg)
+    os.environ.setdefault("MPLCONFIGDIR", str(cfg / "matplotlib"))
+    # OpenVINO's telemetry forks processes that try to reach the network: opt out.
+    intel = Path.home() / "intel"
+    try:
+        intel.mkdir(exist_ok=True)
+        (intel / "openvino_telemetry").write_text("0")
+    except OSError:
+        pass
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        target = cfg / name
+        if not target.exists():
+            font = _find_ttf()
+            if font is not None:
+                shutil.copyfile(font, target)
+
+    import torch
+    import ultralytics
+    from ultralytics.utils import SETTINGS, torch_utils
+
+    n = threads or os.cpu_count() or 1
+    torch.set_num_threads(n)
+    torch_utils.NUM_THREADS = n
+    SETTINGS.update({"sync": False, "datasets_dir": str(cfg / "datasets")})
+    _PREPARED = ultralytics
+    return ultralytics

@@ -1,0 +1,185 @@
+"""``dicecam train --from MODEL --data DIR``: teach the reader a new set of dice.
+
+The new photos are split (by a hash of their names, so the split is stable) into a training part
+and a held-out part. The evaluation of the starting model on the held-out photos (and on the real
+eval set when present) is printed, the detector and face classifier are fine-tuned from their
+checkpoints on the new photos plus a replay sample of the recipe's own data (so the reader does
+not forget the dice it knew), and the same evaluation is printed again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from .recipe import Recipe
+
+__all__ = ["finetune", "split_dataset"]
+
+IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+
+
+def _label_for(image: Path) -> Path | None:
+    parts = list(image.parts)
+    if "images" not in parts:
+        return None
+    idx = len(parts) - 1 - parts[::-1].index("images")
+    parts[idx] = "labels"
+    label = Path(*parts).with_suffix(".txt")
+    return label if label.is_file() else None
+
+
+def _link(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists() or dst.is_symlink():
+        dst.unlink()
+    try:
+        os.symlink(src.resolve(), dst)
+    except OSError:
+        import shutil
+
+        shutil.copyfile(src, dst)
+
+
+def split_dataset(
+    data_dirs: list[Path],
+    out: Path,
+    *,
+    holdout: float = 0.2,
+    replay: list[Path] | None = None,
+    replay_n: int = 150,
+    seed: int = 0,
+) -> tuple[Path, Path, int, int]:
+    """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout).
+
+    Returns the two folders and how many photos each holds. ``replay`` folders contribute
+    ``replay_n`` random photos to the training part only.
+    """
+    items = []
+    for d in data_dirs:
+        for image in sorted(Path(d).rglob("*")):
+            if image.suffix.lower() in IMAGE_EXTS and (label := _label_for(image)) is not None:
+                items.append((image, label))
+    if len(items) < 2:
+        raise ValueError(
+            f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
+        )
+    train, held = out / "train", out / "heldout"
+    n_train = n_held = 0
+    for k, (image, label) in enumerate(items):
+        h = int(hashlib.sha1(f"{seed}:{image.name}:{k}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        part = held if h < holdout else train
+        name = f"{k:05d}_{image.name}"
+        _link(image, part / "images" / name)
+        _link(label, (part / "labels" / name).with_suffix(".txt"))
+        if part is held:
+            n_held += 1
+        else:
+            n_train += 1
+    if n_held == 0 or n_train == 0:  # tiny sets: force one photo each way
+        raise ValueError(
+            f"split of {len(items)} photos left one side empty; use more photos or another --holdout"
+        )
+    rng = random.Random(seed)
+    pool = []
+    for d in replay or []:
+        pool += [
+            (i, lab)
+            for i in sorted(Path(d).rglob("*"))
+            if i.suffix.lower() in IMAGE_EXTS and (lab := _label_for(i))
+        ]
+    for k, (image, label) in enumerate(rng.sample(pool, min(replay_n, len(pool)))):
+        name = f"replay{k:05d}_{image.name}"
+        _link(image, train / "images" / name)
+        _link(label, (train / "labels" / name).with_suffix(".txt"))
+    return train, held, n_train, n_held
+
+
+def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
+    import yaml
+
+    from .card import write_card
+    from .detector import train_detector
+    from .pipeline import NAMES, ship_detector, train_faces
+    from .run import ROBOFLOW_EVAL, evaluate_model
+
+    base = Path(args.from_model)
+    if base.suffix != ".onnx":
+        base = base.with_suffix(".onnx")
+    base_pt, faces_pt = base.with_suffix(".pt"), base.with_name(f"{base.stem}-faces.pt")
+    for p in (base, base_pt):
+        if not p.is_file():
+            raise FileNotFoundError(f"--from needs {p} (the exported model and its checkpoint)")
+    name = args.name or f"{base.stem}-ft"
+    out = (args.out or Path("runs/finetune")).resolve()
+    work = args.work.resolve() / name
+    replay = recipe.real_dirs()
+    train_dir, held_dir, n_train, n_held = split_dataset(
+        args.data, work / "split", holdout=args.holdout, replay=replay, seed=args.seed
+    )
+    print(
+        f"fine-tuning on {n_train} photos (+ replay from {len(replay)} folders), {n_held} held out"
+    )
+    before = {"held-out (new dice)": evaluate_model(base, held_dir, split="")}
+    before["roboflow-dice eval (real)"] = evaluate_model(base, ROBOFLOW_EVAL)
+    data_yaml = work / "data.yaml"
+    data_yaml.write_text(
+        yaml.safe_dump(
+            {"train": str(train_dir / "images"), "val": str(held_dir / "images"), "names": NAMES}
+        )
+    )
+    start = time.perf_counter()
+    d = recipe.detector
+    epochs = args.epochs or 10
+    weights = train_detector(
+        data_yaml,
+        work / "detector",
+        model=str(base_pt),
+        imgsz=d.imgsz,
+        epochs=epochs,
+        batch=d.batch,
+        seed=args.seed,
+        augment={**d.augment, "close_mosaic": 0, "warmup_epochs": 0},
+        time_hours=args.time_hours,
+    )
+    onnx = ship_detector(weights, out / f"{name}.onnx", imgsz=d.imgsz)
+    recipe.faces.epochs = args.faces_epochs or 6
+    recipe.faces.lr = recipe.faces.lr / 3
+    train_faces(
+        recipe,
+        [train_dir / "images"],
+        out / f"{name}-faces.onnx",
+        init=faces_pt if faces_pt.is_file() else None,
+        val_dirs=[held_dir / "images"],
+    )
+    minutes = (time.perf_counter() - start) / 60
+    after = {"held-out (new dice)": evaluate_model(onnx, held_dir, split="")}
+    after["roboflow-dice eval (real)"] = evaluate_model(onnx, ROBOFLOW_EVAL)
+    print(f"fine-tuning took {minutes:.1f} min")
+    for key in before:
+        b, a = before[key], after[key]
+        if b and a:
+            print(
+                f"{key}: face accuracy {b['face_accuracy']} -> {a['face_accuracy']}, "
+                f"recall {b['recall']} -> {a['recall']}, exact {b['exact_accuracy']} -> {a['exact_accuracy']}"
+            )
+    write_card(
+        out / f"{name}.md",
+        name=name,
+        summary=f"{base.stem} fine-tuned on a new dice set ({n_train} photos; {n_held} held out) in {minutes:.1f} min.",
+        data=[*[f"New dice: {p}" for p in args.data], *[f"Replay: {p}" for p in replay]],
+        command="dicecam train " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
+        recipe=recipe.model_dump(mode="json"),
+        evaluations={
+            **{f"before, {k}": v for k, v in before.items()},
+            **{f"after, {k}": v for k, v in after.items()},
+        },
+    )
+    print(f"model -> {onnx} (select it with DICECAM_MODEL={onnx} or --model)")
+    return 0

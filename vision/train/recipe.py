@@ -1,0 +1,62 @@
+"""The training recipe: one YAML file says how the shipped reader is made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = ["DetectorRecipe", "FacesRecipe", "Recipe", "SynthRecipe", "load_recipe"]
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_RECIPE = REPO / "datasets" / "recipes" / "dicecam-reader.yaml"
+
+
+class SynthRecipe(BaseModel):
+    n: int = Field(2400, ge=0)
+    seed: int = 1
+    size: tuple[int, int] = (640, 640)
+    val_fraction: float = Field(0.1, ge=0.0, lt=1.0)
+
+
+class DetectorRecipe(BaseModel):
+    model: str = "yolo11n.yaml"
+    imgsz: int = Field(320, ge=32)
+    epochs: int = Field(40, ge=1)
+    time_hours: float | None = None
+    batch: int = Field(16, ge=1)
+    augment: dict[str, Any] = Field(default_factory=dict)
+
+
+class FacesRecipe(BaseModel):
+    epochs: int = Field(14, ge=1)
+    batch: int = Field(128, ge=1)
+    lr: float = Field(3e-3, gt=0)
+    jitter: int = Field(2, ge=0)
+
+
+class Recipe(BaseModel):
+    name: str = "dicecam-reader"
+    synth: SynthRecipe = SynthRecipe()
+    real: list[Path] = Field(default_factory=list)
+    detector: DetectorRecipe = DetectorRecipe()
+    faces: FacesRecipe = FacesRecipe()
+
+    def real_dirs(self) -> list[Path]:
+        """The real photo folders that exist here (relative paths are from the repository)."""
+        dirs = [p if p.is_absolute() else (REPO / p).resolve() for p in self.real]
+        return [p for p in dirs if p.is_dir()]
+
+
+def load_recipe(path: str | Path | None = None) -> Recipe:
+    """Read a recipe YAML (default: the shipped reader's)."""
+    import yaml
+
+    path = Path(path) if path is not None else DEFAULT_RECIPE
+    if not path.is_file():
+        raise FileNotFoundError(f"recipe not found: {path}")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of recipe fields, got {type(data).__name__}")
+    return Recipe.model_validate(data)

@@ -1,0 +1,86 @@
+"""``dicecam train`` without ``--from``: the shipped reader from its recipe, step by step."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from .recipe import REPO, Recipe
+
+__all__ = ["evaluate_model", "train_reader"]
+
+ROBOFLOW_EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval"
+
+
+def evaluate_model(
+    model: Path, dataset: Path, *, split: str = "val", limit: int | None = None
+) -> dict | None:
+    """Figures of ``model`` on ``dataset`` (None when the dataset is absent)."""
+    from vision.evaluate import evaluate_dataset
+
+    if not Path(dataset).exists():
+        return None
+    result = evaluate_dataset(dataset, model=model, split=split, limit=limit)
+    print(f"== {model.name} on {dataset} ({split})\n{result.format()}")
+    return result.to_dict()
+
+
+def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
+    from .card import write_card
+    from .detector import train_detector
+    from .pipeline import prepare_data, ship_detector, train_faces
+
+    name = args.name or recipe.name
+    out = (args.out or REPO / "models").resolve()
+    work = args.work.resolve()
+    onnx = out / f"{name}.onnx"
+    faces = out / f"{name}-faces.onnx"
+    stage = args.stage
+    prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
+    if stage == "data":
+        print(f"data ready: {prepared.data_yaml}")
+        return 0
+    if stage in ("all", "detector"):
+        d = recipe.detector
+        weights = train_detector(
+            prepared.data_yaml,
+            work / "detector",
+            model=d.model,
+            imgsz=d.imgsz,
+            epochs=d.epochs,
+            batch=d.batch,
+            seed=args.seed,
+            augment=d.augment,
+            time_hours=d.time_hours,
+        )
+        ship_detector(weights, onnx, imgsz=d.imgsz)
+        print(f"detector -> {onnx}")
+    if stage in ("all", "faces"):
+        train_faces(recipe, prepared.train_dirs, faces, val_dirs=prepared.val_dirs)
+        print(f"face classifier -> {faces}")
+    if stage in ("all", "card"):
+        evaluations = {}
+        if prepared.synth_dir is not None:
+            evaluations["synthetic val"] = evaluate_model(onnx, prepared.synth_dir, split="val")
+        evaluations["roboflow-dice eval (real)"] = evaluate_model(onnx, ROBOFLOW_EVAL)
+        card = write_card(
+            out / f"{name}.md",
+            name=name,
+            summary=(
+                "Dice reader: a YOLO detector (ultralytics, exported to ONNX) finds every die; a "
+                "small CNN reads each die's top face (1-6, or cocked) from a crop of the photo."
+            ),
+            data=[
+                f"Synthetic: {recipe.synth.n} images rendered by `dicecam synth` (seed "
+                f"{recipe.synth.seed}, {recipe.synth.size[0]}x{recipe.synth.size[1]}).",
+                *[f"Real: {p}" for p in recipe.real],
+                *[f"Extra: {p}" for p in args.data or []],
+            ],
+            command="dicecam train " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
+            recipe=recipe.model_dump(mode="json"),
+            evaluations=evaluations,
+        )
+        print(f"model card -> {card}")
+    return 0
