@@ -1,0 +1,198 @@
+"""``dicecam tracker`` (standalone Morning Roll tracker), ``dicecam submit``, ``dicecam outbox``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from service.cli import UsageError
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "tracker",
+        help="run the Morning Roll tracker on its own",
+        description="Run the Morning Roll tracker (JSON API under /api/v1 and HTML pages). "
+        "The database defaults to DICECAM_TRACKER_DATABASE_URL or a SQLite file in the data dir.",
+    )
+    p.add_argument("--host", default=None, help="bind address (default DICECAM_HOST)")
+    p.add_argument("--port", type=int, default=None, help="port (default DICECAM_PORT)")
+    p.add_argument("--database-url", default=None, help="sqlite:///file or postgresql+psycopg://")
+    p.add_argument(
+        "--create-admin",
+        metavar="NAME",
+        help="create (or promote) administrator NAME and exit; the password comes from "
+        "DICECAM_TRACKER_ADMIN_PASSWORD or a prompt",
+    )
+    p.add_argument("--timezone", default="UTC", help="the administrator's IANA time zone")
+    p.set_defaults(func=run_tracker)
+
+    s = subparsers.add_parser(
+        "submit",
+        help="submit a Morning Roll score to a tracker (through the outbox)",
+        description="Submit today's Morning Roll score. The turn is written to the outbox first; "
+        "if the tracker is down it stays there until `dicecam outbox deliver`.",
+    )
+    _client_args(s)
+    s.add_argument("--player", required=True, help="your player name")
+    s.add_argument("--score", type=int, required=True)
+    s.add_argument("--comment", default="")
+    s.add_argument("--password", default=None, help="log in with this password (else a token)")
+    s.set_defaults(func=run_submit)
+
+    o = subparsers.add_parser(
+        "outbox",
+        help="list or deliver the turns waiting in the outbox",
+        description="List queued, delivered and rejected turns, or deliver the queued ones.",
+    )
+    o.add_argument("action", choices=["list", "deliver"])
+    _client_args(o)
+    o.set_defaults(func=run_outbox)
+
+
+def _client_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--url", default=None, help="tracker URL (default DICECAM_TRACKER_URL)")
+    p.add_argument("--token", default=None, help="bearer token (default DICECAM_TRACKER_TOKEN)")
+    p.add_argument("--outbox-dir", default=None, help="outbox folder (default <data dir>/outbox)")
+
+
+def run_tracker(args: argparse.Namespace) -> int:
+    from service.settings import Settings
+
+    settings = Settings()
+    if args.create_admin:
+        return _create_admin(args, settings)
+    import uvicorn
+
+    from service.tracker import create_app
+
+    try:
+        app = create_app(args.database_url)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    uvicorn.run(
+        app,
+        host=args.host or settings.host,
+        port=args.port if args.port is not None else settings.port,
+        log_level="warning",
+    )
+    return 0
+
+
+def _create_admin(args: argparse.Namespace, settings) -> int:
+    from datetime import UTC, datetime
+
+    from pydantic import ValidationError
+
+    from service.tracker import store
+    from service.tracker.db import default_database_url, make_engine, make_sessionmaker, migrate
+    from service.tracker.rules import InvalidTimezone, zone
+
+    password = os.environ.get("DICECAM_TRACKER_ADMIN_PASSWORD")
+    if not password:
+        import getpass
+
+        password = getpass.getpass(f"password for administrator {args.create_admin}: ")
+    if len(password) < 8:
+        raise UsageError(f"expected a password of at least 8 characters, got {len(password)}")
+    try:
+        zone(args.timezone)
+    except InvalidTimezone as exc:
+        raise UsageError(str(exc)) from exc
+    engine = make_engine(args.database_url or default_database_url())
+    migrate(engine)
+    with make_sessionmaker(engine)() as session:
+        try:
+            player = store.ensure_admin(
+                session, args.create_admin, password, args.timezone, datetime.now(UTC)
+            )
+        except (ValidationError, store.TrackerError) as exc:
+            raise UsageError(
+                str(exc).splitlines()[0] if isinstance(exc, ValidationError) else str(exc)
+            ) from exc
+        session.commit()
+        print(f"administrator {player.name} ready")
+    return 0
+
+
+def _client(args: argparse.Namespace):
+    from service.settings import Settings
+    from service.tracker_client import TrackerClient
+
+    settings = Settings()
+    url = args.url or settings.tracker_url
+    if not url:
+        raise UsageError("expected a tracker URL: --url or DICECAM_TRACKER_URL")
+    try:
+        return TrackerClient(
+            url, token=args.token or settings.tracker_token, outbox_dir=args.outbox_dir
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def run_submit(args: argparse.Namespace) -> int:
+    from service.tracker_client import (
+        TrackerAuthError,
+        TrackerRejected,
+        TrackerUnavailable,
+        TurnSubmission,
+    )
+
+    client = _client(args)
+    try:
+        if args.password:
+            client.login(args.player, args.password)
+        if not client.token:
+            raise UsageError("expected --password, --token or DICECAM_TRACKER_TOKEN to submit")
+        result = client.submit_turn(
+            TurnSubmission(player=args.player, score=args.score, comment=args.comment)
+        )
+    except TrackerAuthError as exc:
+        raise UsageError(exc.detail) from exc
+    except TrackerUnavailable as exc:
+        print(f"queued in the outbox, not delivered yet: {exc}", file=sys.stderr)
+        return 1
+    except TrackerRejected as exc:
+        print(f"refused: {exc.detail}", file=sys.stderr)
+        return 1
+    print(f"stored: {result['player']} {result['score']} on {result['day']} (turn {result['id']})")
+    return 0
+
+
+def run_outbox(args: argparse.Namespace) -> int:
+    from service.tracker_client import TrackerAuthError
+
+    client = _client(args)
+    if args.action == "list":
+        for state in ("pending", "rejected", "delivered"):
+            for e in client.outbox.entries(state):
+                print(
+                    json.dumps(
+                        {
+                            "state": state,
+                            "key": e.key,
+                            "tracker": e.base_url,
+                            "player": e.turn.get("player"),
+                            "score": e.turn.get("score"),
+                            "attempts": e.attempts,
+                            "error": e.last_error,
+                        }
+                    )
+                )
+        return 0
+    try:
+        report = client.deliver_pending(force=True)
+    except TrackerAuthError as exc:
+        raise UsageError(exc.detail) from exc
+    print(
+        f"delivered {len(report.delivered)}, rejected {len(report.rejected)}, "
+        f"still queued {len(report.pending)}"
+    )
+    for key, why in report.rejected.items():
+        print(f"rejected {key}: {why}", file=sys.stderr)
+    return 1 if report.pending else 0

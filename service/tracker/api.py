@@ -1,0 +1,205 @@
+"""The JSON API, mounted at ``/api/v1``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from sqlalchemy.orm import Session
+
+from service.tracker import store
+from service.tracker.models import Player, Turn
+from service.tracker.schemas import (
+    CorrectionIn,
+    CorrectionOut,
+    Credentials,
+    PlayerOut,
+    Registration,
+    RollOut,
+    Standing,
+    TokenOut,
+    TurnIn,
+    TurnOut,
+)
+
+__all__ = ["router", "turn_out"]
+
+router = APIRouter(prefix="/api/v1")
+
+
+def db(request: Request) -> Iterator[Session]:
+    """One session per request. Write handlers commit before they answer; the rest rolls back."""
+    with request.app.state.sessionmaker() as session:
+        yield session
+
+
+def now(request: Request) -> datetime:
+    return request.app.state.clock()
+
+
+def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise store.Unauthorized(
+            f"expected an 'Authorization: Bearer <token>' header, got a {scheme!r} header"
+        )
+    return token.strip()
+
+
+DB = Annotated[Session, Depends(db)]
+Now = Annotated[datetime, Depends(now)]
+Token = Annotated[str | None, Depends(bearer)]
+
+
+def root(request: Request) -> str:
+    return request.scope.get("root_path", "").rstrip("/")
+
+
+def player_out(p: Player) -> PlayerOut:
+    return PlayerOut(
+        name=p.name, timezone=p.timezone, is_admin=p.is_admin, created_at=store.utc(p.created_at)
+    )
+
+
+def turn_out(turn: Turn, base: str, *, replayed: bool = False) -> TurnOut:
+    return TurnOut(
+        id=turn.id,
+        player=turn.player.name,
+        game=turn.game,
+        day=turn.day,
+        round=turn.round,
+        score=turn.score,
+        comment=turn.comment,
+        idempotency_key=turn.idempotency_key,
+        submitted_at=store.utc(turn.submitted_at),
+        local_time=turn.local_time,
+        rolls=[
+            RollOut(
+                position=r.position,
+                values=list(r.values),
+                reading=r.reading,
+                photo_url=(
+                    f"{base}/api/v1/turns/{turn.id}/rolls/{r.position}/photo.jpg"
+                    if r.photo is not None
+                    else None
+                ),
+            )
+            for r in turn.rolls
+        ],
+        corrections=[
+            CorrectionOut(
+                admin=c.admin.name,
+                old_score=c.old_score,
+                new_score=c.new_score,
+                reason=c.reason,
+                created_at=store.utc(c.created_at),
+            )
+            for c in turn.corrections
+        ],
+        replayed=replayed,
+    )
+
+
+@router.post("/players", status_code=201, response_model=PlayerOut)
+def register(reg: Registration, session: DB, now: Now) -> PlayerOut:
+    """Anyone can register: name, password, IANA time zone."""
+    player = store.register(session, reg, now)
+    session.commit()
+    return player_out(player)
+
+
+@router.post("/tokens", status_code=201, response_model=TokenOut)
+def login(creds: Credentials, session: DB, now: Now) -> TokenOut:
+    player, token = store.login(session, creds.name, creds.password, now)
+    session.commit()
+    return TokenOut(token=token, player=player_out(player))
+
+
+@router.get("/me", response_model=PlayerOut)
+def me(session: DB, token: Token) -> PlayerOut:
+    return player_out(store.authenticate(session, token))
+
+
+@router.post("/turns", status_code=201, response_model=TurnOut)
+def submit(
+    turn_in: TurnIn, session: DB, now: Now, token: Token, request: Request, response: Response
+) -> TurnOut:
+    """Store a turn (201), or return the stored one for a known idempotency key (200)."""
+    player = store.authenticate(session, token)
+    turn, replayed = store.submit_turn(session, player, turn_in, now)
+    session.commit()
+    if replayed:
+        response.status_code = 200
+    return turn_out(turn, root(request), replayed=replayed)
+
+
+@router.get("/turns/{turn_id}", response_model=TurnOut)
+def get_turn(turn_id: int, session: DB, request: Request) -> TurnOut:
+    return turn_out(store.get_turn(session, turn_id), root(request))
+
+
+@router.patch("/turns/{turn_id}", response_model=TurnOut)
+def correct(
+    turn_id: int, correction: CorrectionIn, session: DB, now: Now, token: Token, request: Request
+) -> TurnOut:
+    """An administrator corrects a score; the correction is kept as an audit record."""
+    admin = store.authenticate(session, token)
+    turn = store.correct_score(session, admin, turn_id, correction, now)
+    session.commit()
+    return turn_out(turn, root(request))
+
+
+@router.get("/turns/{turn_id}/rolls/{position}/photo.jpg")
+def photo(turn_id: int, position: int, session: DB) -> Response:
+    turn = store.get_turn(session, turn_id)
+    for roll in turn.rolls:
+        if roll.position == position and roll.photo is not None:
+            return Response(roll.photo, media_type="image/jpeg")
+    raise store.NotFound(f"turn {turn_id} has no photo for roll {position}")
+
+
+@router.get("/rounds")
+def list_rounds(session: DB, now: Now) -> dict:
+    found = store.rounds(session, now)
+    return {"current": store.utc(now).year, "rounds": found}
+
+
+@router.get("/leaderboard", response_model=dict)
+def leaderboard(
+    session: DB, now: Now, round: Annotated[int | None, Query(ge=1900, le=9999)] = None
+) -> dict:
+    year = round if round is not None else store.utc(now).year
+    rows = [Standing(**r) for r in store.leaderboard(session, year)]
+    return {"round": year, "standings": [r.model_dump(mode="json") for r in rows]}
+
+
+@router.get("/players/{name}/turns")
+def history(
+    name: str,
+    session: DB,
+    request: Request,
+    round: Annotated[int | None, Query(ge=1900, le=9999)] = None,
+) -> dict:
+    player, turns = store.player_turns(session, name, round)
+    return {
+        "player": player_out(player).model_dump(mode="json"),
+        "turns": [turn_out(t, root(request)).model_dump(mode="json") for t in turns],
+    }
+
+
+@router.get("/rollcall")
+def rollcall(session: DB, now: Now) -> dict:
+    return {
+        "players": [
+            {
+                **r,
+                "joined": r["joined"].isoformat(),
+                "last_day": r["last_day"].isoformat() if r["last_day"] else None,
+            }
+            for r in store.roll_call(session, now)
+        ]
+    }

@@ -1,0 +1,83 @@
+"""``create_app``: the complete tracker as one FastAPI application."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from service.tracker import api, pages, store
+from service.tracker.db import default_database_url, make_engine, make_sessionmaker, migrate
+
+__all__ = ["create_app"]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _describe(errors) -> str:
+    parts = []
+    for err in errors:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if "input" in err and err.get("type") != "missing" and "got " not in msg:
+            got = repr(err["input"])
+            msg = f"{msg} (got {got[:80]}{'...' if len(got) > 80 else ''})"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts)
+
+
+def create_app(
+    database_url: str | None = None, *, clock: Callable[[], datetime] | None = None
+) -> FastAPI:
+    """The Morning Roll tracker: JSON API under ``/api/v1`` and HTML pages.
+
+    ``database_url`` defaults to ``DICECAM_TRACKER_DATABASE_URL`` or a SQLite file under
+    ``Settings().data_dir``; migrations run here. ``clock`` returns the server's aware time
+    (tests inject one). Mountable under a prefix: ``app.mount("/tracker", create_app())``.
+
+    Example:
+        >>> app = create_app("sqlite://")  # in memory
+        >>> app.title
+        'Morning Roll tracker'
+    """
+    url = database_url or default_database_url()
+    engine = make_engine(url)
+    migrate(engine)
+    app = FastAPI(title="Morning Roll tracker", version="1")
+    app.state.engine = engine
+    app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.clock = clock or _utcnow
+    _bootstrap_admin(app)
+
+    @app.exception_handler(store.TrackerError)
+    async def _tracker_error(request: Request, exc: store.TrackerError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _describe(exc.errors())}, status_code=422)
+
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    return app
+
+
+def _bootstrap_admin(app: FastAPI) -> None:
+    """``DICECAM_TRACKER_ADMIN_NAME`` + ``..._PASSWORD`` create (or promote) an administrator."""
+    from service.settings import Settings
+
+    settings = Settings()
+    name = getattr(settings, "tracker_admin_name", None)
+    password = getattr(settings, "tracker_admin_password", None)
+    if not (name and password):
+        return
+    tz = getattr(settings, "tracker_admin_timezone", "UTC")
+    with app.state.sessionmaker() as session:
+        store.ensure_admin(session, name, password, tz, app.state.clock())
+        session.commit()

@@ -1,0 +1,88 @@
+"""Engines and migrations: SQLite by default (a file, nothing to set up), PostgreSQL by URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+__all__ = ["default_database_url", "make_engine", "make_sessionmaker", "migrate"]
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_PG_MIGRATION_LOCK = 0x0D1CECA  # advisory lock id: several processes may start at once
+
+
+def default_database_url() -> str:
+    """``DICECAM_TRACKER_DATABASE_URL``, else a SQLite file under ``Settings().data_dir``."""
+    from service.settings import Settings
+
+    settings = Settings()
+    url = getattr(settings, "tracker_database_url", None)
+    if url:
+        return url
+    return f"sqlite:///{Path(settings.data_dir).expanduser() / 'tracker.sqlite3'}"
+
+
+def make_engine(database_url: str) -> Engine:
+    """An engine tuned for concurrent writers.
+
+    SQLite: WAL journal, 30 s busy timeout and ``BEGIN IMMEDIATE`` so that concurrent writers
+    queue instead of failing with "database is locked". The file's folder is created.
+    """
+    try:
+        url = make_url(database_url)
+    except Exception as exc:
+        raise ValueError(
+            f"expected a database URL like sqlite:///path/tracker.sqlite3 or "
+            f"postgresql+psycopg://user@host/db, got {database_url!r}"
+        ) from exc
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+    memory = url.database in (None, "", ":memory:")
+    if memory:
+        engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
+    else:
+        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=10,
+            max_overflow=20,
+        )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:  # pragma: no cover - driver callback
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves, below
+        cur = dbapi_conn.cursor()
+        if not memory:
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:  # pragma: no cover - driver callback
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Run the Alembic migrations shipped in this package up to ``revision``."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)

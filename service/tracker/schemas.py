@@ -1,0 +1,171 @@
+"""Request and response bodies of the tracker's JSON API (``/api/v1``)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from service.tracker.rules import zone
+
+__all__ = [
+    "Credentials",
+    "CorrectionIn",
+    "CorrectionOut",
+    "PlayerOut",
+    "Registration",
+    "RollIn",
+    "RollOut",
+    "Standing",
+    "TokenOut",
+    "TurnIn",
+    "TurnOut",
+]
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\- ]{0,38}[A-Za-z0-9_.\-]$|^[A-Za-z0-9]$")
+MAX_PHOTO_BYTES = 8 * 1024 * 1024
+MAX_SCORE = 1_000_000
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+def _check_name(v: str) -> str:
+    if not NAME_RE.match(v):
+        raise ValueError(
+            "expected a name of 1 to 40 letters, digits, spaces, '.', '_' or '-' "
+            f"starting with a letter or digit, got {v!r}"
+        )
+    return v
+
+
+class Registration(_In):
+    name: str
+    password: Annotated[str, Field(min_length=8, max_length=256)]
+    timezone: str
+
+    _name = field_validator("name")(_check_name)
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, v: str) -> str:
+        zone(v)
+        return v
+
+
+class Credentials(_In):
+    name: str
+    password: str
+
+
+class RollIn(_In):
+    values: Annotated[list[Annotated[int, Field(ge=1, le=6)]], Field(max_length=6)]
+    reading: dict[str, Any] | None = None
+    photo_jpeg_b64: str | None = None
+    """The roll's photo, a JPEG, base64-encoded."""
+
+    @field_validator("photo_jpeg_b64")
+    @classmethod
+    def _jpeg(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            raw = base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(
+                "expected base64 of a JPEG photo, got text that is not base64"
+            ) from exc
+        if len(raw) > MAX_PHOTO_BYTES:
+            raise ValueError(
+                f"expected a photo of at most {MAX_PHOTO_BYTES // 2**20} MiB, got {len(raw)} bytes"
+            )
+        if not raw.startswith(b"\xff\xd8\xff"):
+            raise ValueError(
+                f"expected a JPEG photo (starts with FF D8 FF), got {raw[:4].hex(' ')}"
+            )
+        return v
+
+    def photo_bytes(self) -> bytes | None:
+        return None if self.photo_jpeg_b64 is None else base64.b64decode(self.photo_jpeg_b64)
+
+
+class TurnIn(_In):
+    player: str
+    game: Literal["morning-roll"] = "morning-roll"
+    score: Annotated[int, Field(ge=0, le=MAX_SCORE)]
+    comment: Annotated[str, Field(max_length=500)] = ""
+    idempotency_key: Annotated[
+        str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
+    ]
+    rolls: Annotated[list[RollIn], Field(max_length=60)] = []
+
+    @field_validator("score")
+    @classmethod
+    def _fifty(cls, v: int) -> int:
+        if v % 50:
+            raise ValueError(f"expected a Morning Roll score, a multiple of 50, got {v}")
+        return v
+
+
+class CorrectionIn(_In):
+    score: Annotated[int, Field(ge=0, le=MAX_SCORE)]
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class PlayerOut(BaseModel):
+    name: str
+    timezone: str
+    is_admin: bool = False
+    created_at: datetime
+
+
+class TokenOut(BaseModel):
+    token: str
+    token_type: Literal["bearer"] = "bearer"
+    player: PlayerOut
+
+
+class RollOut(BaseModel):
+    position: int
+    values: list[int]
+    reading: dict[str, Any] | None
+    photo_url: str | None
+
+
+class CorrectionOut(BaseModel):
+    admin: str
+    old_score: int
+    new_score: int
+    reason: str
+    created_at: datetime
+
+
+class TurnOut(BaseModel):
+    id: int
+    player: str
+    game: str
+    day: date
+    round: int
+    score: int
+    comment: str
+    idempotency_key: str
+    submitted_at: datetime
+    local_time: str
+    rolls: list[RollOut] = []
+    corrections: list[CorrectionOut] = []
+    replayed: bool = False
+    """True when this answers a resubmission of an already stored turn (same idempotency key)."""
+
+
+class Standing(BaseModel):
+    rank: int
+    player: str
+    total: int
+    turns: int
+    best: int
+    last_day: date | None

@@ -1,0 +1,334 @@
+"""What the tracker does with its database, independent of HTTP.
+
+Every function takes a SQLAlchemy session and the server's clock reading (``now``, aware UTC);
+rule violations raise :class:`TrackerError` subclasses that carry an HTTP status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from service.tracker import rules
+from service.tracker.models import Correction, Player, Roll, Token, Turn
+from service.tracker.schemas import CorrectionIn, Registration, TurnIn
+from service.tracker.security import hash_password, hash_token, new_token, verify_password
+
+__all__ = [
+    "Conflict",
+    "Forbidden",
+    "NotFound",
+    "TrackerError",
+    "Unauthorized",
+    "authenticate",
+    "correct_score",
+    "ensure_admin",
+    "get_player",
+    "get_turn",
+    "issue_token",
+    "leaderboard",
+    "login",
+    "player_turns",
+    "register",
+    "roll_call",
+    "rounds",
+    "submit_turn",
+]
+
+
+class TrackerError(Exception):
+    status = 400
+
+
+class Unauthorized(TrackerError):
+    status = 401
+
+
+class Forbidden(TrackerError):
+    status = 403
+
+
+class NotFound(TrackerError):
+    status = 404
+
+
+class Conflict(TrackerError):
+    status = 409
+
+
+def utc(dt: datetime) -> datetime:
+    """SQLite hands back naive datetimes: they are UTC."""
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def _key(name: str) -> str:
+    return name.strip().lower()
+
+
+def get_player(session: Session, name: str) -> Player:
+    player = session.scalar(select(Player).where(Player.name_key == _key(name)))
+    if player is None:
+        raise NotFound(f"no player named {name!r}")
+    return player
+
+
+def register(
+    session: Session,
+    reg: Registration,
+    now: datetime,
+    *,
+    is_admin: bool = False,
+    password_hash: str | None = None,
+) -> Player:
+    """Create an account; :class:`Conflict` when the name is taken (case-insensitively)."""
+    if session.scalar(select(Player.id).where(Player.name_key == _key(reg.name))) is not None:
+        raise Conflict(f"the name {reg.name!r} is already taken")
+    player = Player(
+        name=reg.name,
+        name_key=_key(reg.name),
+        password_hash=password_hash or hash_password(reg.password),
+        timezone=reg.timezone,
+        is_admin=is_admin,
+        created_at=now,
+    )
+    session.add(player)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise Conflict(f"the name {reg.name!r} is already taken") from None
+    return player
+
+
+def issue_token(session: Session, player: Player, now: datetime) -> str:
+    token = new_token()
+    session.add(Token(token_hash=hash_token(token), player_id=player.id, created_at=now))
+    session.flush()
+    return token
+
+
+def login(session: Session, name: str, password: str, now: datetime) -> tuple[Player, str]:
+    player = session.scalar(select(Player).where(Player.name_key == _key(name)))
+    if player is None or not verify_password(player.password_hash, password):
+        raise Unauthorized("wrong player name or password")
+    return player, issue_token(session, player, now)
+
+
+def authenticate(session: Session, token: str | None) -> Player:
+    if not token:
+        raise Unauthorized("expected an 'Authorization: Bearer <token>' header (log in first)")
+    row = session.scalar(
+        select(Token)
+        .options(selectinload(Token.player))
+        .where(Token.token_hash == hash_token(token))
+    )
+    if row is None:
+        raise Unauthorized("unknown or revoked token: log in again")
+    return row.player
+
+
+def ensure_admin(
+    session: Session, name: str, password: str, timezone: str, now: datetime
+) -> Player:
+    """Create the administrator ``name``, or make an existing player one (password reset)."""
+    player = session.scalar(select(Player).where(Player.name_key == _key(name)))
+    if player is None:
+        return register(
+            session,
+            Registration(name=name, password=password, timezone=timezone),
+            now,
+            is_admin=True,
+        )
+    player.is_admin = True
+    if not verify_password(player.password_hash, password):
+        player.password_hash = hash_password(password)
+    session.flush()
+    return player
+
+
+def _load_turn(session: Session, **where) -> Turn | None:
+    stmt = select(Turn).options(
+        selectinload(Turn.player),
+        selectinload(Turn.rolls),
+        selectinload(Turn.corrections).selectinload(Correction.admin),
+    )
+    for col, value in where.items():
+        stmt = stmt.where(getattr(Turn, col) == value)
+    return session.scalar(stmt)
+
+
+def get_turn(session: Session, turn_id: int) -> Turn:
+    turn = _load_turn(session, id=turn_id)
+    if turn is None:
+        raise NotFound(f"no turn with id {turn_id}")
+    return turn
+
+
+def submit_turn(
+    session: Session, player: Player, turn_in: TurnIn, now: datetime
+) -> tuple[Turn, bool]:
+    """Store ``turn_in`` for ``player``; returns ``(turn, replayed)``.
+
+    A resubmission with an idempotency key already stored returns the stored turn
+    (``replayed=True``) whatever the time: the outbox may deliver late. Otherwise the server's
+    clock decides: the player's local day, 8am-8pm local, one turn per player per day.
+    """
+    if _key(turn_in.player) != player.name_key:
+        raise Forbidden(
+            f"a player can only submit their own turns: this token belongs to {player.name!r}, "
+            f"the turn is for {turn_in.player!r}"
+        )
+    stored = _replay(session, player, turn_in.idempotency_key)
+    if stored is not None:
+        return stored, True
+    try:
+        local = rules.check_open(now, player.timezone)
+    except rules.OutsideOpenHours as exc:
+        raise Forbidden(str(exc)) from None
+    day = local.date()
+    if session.scalar(select(Turn.id).where(Turn.player_id == player.id, Turn.day == day)):
+        raise Conflict(_second_turn(player, day))
+    turn = Turn(
+        player_id=player.id,
+        day=day,
+        round=rules.round_of(day),
+        score=turn_in.score,
+        comment=turn_in.comment,
+        game=turn_in.game,
+        idempotency_key=turn_in.idempotency_key,
+        submitted_at=now,
+        local_time=local.replace(microsecond=0).isoformat(),
+        rolls=[
+            Roll(position=i, values=r.values, reading=r.reading, photo=r.photo_bytes())
+            for i, r in enumerate(turn_in.rolls)
+        ],
+    )
+    session.add(turn)
+    try:
+        session.flush()
+    except IntegrityError:
+        # A concurrent request stored the same key, or another turn for this day.
+        session.rollback()
+        stored = _replay(session, player, turn_in.idempotency_key)
+        if stored is not None:
+            return stored, True
+        raise Conflict(_second_turn(player, day)) from None
+    return _load_turn(session, id=turn.id), False
+
+
+def _second_turn(player: Player, day: date) -> str:
+    return f"{player.name} already took a turn on {day.isoformat()} (one turn per player per day)"
+
+
+def _replay(session: Session, player: Player, key: str) -> Turn | None:
+    stored = _load_turn(session, idempotency_key=key)
+    if stored is not None and stored.player_id != player.id:
+        raise Conflict(f"idempotency key {key!r} was already used for another player's turn")
+    return stored
+
+
+def correct_score(
+    session: Session, admin: Player, turn_id: int, correction: CorrectionIn, now: datetime
+) -> Turn:
+    if not admin.is_admin:
+        raise Forbidden(f"only an administrator can correct a score; {admin.name!r} is not one")
+    turn = get_turn(session, turn_id)
+    session.add(
+        Correction(
+            turn_id=turn.id,
+            admin_id=admin.id,
+            old_score=turn.score,
+            new_score=correction.score,
+            reason=correction.reason,
+            created_at=now,
+        )
+    )
+    turn.score = correction.score
+    session.flush()
+    session.expire(turn)
+    return get_turn(session, turn_id)
+
+
+def rounds(session: Session, now: datetime) -> list[int]:
+    """Every round with a turn, and the current one (the UTC year of ``now``), newest first."""
+    years = set(session.scalars(select(Turn.round).distinct()))
+    years.add(utc(now).year)
+    return sorted(years, reverse=True)
+
+
+def leaderboard(session: Session, round_: int) -> list[dict]:
+    stmt = (
+        select(
+            Player.name,
+            func.sum(Turn.score),
+            func.count(Turn.id),
+            func.max(Turn.score),
+            func.max(Turn.day),
+        )
+        .join(Turn, Turn.player_id == Player.id)
+        .where(Turn.round == round_)
+        .group_by(Player.id, Player.name)
+    )
+    rows = sorted(session.execute(stmt), key=lambda r: (-int(r[1]), -int(r[3]), r[0].lower()))
+    out, rank, prev = [], 0, None
+    for i, (name, total, turns, best, last) in enumerate(rows, start=1):
+        if int(total) != prev:
+            rank, prev = i, int(total)
+        out.append(
+            {
+                "rank": rank,
+                "player": name,
+                "total": int(total),
+                "turns": int(turns),
+                "best": int(best),
+                "last_day": last,
+            }
+        )
+    return out
+
+
+def player_turns(
+    session: Session, name: str, round_: int | None = None
+) -> tuple[Player, list[Turn]]:
+    player = get_player(session, name)
+    stmt = (
+        select(Turn)
+        .options(selectinload(Turn.rolls), selectinload(Turn.player))
+        .where(Turn.player_id == player.id)
+        .order_by(Turn.day.desc())
+    )
+    if round_ is not None:
+        stmt = stmt.where(Turn.round == round_)
+    return player, list(session.scalars(stmt))
+
+
+def roll_call(session: Session, now: datetime) -> list[dict]:
+    """Every registered player: when they joined, their turns, whether they rolled today."""
+    players = list(session.scalars(select(Player).order_by(Player.created_at, Player.id)))
+    counts = dict(
+        session.execute(select(Turn.player_id, func.count(Turn.id)).group_by(Turn.player_id)).all()
+    )
+    last = dict(
+        session.execute(select(Turn.player_id, func.max(Turn.day)).group_by(Turn.player_id)).all()
+    )
+    out = []
+    for p in players:
+        today = rules.local_day(now, p.timezone)
+        out.append(
+            {
+                "player": p.name,
+                "timezone": p.timezone,
+                "joined": utc(p.created_at).date(),
+                "turns": int(counts.get(p.id, 0)),
+                "last_day": last.get(p.id),
+                "rolled_today": last.get(p.id) == today,
+            }
+        )
+    return out
+
+
+Clock = Callable[[], datetime]

@@ -1,0 +1,267 @@
+"""``TrackerClient``: register, log in, submit turns through the on-disk outbox."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.tracker_client.errors import (
+    TrackerAuthError,
+    TrackerRejected,
+    TrackerUnavailable,
+)
+from service.tracker_client.outbox import Outbox, OutboxEntry
+
+__all__ = ["DeliveryReport", "RollEvidence", "TrackerClient", "TurnSubmission"]
+
+_RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
+
+
+class RollEvidence(BaseModel):
+    """One roll of the turn: the values kept in play, the reading, the photo (JPEG bytes)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    values: list[int]
+    reading: dict[str, Any] | None = None
+    """``vision.Reading.to_dict()``."""
+    photo: bytes | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"values": list(self.values), "reading": self.reading}
+        if self.photo is not None:
+            out["photo_jpeg_b64"] = base64.b64encode(self.photo).decode()
+        return out
+
+
+class TurnSubmission(BaseModel):
+    """A finished Morning Roll turn.
+
+    Example:
+        >>> t = TurnSubmission(player="heather", score=600, rolls=[RollEvidence(values=[1])])
+        >>> len(t.idempotency_key)
+        36
+    """
+
+    player: str
+    score: int
+    comment: str = ""
+    game: str = "morning-roll"
+    idempotency_key: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    rolls: list[RollEvidence] = []
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "game": self.game,
+            "score": self.score,
+            "comment": self.comment,
+            "idempotency_key": self.idempotency_key,
+            "rolls": [r.to_json() for r in self.rolls],
+        }
+
+
+@dataclass
+class DeliveryReport:
+    """What ``deliver_pending`` did: results by key, refusals by key, keys still waiting."""
+
+    delivered: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rejected: dict[str, str] = field(default_factory=dict)
+    pending: list[str] = field(default_factory=list)
+
+
+def _default_outbox() -> Path:
+    from service.settings import Settings
+
+    return Path(Settings().data_dir).expanduser() / "outbox"
+
+
+def _detail(resp: httpx.Response) -> str:
+    try:
+        detail = resp.json().get("detail")
+    except Exception:
+        detail = None
+    if detail is None:
+        return resp.text[:300] or resp.reason_phrase
+    return detail if isinstance(detail, str) else str(detail)
+
+
+class TrackerClient:
+    """Talks to a dicecam tracker at ``base_url`` (e.g. ``http://127.0.0.1:8000/tracker``).
+
+    Turns go through an on-disk outbox (``outbox_dir``, default ``<data_dir>/outbox``): written
+    before they are sent, kept until the tracker acknowledges them, delivered exactly once thanks
+    to the turn's idempotency key.
+
+    Example:
+        >>> c = TrackerClient("http://127.0.0.1:8000/tracker")  # doctest: +SKIP
+        >>> c.login("heather", "correct horse")  # doctest: +SKIP
+        >>> c.submit_turn(TurnSubmission(player="heather", score=600))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        outbox_dir: str | os.PathLike[str] | None = None,
+        timeout: float = 10.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 300.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"expected a tracker URL starting with http:// or https://, got {base_url!r}"
+            )
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.outbox = Outbox(outbox_dir if outbox_dir is not None else _default_outbox())
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> TrackerClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plain calls -------------------------------------------------------------------------
+
+    def _request(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        headers = kw.pop("headers", {})
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        try:
+            resp = self._http.request(method, path, headers=headers, **kw)
+        except httpx.TransportError as exc:
+            raise TrackerUnavailable(f"cannot reach the tracker at {self.base_url}: {exc}") from exc
+        if resp.status_code in _RETRY_STATUS:
+            raise TrackerUnavailable(
+                f"tracker at {self.base_url} answered {resp.status_code}: {_detail(resp)}"
+            )
+        if resp.status_code == 401:
+            raise TrackerAuthError(401, _detail(resp))
+        if resp.status_code >= 400:
+            raise TrackerRejected(resp.status_code, _detail(resp))
+        return resp
+
+    def register(self, name: str, password: str, timezone: str) -> dict[str, Any]:
+        """Create an account on the tracker; returns the player as the tracker stored it."""
+        body = {"name": name, "password": password, "timezone": timezone}
+        return self._request("POST", "/api/v1/players", json=body).json()
+
+    def login(self, name: str, password: str) -> str:
+        """Log in; the client keeps the bearer token for later calls and returns it."""
+        body = {"name": name, "password": password}
+        self.token = self._request("POST", "/api/v1/tokens", json=body).json()["token"]
+        return self.token
+
+    def leaderboard(self, round: int | None = None) -> dict[str, Any]:
+        params = {} if round is None else {"round": round}
+        return self._request("GET", "/api/v1/leaderboard", params=params).json()
+
+    def history(self, player: str) -> dict[str, Any]:
+        return self._request("GET", f"/api/v1/players/{player}/turns").json()
+
+    # -- turns through the outbox ------------------------------------------------------------
+
+    def submit_turn(self, turn: TurnSubmission, *, retries: int | None = None) -> dict[str, Any]:
+        """Queue ``turn`` in the outbox, then deliver it (retrying with exponential backoff).
+
+        Returns the tracker's stored turn. Raises :class:`TrackerUnavailable` when it could not
+        be delivered now (it stays queued for :meth:`deliver_pending`), :class:`TrackerRejected`
+        when the tracker refused it (kept under ``rejected/`` with the reason).
+        """
+        entry = OutboxEntry(key=turn.idempotency_key, base_url=self.base_url, turn=turn.to_json())
+        self.outbox.put(entry)
+        entry = self.outbox.find(turn.idempotency_key) or entry
+        if entry.state == "delivered":
+            return entry.result or {}
+        if entry.state == "rejected":
+            raise TrackerRejected(0, entry.last_error or "rejected earlier")
+        tries = self.retries if retries is None else retries
+        for attempt in range(tries + 1):
+            try:
+                return self._deliver(entry)
+            except TrackerUnavailable:
+                if attempt == tries:
+                    raise
+                time.sleep(self._delay(attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def deliver_pending(self, *, force: bool = False) -> DeliveryReport:
+        """Try every queued turn for this tracker once (those due, or all with ``force``)."""
+        report = DeliveryReport()
+        now = time.time()
+        for entry in self.outbox.entries("pending"):
+            if entry.base_url.rstrip("/") != self.base_url:
+                continue
+            if not force and entry.next_attempt_at > now:
+                report.pending.append(entry.key)
+                continue
+            try:
+                report.delivered[entry.key] = self._deliver(entry)
+            except TrackerAuthError:
+                report.pending.append(entry.key)
+                raise
+            except TrackerUnavailable:
+                report.pending.append(entry.key)
+            except TrackerRejected as exc:
+                report.rejected[entry.key] = exc.detail
+        return report
+
+    def deliver_forever(self, stop: threading.Event, *, poll: float = 5.0) -> None:
+        """Deliver queued turns until ``stop`` is set (run it in a background thread)."""
+        while not stop.is_set():
+            with contextlib.suppress(TrackerAuthError):
+                self.deliver_pending()
+            stop.wait(poll)
+
+    def _delay(self, attempt: int) -> float:
+        base = min(self.max_backoff, self.backoff * (2**attempt))
+        return base * (0.5 + random.random() / 2)
+
+    def _deliver(self, entry: OutboxEntry) -> dict[str, Any]:
+        with self._lock:
+            try:
+                resp = self._request("POST", "/api/v1/turns", json=entry.turn)
+            except TrackerAuthError as exc:
+                self._note_failure(entry, str(exc))
+                raise
+            except TrackerRejected as exc:
+                entry.state, entry.last_error = "rejected", exc.detail
+                entry.attempts += 1
+                self.outbox.write(entry)
+                raise
+            except TrackerUnavailable as exc:
+                self._note_failure(entry, str(exc))
+                raise
+            entry.state, entry.result, entry.last_error = "delivered", resp.json(), None
+            entry.attempts += 1
+            self.outbox.write(entry)
+            return entry.result
+
+    def _note_failure(self, entry: OutboxEntry, error: str) -> None:
+        entry.attempts += 1
+        entry.last_error = error
+        entry.next_attempt_at = time.time() + self._delay(entry.attempts - 1)
+        self.outbox.write(entry)

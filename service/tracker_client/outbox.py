@@ -1,0 +1,129 @@
+"""The on-disk outbox: every turn is written here before it is sent.
+
+Layout under the outbox folder: ``pending/<key>.json`` (not yet acknowledged),
+``delivered/<key>.json`` (with the tracker's answer), ``rejected/<key>.json`` (with the tracker's
+reason; kept, never deleted). Every write is atomic: temporary file, fsync, ``os.replace``, fsync
+of the folder, so a process killed at any instant leaves either the old or the new file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Outbox", "OutboxEntry"]
+
+STATES = ("pending", "delivered", "rejected")
+
+
+@dataclass
+class OutboxEntry:
+    key: str
+    base_url: str
+    turn: dict[str, Any]
+    """The JSON body of ``POST /api/v1/turns`` (photos base64)."""
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    attempts: int = 0
+    next_attempt_at: float = 0.0
+    """Unix time before which ``deliver_pending`` leaves this entry alone (backoff)."""
+    last_error: str | None = None
+    result: dict[str, Any] | None = None
+    state: str = "pending"
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+class Outbox:
+    """A folder of turns waiting for (or done with) delivery.
+
+    Example:
+        >>> box = Outbox(tmp_path)  # doctest: +SKIP
+        >>> box.put(OutboxEntry("k1", "http://t", {"score": 50}))  # doctest: +SKIP
+        >>> [e.key for e in box.entries("pending")]  # doctest: +SKIP
+        ['k1']
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory).expanduser()
+        for state in STATES:
+            (self.directory / state).mkdir(parents=True, exist_ok=True)
+
+    def _path(self, state: str, key: str) -> Path:
+        if state not in STATES:
+            raise ValueError(f"expected an outbox state in {STATES}, got {state!r}")
+        if not key or "/" in key or key.startswith("."):
+            raise ValueError(f"expected an idempotency key usable as a file name, got {key!r}")
+        return self.directory / state / f"{key}.json"
+
+    def write(self, entry: OutboxEntry) -> None:
+        """Write ``entry`` under its state, then remove it from any other state."""
+        data = json.dumps(asdict(entry), separators=(",", ":")).encode()
+        atomic_write(self._path(entry.state, entry.key), data)
+        for other in STATES:
+            if other != entry.state:
+                self._path(other, entry.key).unlink(missing_ok=True)
+        _fsync_dir(self.directory)
+
+    def put(self, entry: OutboxEntry) -> None:
+        """Queue a new turn; a key already present (in any state) is left as it is."""
+        if self.find(entry.key) is not None:
+            return
+        entry.state = "pending"
+        self.write(entry)
+
+    def find(self, key: str) -> OutboxEntry | None:
+        for state in ("delivered", "rejected", "pending"):
+            entry = self._read(self._path(state, key))
+            if entry is not None:
+                return entry
+        return None
+
+    def _read(self, path: Path) -> OutboxEntry | None:
+        try:
+            raw = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # never written by write()
+            raise ValueError(f"outbox file {path} is not valid JSON: {exc}") from exc
+        return OutboxEntry(**raw)
+
+    def entries(self, state: str = "pending") -> Iterator[OutboxEntry]:
+        folder = self.directory / state
+        if state not in STATES:
+            raise ValueError(f"expected an outbox state in {STATES}, got {state!r}")
+        for path in sorted(folder.glob("*.json")):
+            entry = self._read(path)
+            if entry is not None and entry.state == state:
+                yield entry
+
+    def counts(self) -> dict[str, int]:
+        return {s: len(list((self.directory / s).glob("*.json"))) for s in STATES}

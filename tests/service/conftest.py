@@ -1,0 +1,239 @@
+"""Fixtures for the service tests: a settable clock, a real uvicorn server on a free port, and a
+throwaway PostgreSQL server started from Debian's binaries (skips with a reason when absent)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+
+class SettableClock:
+    """The tracker's clock in tests: ``clock.set("2026-03-10T14:00:00+00:00")``."""
+
+    def __init__(self, now: datetime | str = "2026-06-15T12:00:00+00:00") -> None:
+        self.set(now)
+
+    def set(self, now: datetime | str) -> None:
+        self.now = datetime.fromisoformat(now) if isinstance(now, str) else now
+        if self.now.tzinfo is None:
+            raise ValueError("SettableClock needs an aware datetime")
+
+    def __call__(self) -> datetime:
+        return self.now.astimezone(UTC)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """A real uvicorn server for ``app`` in a background thread, on a free port."""
+
+    def __init__(self, app, *, root_path: str = "") -> None:
+        import uvicorn
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}{root_path}"
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", timeout_graceful_shutdown=1
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def clock() -> SettableClock:
+    return SettableClock()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'tracker.sqlite3'}"
+
+
+# -- PostgreSQL -------------------------------------------------------------------------------
+
+
+class ThrowawayPostgres:
+    """initdb + pg_ctl from ``/usr/lib/postgresql/*/bin`` in a temp dir, on a free port.
+
+    As root the binaries run as the ``postgres`` user (``runuser``). Trust auth on 127.0.0.1.
+    """
+
+    def __init__(self) -> None:
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not bins:
+            raise FileNotFoundError(
+                "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb); "
+                "install Debian's postgresql package to run these tests"
+            )
+        self.bin = Path(bins[-1]).parent
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="dicecam-pg-"))
+        self.user = "postgres"
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            if shutil.which("runuser") is None:
+                raise FileNotFoundError("running as root and `runuser` is missing")
+            shutil.chown(self.dir, user="postgres")
+            self._as = ["runuser", "-u", "postgres", "--"]
+        else:
+            import getpass
+
+            self.user = getpass.getuser()
+
+    def _run(self, *cmd: str) -> None:
+        proc = subprocess.run([*self._as, *cmd], capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{cmd[0]} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+
+    def start(self) -> ThrowawayPostgres:
+        data = self.dir / "data"
+        self._run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            self.user,
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        )
+        opts = (
+            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c max_connections=200 -c synchronous_commit=off"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(self.dir / "log"),
+            "-o",
+            opts,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
+        return self
+
+    def stop(self) -> None:
+        try:
+            self._run(
+                str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-m", "immediate", "stop"
+            )
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def url(self, dbname: str = "postgres") -> str:
+        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/{dbname}"
+
+    def create_database(self) -> str:
+        import psycopg
+
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user={self.user} dbname=postgres", autocommit=True
+        ) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[ThrowawayPostgres]:
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed (pip install 'dicecam[postgres]')")
+    try:
+        server = ThrowawayPostgres().start()
+    except (FileNotFoundError, RuntimeError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"no throwaway PostgreSQL server: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request, tmp_path: Path) -> str:
+    """A fresh empty database: a SQLite file, then a new database on the throwaway PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'tracker.sqlite3'}"
+    return request.getfixturevalue("postgres").create_database()
+
+
+@pytest.fixture
+def serve():
+    """``server = serve(app)``: a real uvicorn server on a free port, stopped after the test."""
+    started: list[LiveServer] = []
+
+    def start(app, *, root_path: str = "") -> LiveServer:
+        server = LiveServer(app, root_path=root_path).__enter__()
+        started.append(server)
+        return server
+
+    yield start
+    for server in reversed(started):
+        server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def password_hash() -> str:
+    """One argon2 hash of ``PASSWORD`` computed once: seeding many players stays fast."""
+    from service.tracker.security import hash_password
+
+    return hash_password(PASSWORD)
+
+
+PASSWORD = "hunter2hunter2"
+
+
+@pytest.fixture
+def seed_players(password_hash):
+    """``seed_players(app, names, tz="UTC") -> {name: auth headers}`` straight into the database
+    (the password is ``hunter2hunter2``); the HTTP registration path has its own tests."""
+
+    def seed(app, names, tz: str = "UTC") -> dict[str, dict[str, str]]:
+        from service.tracker import store
+        from service.tracker.schemas import Registration
+
+        out = {}
+        with app.state.sessionmaker() as session:
+            now = app.state.clock()
+            for name in names:
+                reg = Registration(name=name, password=PASSWORD, timezone=tz)
+                player = store.register(session, reg, now, password_hash=password_hash)
+                out[name] = {"Authorization": f"Bearer {store.issue_token(session, player, now)}"}
+            session.commit()
+        return out
+
+    return seed

@@ -1,0 +1,424 @@
+"""The tracker's HTTP API over a real socket (uvicorn on a free port), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import base64
+import concurrent.futures as cf
+import uuid
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from service.tracker import create_app
+
+JPEG = b"\xff\xd8\xff\xe0" + b"\x00\x10JFIF" + bytes(range(256)) + b"\xff\xd9"
+
+
+@pytest.fixture
+def tracker_app(database_url, clock):
+    app = create_app(database_url, clock=clock)
+    yield app
+    app.state.engine.dispose()
+
+
+@pytest.fixture
+def tracker(tracker_app, clock, serve):
+    with httpx.Client(base_url=serve(tracker_app).url, timeout=30) as http:
+        yield http, clock
+
+
+@pytest.fixture
+def sqlite_tracker(sqlite_url, clock, serve):
+    app = create_app(sqlite_url, clock=clock)
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        yield http, clock
+    app.state.engine.dispose()
+
+
+def join(http: httpx.Client, name: str, tz: str = "UTC", password: str = "hunter2hunter2") -> dict:
+    r = http.post("/api/v1/players", json={"name": name, "password": password, "timezone": tz})
+    assert r.status_code == 201, r.text
+    r = http.post("/api/v1/tokens", json={"name": name, "password": password})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def turn(player: str, score: int = 600, **kw) -> dict:
+    return {"player": player, "score": score, "idempotency_key": str(uuid.uuid4()), **kw}
+
+
+def test_register_login_submit_and_read_back(tracker):
+    http, clock = tracker
+    clock.set("2026-02-03T15:00:00+00:00")  # 09:00 in Chicago
+    auth = join(http, "heather", "America/Chicago")
+    body = turn(
+        "heather",
+        600,
+        comment="kept the 1, then the 4s",
+        rolls=[
+            {
+                "values": [1, 2, 2, 3, 5, 6],
+                "reading": {"width": 640, "dice": []},
+                "photo_jpeg_b64": base64.b64encode(JPEG).decode(),
+            },
+            {"values": [1, 4, 4, 4, 6], "reading": None},
+        ],
+    )
+    r = http.post("/api/v1/turns", json=body, headers=auth)
+    assert r.status_code == 201, r.text
+    stored = r.json()
+    assert (stored["player"], stored["score"], stored["day"], stored["round"]) == (
+        "heather",
+        600,
+        "2026-02-03",
+        2026,
+    )
+    assert stored["local_time"].startswith("2026-02-03T09:00:00")
+    assert stored["replayed"] is False
+    assert [r["values"] for r in stored["rolls"]] == [[1, 2, 2, 3, 5, 6], [1, 4, 4, 4, 6]]
+    assert stored["rolls"][1]["photo_url"] is None
+    photo = http.get(stored["rolls"][0]["photo_url"])
+    assert photo.headers["content-type"] == "image/jpeg" and photo.content == JPEG
+    again = http.get(f"/api/v1/turns/{stored['id']}").json()
+    assert again["rolls"][0]["reading"] == {"width": 640, "dice": []}
+
+    board = http.get("/api/v1/leaderboard", params={"round": 2026}).json()
+    assert board["standings"] == [
+        {
+            "rank": 1,
+            "player": "heather",
+            "total": 600,
+            "turns": 1,
+            "best": 600,
+            "last_day": "2026-02-03",
+        }
+    ]
+    hist = http.get("/api/v1/players/HEATHER/turns").json()
+    assert [t["score"] for t in hist["turns"]] == [600]
+    call = http.get("/api/v1/rollcall").json()["players"]
+    assert call[0]["player"] == "heather" and call[0]["rolled_today"] is True
+
+
+def test_second_turn_same_day_is_refused_and_next_day_accepted(tracker):
+    http, clock = tracker
+    clock.set("2026-05-01T09:00:00+00:00")
+    auth = join(http, "mike")
+    assert http.post("/api/v1/turns", json=turn("mike", 500), headers=auth).status_code == 201
+    clock.set("2026-05-01T19:59:00+00:00")
+    r = http.post("/api/v1/turns", json=turn("mike", 2500), headers=auth)
+    assert r.status_code == 409
+    assert r.json() == {
+        "detail": "mike already took a turn on 2026-05-01 (one turn per player per day)"
+    }
+    clock.set("2026-05-02T08:00:00+00:00")
+    assert http.post("/api/v1/turns", json=turn("mike", 50), headers=auth).status_code == 201
+    totals = http.get("/api/v1/leaderboard").json()["standings"]
+    assert totals[0]["total"] == 550 and totals[0]["turns"] == 2
+
+
+@pytest.mark.parametrize("utc_time", ["13:59", "02:01"])  # 7:59am and 8:01pm in Chicago (CST)
+def test_outside_8am_8pm_local_is_refused(sqlite_tracker, utc_time):
+    http, clock = sqlite_tracker
+    clock.set("2026-01-20T15:00:00+00:00")
+    auth = join(http, "tom", "America/Chicago")
+    day = "2026-01-20" if utc_time == "13:59" else "2026-01-21"
+    clock.set(f"{day}T{utc_time}:00+00:00")
+    r = http.post("/api/v1/turns", json=turn("tom"), headers=auth)
+    assert r.status_code == 403
+    assert r.json()["detail"].startswith(
+        "scores can only be entered between 8am and 8pm local time"
+    )
+    assert ("07:59" if utc_time == "13:59" else "20:01") in r.json()["detail"]
+    assert http.get("/api/v1/players/tom/turns").json()["turns"] == []
+
+
+def test_turn_near_midnight_in_far_time_zones_lands_on_the_local_day(sqlite_tracker):
+    http, clock = sqlite_tracker
+    clock.set("2026-03-10T18:30:00+00:00")  # Kiritimati (UTC+14): Mar 11 08:30
+    kiri = join(http, "kenny", "Pacific/Kiritimati")
+    r = http.post("/api/v1/turns", json=turn("kenny", 100), headers=kiri)
+    assert r.status_code == 201 and r.json()["day"] == "2026-03-11"
+    clock.set("2026-03-11T06:30:00+00:00")  # Pago Pago (UTC-11): Mar 10 19:30
+    pago = join(http, "shea", "Pacific/Pago_Pago")
+    r = http.post("/api/v1/turns", json=turn("shea", 150), headers=pago)
+    assert r.status_code == 201 and r.json()["day"] == "2026-03-10"
+    clock.set("2026-03-11T19:00:00+00:00")  # Pago Pago Mar 11 08:00: a new day
+    r = http.post("/api/v1/turns", json=turn("shea", 200), headers=pago)
+    assert r.status_code == 201 and r.json()["day"] == "2026-03-11"
+    clock.set("2026-03-11T19:30:00+00:00")  # Kiritimati Mar 12 09:30: a new day
+    r = http.post("/api/v1/turns", json=turn("kenny", 50), headers=kiri)
+    assert r.status_code == 201 and r.json()["day"] == "2026-03-12"
+
+
+def test_year_rollover_starts_a_new_round(tracker):
+    http, clock = tracker
+    clock.set("2026-12-31T15:00:00+00:00")
+    auth = join(http, "molly", "UTC")
+    kiri = join(http, "jeff", "Pacific/Kiritimati")  # already 2027-01-01 05:00 there: closed
+    assert http.post("/api/v1/turns", json=turn("molly", 1000), headers=auth).status_code == 201
+    assert http.post("/api/v1/turns", json=turn("jeff", 50), headers=kiri).status_code == 403
+    clock.set("2026-12-31T19:30:00+00:00")  # jeff: 2027-01-01 09:30
+    r = http.post("/api/v1/turns", json=turn("jeff", 300), headers=kiri)
+    assert r.json()["round"] == 2027
+    clock.set("2027-01-01T10:00:00+00:00")
+    r = http.post("/api/v1/turns", json=turn("molly", 200), headers=auth)
+    assert (r.json()["day"], r.json()["round"]) == ("2027-01-01", 2027)
+
+    now = http.get("/api/v1/leaderboard").json()
+    assert now["round"] == 2027
+    assert [(s["player"], s["total"]) for s in now["standings"]] == [("jeff", 300), ("molly", 200)]
+    past = http.get("/api/v1/leaderboard", params={"round": 2026}).json()
+    assert [(s["player"], s["total"]) for s in past["standings"]] == [("molly", 1000)]
+    assert http.get("/api/v1/rounds").json() == {"current": 2027, "rounds": [2027, 2026]}
+    page = http.get("/rounds/2026").text
+    assert "Round 2026" in page and "molly" in page and "jeff" not in page
+
+
+def test_replay_with_same_key_returns_stored_turn_even_after_hours(sqlite_tracker):
+    http, clock = sqlite_tracker
+    clock.set("2026-07-04T12:00:00+00:00")
+    auth = join(http, "bennett")
+    body = turn("bennett", 750)
+    first = http.post("/api/v1/turns", json=body, headers=auth)
+    clock.set("2026-07-04T22:00:00+00:00")  # closed now; the outbox delivers late
+    second = http.post("/api/v1/turns", json=body, headers=auth)
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert second.json()["replayed"] is True
+    assert {**second.json(), "replayed": False} == first.json()
+    assert http.get("/api/v1/leaderboard").json()["standings"][0]["turns"] == 1
+
+
+def test_a_player_can_only_submit_their_own_turns(sqlite_tracker):
+    http, _ = sqlite_tracker
+    a = join(http, "stefan")
+    join(http, "jacob")
+    r = http.post("/api/v1/turns", json=turn("jacob"), headers=a)
+    assert r.status_code == 403
+    assert "this token belongs to 'stefan', the turn is for 'jacob'" in r.json()["detail"]
+    r = http.post("/api/v1/turns", json=turn("stefan"))
+    assert r.status_code == 401 and "Bearer" in r.json()["detail"]
+    r = http.post("/api/v1/turns", json=turn("stefan"), headers={"Authorization": "Bearer nope"})
+    assert r.status_code == 401 and "unknown or revoked token" in r.json()["detail"]
+    r = http.post("/api/v1/tokens", json={"name": "stefan", "password": "wrong-password"})
+    assert r.status_code == 401 and r.json() == {"detail": "wrong player name or password"}
+
+
+def test_passwords_are_stored_with_argon2(sqlite_tracker, sqlite_url):
+    import sqlalchemy as sa
+
+    http, _ = sqlite_tracker
+    join(http, "jeremy", password="correct horse battery")
+    engine = sa.create_engine(sqlite_url)
+    with engine.connect() as conn:
+        stored = conn.execute(sa.text("SELECT password_hash FROM players")).scalar_one()
+        tokens = conn.execute(sa.text("SELECT token_hash FROM tokens")).scalars().all()
+    engine.dispose()
+    assert stored.startswith("$argon2id$") and "correct horse" not in stored
+    assert all(len(t) == 64 for t in tokens)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "needle"),
+    [
+        ({"name": "ok", "password": "short", "timezone": "UTC"}, 422, "password"),
+        (
+            {"name": "ok", "password": "long enough", "timezone": "Moon/Base"},
+            422,
+            "expected an IANA time zone name",
+        ),
+        (
+            {"name": "<script>", "password": "long enough", "timezone": "UTC"},
+            422,
+            "expected a name of 1 to 40",
+        ),
+        ({"name": "ok", "password": "long enough"}, 422, "timezone: Field required"),
+        (
+            {"name": "ok", "password": "long enough", "timezone": "UTC", "admin": True},
+            422,
+            "admin: Extra inputs are not permitted",
+        ),
+    ],
+)
+def test_registration_validation_errors_are_clear(sqlite_tracker, body, status, needle):
+    http, _ = sqlite_tracker
+    r = http.post("/api/v1/players", json=body)
+    assert r.status_code == status
+    assert isinstance(r.json()["detail"], str) and needle in r.json()["detail"]
+    assert http.get("/api/v1/rollcall").json()["players"] == []
+
+
+def test_name_taken_regardless_of_case(sqlite_tracker):
+    http, _ = sqlite_tracker
+    join(http, "Heather")
+    r = http.post(
+        "/api/v1/players", json={"name": "heather", "password": "x" * 10, "timezone": "UTC"}
+    )
+    assert r.status_code == 409 and r.json() == {"detail": "the name 'heather' is already taken"}
+
+
+@pytest.mark.parametrize(
+    ("patch", "needle"),
+    [
+        ({"score": 75}, "expected a Morning Roll score, a multiple of 50, got 75"),
+        ({"score": -50}, "score: Input should be greater than or equal to 0"),
+        ({"game": "greed"}, "game: Input should be 'morning-roll'"),
+        ({"rolls": [{"values": [7]}]}, "rolls.0.values.0"),
+        (
+            {"rolls": [{"values": [1], "photo_jpeg_b64": base64.b64encode(b"GIF89a").decode()}]},
+            "expected a JPEG photo",
+        ),
+        ({"rolls": [{"values": [1], "photo_jpeg_b64": "***"}]}, "not base64"),
+        ({"idempotency_key": "x"}, "idempotency_key"),
+        ({"comment": "x" * 501}, "comment"),
+    ],
+)
+def test_turn_validation_errors_are_clear_and_store_nothing(sqlite_tracker, patch, needle):
+    http, _ = sqlite_tracker
+    auth = join(http, "jeff")
+    r = http.post("/api/v1/turns", json={**turn("jeff"), **patch}, headers=auth)
+    assert r.status_code == 422, r.text
+    assert needle in r.json()["detail"]
+    assert http.get("/api/v1/players/jeff/turns").json()["turns"] == []
+
+
+def test_admin_corrects_a_score_with_an_audit_record(tracker, monkeypatch):
+    http, clock = tracker
+    auth = join(http, "mike")
+    stored = http.post("/api/v1/turns", json=turn("mike", 5000), headers=auth).json()
+    r = http.patch(
+        f"/api/v1/turns/{stored['id']}", json={"score": 500, "reason": "typo"}, headers=auth
+    )
+    assert r.status_code == 403 and "only an administrator" in r.json()["detail"]
+    assert http.get(f"/api/v1/turns/{stored['id']}").json()["score"] == 5000
+
+
+def test_admin_from_environment_can_correct(sqlite_url, clock, monkeypatch, serve):
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_NAME", "tom")
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", "admin-password")
+    app = create_app(sqlite_url, clock=clock)
+    with httpx.Client(base_url=serve(app).url) as http:
+        auth = join(http, "mike")
+        stored = http.post("/api/v1/turns", json=turn("mike", 5000), headers=auth).json()
+        token = http.post("/api/v1/tokens", json={"name": "tom", "password": "admin-password"})
+        admin = {"Authorization": f"Bearer {token.json()['token']}"}
+        assert token.json()["player"]["is_admin"] is True
+        r = http.patch(
+            f"/api/v1/turns/{stored['id']}",
+            json={"score": 500, "reason": "typed an extra zero"},
+            headers=admin,
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["score"] == 500
+        assert [
+            (c["admin"], c["old_score"], c["new_score"], c["reason"])
+            for c in r.json()["corrections"]
+        ] == [("tom", 5000, 500, "typed an extra zero")]
+        assert http.get("/api/v1/leaderboard").json()["standings"][0]["total"] == 500
+        page = http.get(f"/turns/{stored['id']}").text
+        assert "Corrected by tom from 5000 to 500: typed an extra zero" in page
+        r = http.patch("/api/v1/turns/999", json={"score": 50, "reason": "x"}, headers=admin)
+        assert r.status_code == 404 and r.json() == {"detail": "no turn with id 999"}
+    app.state.engine.dispose()
+
+
+def test_pages_link_relative_to_the_mount_point(sqlite_url, clock, serve):
+    tracker_app = create_app(sqlite_url, clock=clock)
+    outer = FastAPI()
+    outer.mount("/tracker", tracker_app)
+    server = serve(outer, root_path="/tracker")
+    with httpx.Client(base_url=server.url) as http:
+        auth = join(http, "heather")
+        body = turn(
+            "heather",
+            600,
+            comment="<b>bold</b> & proud",
+            rolls=[
+                {
+                    "values": [1, 2, 2, 3, 5, 6],
+                    "reading": {"dice": []},
+                    "photo_jpeg_b64": base64.b64encode(JPEG).decode(),
+                }
+            ],
+        )
+        stored = http.post("/api/v1/turns", json=body, headers=auth).json()
+        assert stored["rolls"][0]["photo_url"].startswith("/tracker/api/v1/")
+        board = http.get("/")
+        assert board.headers["content-type"].startswith("text/html")
+        assert f'href="/tracker/turns/{stored["id"]}"' in board.text
+        assert 'href="/tracker/players/heather"' in board.text
+        assert "http://" not in board.text and "https://" not in board.text  # no CDN
+        evidence = http.get(f"/turns/{stored['id']}").text
+        assert f'src="/tracker/api/v1/turns/{stored["id"]}/rolls/0/photo.jpg"' in evidence
+        assert "&lt;b&gt;bold&lt;/b&gt; &amp; proud" in evidence and "<b>bold" not in evidence
+        server_root = f"http://127.0.0.1:{server.port}"
+        img = httpx.get(server_root + stored["rolls"][0]["photo_url"])
+        assert img.content == JPEG
+        assert "heather" in http.get("/players/heather").text
+        assert "heather" in http.get("/rollcall").text
+        missing = http.get("/players/nobody")
+        assert missing.status_code == 404 and "no player named" in missing.text
+    tracker_app.state.engine.dispose()
+
+
+def test_twenty_concurrent_clients_each_store_once(tracker, tracker_app, seed_players):
+    http, clock = tracker
+    clock.set("2026-09-09T12:00:00+00:00")
+    names = [f"p{i:02d}" for i in range(20)]
+    auths = seed_players(tracker_app, names)
+    bodies = {n: turn(n, 50 * (i + 1)) for i, n in enumerate(names)}
+
+    def send(name: str) -> list[int]:
+        with httpx.Client(base_url=str(http.base_url), timeout=60) as c:
+            # each client sends its turn twice at once-ish: the key makes it one turn
+            return [
+                c.post("/api/v1/turns", json=bodies[name], headers=auths[name]).status_code
+                for _ in range(2)
+            ]
+
+    with cf.ThreadPoolExecutor(20) as pool:
+        codes = list(pool.map(send, names))
+    assert all(c == [201, 200] for c in codes), codes
+    board = http.get("/api/v1/leaderboard").json()["standings"]
+    assert sorted((s["player"], s["total"], s["turns"]) for s in board) == [
+        (n, 50 * (i + 1), 1) for i, n in enumerate(names)
+    ]
+
+
+def test_same_key_sent_by_many_connections_at_once_is_stored_once(tracker):
+    http, _ = tracker
+    auth = join(http, "heather")
+    body = turn("heather", 350)
+
+    def send(_: int) -> int:
+        with httpx.Client(base_url=str(http.base_url), timeout=60) as c:
+            return c.post("/api/v1/turns", json=body, headers=auth).status_code
+
+    with cf.ThreadPoolExecutor(20) as pool:
+        codes = list(pool.map(send, range(20)))
+    assert sorted(codes) == [200] * 19 + [201]
+    assert len(http.get("/api/v1/players/heather/turns").json()["turns"]) == 1
+
+
+def test_migrations_match_the_models(database_url):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from service.tracker.models import Base
+
+    app = create_app(database_url)
+    with app.state.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    app.state.engine.dispose()
+    assert diff == []
+
+
+def test_settable_clock_is_what_the_server_uses(sqlite_url, clock, serve):
+    clock.set("2026-04-01T07:00:00+00:00")
+    app = create_app(sqlite_url, clock=clock)
+    with httpx.Client(base_url=serve(app).url) as http:
+        auth = join(http, "kenny")
+        assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 403
+        clock.set("2026-04-01T08:00:00+00:00")
+        assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 201
+    app.state.engine.dispose()
