@@ -1,0 +1,116 @@
+"""``dicecam score/advise/strategy`` end to end, including the one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from service.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_json_from_the_issue(capsys):
+    code, out, _ = run(
+        capsys, "score", "--game", "morning-roll", "--json", "1", "1", "1", "5", "2", "3"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["bust"] is False and data["max_points"] == 1050
+    assert {"dice": [1, 1, 1, 5], "points": 1050, "forced_reroll": False} in [
+        {k: v for k, v in keep.items() if k != "wins_game"} for keep in data["keeps"]
+    ]
+
+
+def test_score_bust_and_table(capsys):
+    code, out, _ = run(capsys, "score", "--json", "2", "2", "3", "4", "6")
+    assert json.loads(out)["bust"] is True and json.loads(out)["keeps"] == []
+    code, out, _ = run(capsys, "score", "--game", "greed", "1", "1", "1", "3", "1")
+    assert code == 0 and "1100" in out and "keep" in out
+
+
+def test_score_other_games(capsys):
+    _, out, _ = run(capsys, "score", "--game", "solitaire-dice", "--json", "4", "4", "6", "1", "4")
+    assert len(json.loads(out)["splits"]) == 4
+    _, out, _ = run(
+        capsys, "score", "--game", "solitaire-dice", "--rejects", "1,5,6", "--json", "2,2,3,4,4"
+    )
+    assert all(s["free_ride"] for s in json.loads(out)["splits"])
+    _, out, _ = run(
+        capsys,
+        "score",
+        "--game",
+        "low-high",
+        "--highest-kept",
+        "2",
+        "--json",
+        "1",
+        "1",
+        "2",
+        "4",
+        "4",
+        "6",
+    )
+    data = json.loads(out)
+    assert data["bad"] == [1, 1, 2] and [s["face"] for s in data["sets"]] == [4, 6]
+
+
+def test_advise_json_from_the_issue(capsys):
+    code, out, _ = run(
+        capsys, "advise", "--game", "morning-roll", "--banked", "200", "--json", "5", "1", "2"
+    )
+    options = json.loads(out)["options"]
+    assert code == 0 and options[0]["keep"] == [1, 5] and options[0]["then"] == "bank"
+    assert options[0]["expected"] == 350.0
+    assert [o["expected"] for o in options] == sorted(
+        (o["expected"] for o in options), reverse=True
+    )
+    assert {o["then"] for o in options} == {"bank", "roll"}
+    code, out, _ = run(capsys, "advise", "--banked", "200", "5", "1", "2")
+    assert "expected" in out and "bank" in out
+
+
+def test_strategy_json(capsys):
+    code, out, _ = run(capsys, "strategy", "--game", "morning-roll", "--json")
+    data = json.loads(out)
+    assert code == 0 and isinstance(data["expected_turn_score"], float)
+    assert set(data["bank_thresholds"]) == {"1", "2", "3", "4", "5", "6"}
+    code, out, _ = run(capsys, "strategy", "--game", "greed", "--rule", "x=1")
+    assert code == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["score", "1", "7"], "got 7"),
+        (["score", "--game", "morning-roll"] + ["1"] * 8, "at most 6 dice, got 8"),
+        (["score", "1", "x"], "got 'x'"),
+        (["score", "--game", "yahtzee", "1"], "expected one of: morning-roll"),
+        (["advise", "--banked", "25", "1"], "multiple of 50, got 25"),
+        (["advise", "--banked", "lots", "1"], "--banked must be an integer"),
+        (["advise", "--game", "low-high", "1"], "no strategy advisor"),
+        (["score", "--game", "solitaire-dice", "1", "2"], "expected 5 dice, got 2"),
+        (["score"], "no dice given"),
+        (["score", "--rule", "three_pairs_any", "1"], "KEY=VALUE"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+
+
+def test_real_process_letters_exit_2():
+    proc = subprocess.run(
+        [sys.executable, "-m", "service.cli", "score", "--game", "greed", "a", "b"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip() == "dicecam score: error: a die face must be a number 1 to 6, got 'a'"
+    )
