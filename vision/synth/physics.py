@@ -114,6 +114,18 @@ def _cube_turns() -> list[list[float]]:
 _CUBE_TURNS = _cube_turns()
 
 
+_CLIENT: list[int] = []
+
+
+def _client() -> int:
+    """One DIRECT physics client per process, reset before each throw."""
+    import pybullet as p
+
+    if not _CLIENT or not p.isConnected(_CLIENT[0]):
+        _CLIENT[:] = [p.connect(p.DIRECT)]
+    return _CLIENT[0]
+
+
 def simulate(
     surface: Surface,
     sizes: list[float],
@@ -129,7 +141,8 @@ def simulate(
     import pybullet as p
 
     rng = np.random.default_rng(seed)
-    c = p.connect(p.DIRECT)
+    c = _client()
+    p.resetSimulation(physicsClientId=c)
     try:
         p.setGravity(0, 0, -GRAVITY, physicsClientId=c)
         p.setTimeStep(STEP, physicsClientId=c)
@@ -218,7 +231,7 @@ def simulate(
             )
         return poses
     finally:
-        p.disconnect(c)
+        p.resetSimulation(physicsClientId=c)
 
 
 def _add_leaning_die(p, c, rng, surface: Surface, size: float, bodies, statics) -> None:

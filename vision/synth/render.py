@@ -94,7 +94,7 @@ class Canvas:
         warped = cv2.warpPerspective(
             tex, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
         )
-        self._blend(warped * gain, m, (x0, y0, x1, y1), opaque_id=True)
+        self._blend(warped if gain == 1.0 else warped * gain, m, (x0, y0, x1, y1), opaque_id=True)
 
     def flat(self, poly_world: np.ndarray, color, *, die_id: int | None = None) -> None:
         proj = self.cam.clip_project(poly_world)
@@ -110,17 +110,30 @@ class Canvas:
         self, src, m: np.ndarray, roi, *, opaque_id: bool, die_id: int = 0, alpha=None
     ) -> None:
         x0, y0, x1, y1 = roi
-        a = m.astype(np.float32) / 255.0
-        if alpha is not None:
-            a = a * alpha
         dst = self.img[y0:y1, x0:x1]
-        dst += (src - dst) * a[..., None]
+        src = np.asarray(src, np.float32)
+        if alpha is None:
+            full = m == 255
+            if src.ndim == 3:
+                np.copyto(dst, src, where=full[..., None])
+            else:
+                dst[full] = src
+            edge = np.nonzero((m > 0) & ~full)
+        else:
+            edge = np.nonzero(m)
+        a = m[edge].astype(np.float32) / 255.0
+        if alpha is not None:
+            a *= alpha
+        s_edge = src[edge] if src.ndim == 3 else src
+        dst[edge] += (s_edge - dst[edge]) * a[:, None]
         if opaque_id:
             self.ids[y0:y1, x0:x1][m > 127] = die_id
 
-    def shade(self, mask: np.ndarray, strength: float) -> None:
-        """Darken by a [0, 1] mask (shadows)."""
-        self.img *= (1.0 - strength * mask)[..., None]
+    def shade(self, mask: np.ndarray, strength: float, roi: tuple[int, int, int, int]) -> None:
+        """Darken the region ``roi`` by a [0, 1] mask of the same size (shadows)."""
+        x0, y0, x1, y1 = roi
+        dst = self.img[y0:y1, x0:x1]
+        dst *= (1.0 - strength * mask)[..., None]
 
     def die(
         self, pose: DiePose, die_id: int, textures: dict[int, np.ndarray], style: dict, light: dict

@@ -17,7 +17,7 @@ from .camera import Camera, clip_to_rect, look_at
 from .physics import DiePose, Surface, simulate
 from .render import FACES, Canvas, shadow_polygon
 from .scene import sample_scene
-from .textures import draw_board, face_texture, surface_texture
+from .textures import draw_board, face_texture, surface_texture, white_noise
 
 __all__ = [
     "COCKED_CLASS",
@@ -192,42 +192,39 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     low = [i for i, p in enumerate(poses) if p.position[2] < -1.0]
     high = [i for i, p in enumerate(poses) if i not in low]
     styles = scene["dice_styles"]
-    textures_cache: dict[int, dict[int, np.ndarray]] = {}
+    textures_cache: dict[int, _Faces] = {}
 
-    def textures(i: int) -> tuple[dict, dict]:
-        k = i if len(styles) > 1 else 0
-        st = styles[min(k, len(styles) - 1)]
+    def textures(i: int) -> tuple[_Faces, dict]:
+        k = i % len(styles)
         if k not in textures_cache:
-            textures_cache[k] = {
-                v: face_texture(
-                    v,
-                    tuple(st["body"]),
-                    tuple(st["pip"]),
-                    kind=st["kind"],
-                    pip_radius=st["pip_radius"],
-                    corner=st["corner"],
-                    opacity=st["opacity"],
-                    emblem=tuple(st["emblem"]),
-                )
-                for v in range(1, 7)
-            }
-        return textures_cache[k], st
+            textures_cache[k] = _Faces(styles[k])
+        return textures_cache[k], styles[k]
 
     def shadows(indices: list[int], z0: float, extra: list[np.ndarray] = ()) -> None:
-        mask = np.zeros((H, W), np.float32)
-        sizes = []
+        polys, sizes = [], []
         for pts in [*(_corners(poses[i]) for i in indices), *extra]:
             poly = shadow_polygon(pts, light, z0)
             proj = cam.clip_project(poly) if poly is not None else None
             if proj is not None:
                 proj = clip_to_rect(proj, -2, -2, W + 2, H + 2)
             if proj is not None and len(proj) >= 3:
-                cv2.fillPoly(mask, [np.round(proj * 4).astype(np.int32)], 1.0, cv2.LINE_AA, shift=2)
+                polys.append(proj)
                 sizes.append(math.sqrt(max(cv2.contourArea(proj.astype(np.float32)), 1.0)))
-        if sizes:
-            sigma = max(0.8, float(np.median(sizes)) * light["shadow_blur"])
-            mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-            canvas.shade(mask, light["shadow"])
+        if not polys:
+            return
+        sigma = max(0.8, float(np.median(sizes)) * light["shadow_blur"])
+        pad = int(3 * sigma) + 2
+        allp = np.concatenate(polys)
+        x0, y0 = np.maximum(np.floor(allp.min(0)).astype(int) - pad, 0)
+        x1, y1 = np.minimum(np.ceil(allp.max(0)).astype(int) + pad, [W, H])
+        if x1 <= x0 or y1 <= y0:
+            return
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        for proj in polys:
+            pts = np.round((proj - [x0, y0]) * 4).astype(np.int32)
+            cv2.fillPoly(mask, [pts], 1.0, cv2.LINE_AA, shift=2)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+        canvas.shade(mask, light["shadow"], (x0, y0, x1, y1))
 
     areas: dict[int, float] = {}
     shadows(low, -th)
@@ -349,7 +346,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
                 "labelled": bool(labelled),
                 "size": round(pose.size, 3),
                 "position": pose.position.round(3).tolist(),
-                "style": i if len(styles) > 1 else 0,
+                "style": i % len(styles),
             }
         )
     meta = {
@@ -362,6 +359,29 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         "scene": scene,
     }
     return Sample(image=decoded, jpeg=jpeg, dice=dice, meta=meta)
+
+
+class _Faces(dict):
+    """Face textures of one die style, drawn on first use."""
+
+    def __init__(self, style: dict) -> None:
+        super().__init__()
+        self.style = style
+
+    def __missing__(self, value: int) -> np.ndarray:
+        st = self.style
+        tex = face_texture(
+            value,
+            tuple(st["body"]),
+            tuple(st["pip"]),
+            kind=st["kind"],
+            pip_radius=st["pip_radius"],
+            corner=st["corner"],
+            opacity=st["opacity"],
+            emblem=tuple(st["emblem"]),
+        )
+        self[value] = tex
+        return tex
 
 
 def _corners(pose: DiePose) -> np.ndarray:
@@ -444,7 +464,7 @@ def _post(img: np.ndarray, scene: dict, cam: Camera) -> np.ndarray:
     g += L["spot"] * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / 0.08)
     g *= L["exposure"]
     gain = cv2.resize(g.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR)
-    img = img * gain[..., None]
+    img = cv2.multiply(img, cv2.merge([gain, gain, gain]))
     if P["motion_blur_px"] > 0:
         n = int(round(P["motion_blur_px"])) | 1
         k = np.zeros((n, n), np.float32)
@@ -454,6 +474,11 @@ def _post(img: np.ndarray, scene: dict, cam: Camera) -> np.ndarray:
         img = cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
     if P["defocus_sigma"] > 0:
         img = cv2.GaussianBlur(img, (0, 0), P["defocus_sigma"])
+    out = cv2.convertScaleAbs(img)
     if P["noise_sigma"] > 0:
-        img = img + rng.standard_normal(img.shape, dtype=np.float32) * np.float32(P["noise_sigma"])
-    return np.clip(img, 0, 255).astype(np.uint8)
+        sigma = np.float32(P["noise_sigma"])
+        luma = white_noise(rng, H, W)[..., None] * (sigma * 0.6)
+        chroma = np.dstack([white_noise(rng, H, W) for _ in range(3)]) * (sigma * 0.8)
+        out = cv2.add(out.astype(np.int16), (luma + chroma).astype(np.int16), dtype=cv2.CV_16S)
+        out = np.clip(out, 0, 255).astype(np.uint8)
+    return out

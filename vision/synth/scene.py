@@ -156,7 +156,9 @@ def sample_scene(
     px, py = surface["interior"] or surface["table"]
 
     mixed = rng.random() < 0.3
-    styles = [die_style(rng)] if not mixed else [die_style(rng) for _ in range(n + 1)]
+    styles = (
+        [die_style(rng)] if not mixed else [die_style(rng) for _ in range(int(rng.integers(2, 5)))]
+    )
     base_size = float(rng.uniform(0.8, 1.25))
     sizes = [base_size * (float(rng.uniform(0.8, 1.2)) if mixed else 1.0) for _ in range(n + 1)]
 

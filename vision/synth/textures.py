@@ -28,6 +28,28 @@ PIPS = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def _gauss_bank() -> np.ndarray:
+    """A fixed field of standard normal noise; crops of it stand in for fresh noise (fast)."""
+    return np.random.default_rng(20260101).standard_normal((1024, 1024), dtype=np.float32)
+
+
+def white_noise(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """Standard normal noise (h, w), a random crop/flip of a fixed bank, tiled if larger."""
+    bank = _gauss_bank()
+    if h > 1024 or w > 1024:
+        reps = (h // 1024 + 1, w // 1024 + 1)
+        return np.tile(bank, reps)[:h, :w]
+    y, x = int(rng.integers(0, 1025 - h)), int(rng.integers(0, 1025 - w))
+    out = bank[y : y + h, x : x + w]
+    k = int(rng.integers(4))
+    if k & 1:
+        out = out[::-1]
+    if k & 2:
+        out = out[:, ::-1]
+    return out
+
+
 def _noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
     """Smooth value noise in [-1, 1] with features about ``cell`` pixels wide."""
     small = rng.standard_normal((max(2, h // cell + 2), max(2, w // cell + 2))).astype(np.float32)
@@ -43,14 +65,14 @@ def surface_texture(
     base = np.empty((h, w, 3), np.float32)
     base[:] = color
     if style == "felt":
-        n = rng.standard_normal((h, w)).astype(np.float32) * 10 + _noise(rng, h, w, 64) * 12
+        n = white_noise(rng, h, w) * 10 + _noise(rng, h, w, 64) * 12
         tex = base * (1 + n[..., None] / 255 * 2)
     elif style == "wood":
         ys = np.arange(h, dtype=np.float32)[:, None]
         warp = _noise(rng, h, w, 96) * 18 + _noise(rng, h, w, 24) * 3
         freq = rng.uniform(0.05, 0.15)
         grain = np.sin((ys + warp) * freq * 2 * math.pi / 4) * 0.5 + 0.5
-        fine = rng.standard_normal((h, w)).astype(np.float32)
+        fine = white_noise(rng, h, w)
         fine = cv2.GaussianBlur(fine, (0, 0), sigmaX=6, sigmaY=0.6)
         shade = 0.78 + 0.22 * grain + 0.05 * fine + 0.06 * _noise(rng, h, w, 128)
         if rng.random() < 0.5:  # planks
@@ -60,7 +82,7 @@ def surface_texture(
         if rng.random() < 0.5:
             tex = np.ascontiguousarray(tex.transpose(1, 0, 2))
     elif style == "paper":
-        n = rng.standard_normal((h, w)).astype(np.float32) * 3 + _noise(rng, h, w, 90) * 6
+        n = white_noise(rng, h, w) * 3 + _noise(rng, h, w, 90) * 6
         tex = base + n[..., None]
         if rng.random() < 0.4:  # ruled or squared paper
             step = int(rng.integers(18, 40))
@@ -73,7 +95,7 @@ def surface_texture(
                 for k in range(0, w, step):
                     tex[:, k : k + 1] = tex[:, k : k + 1] * 0.4 + ink * 0.6
     elif style in ("white", "speckled"):
-        n = _noise(rng, h, w, 160) * 6 + rng.standard_normal((h, w)).astype(np.float32) * 2
+        n = _noise(rng, h, w, 160) * 6 + white_noise(rng, h, w) * 2
         tex = base + n[..., None]
         count = int(h * w * (rng.uniform(0.002, 0.012) if style == "speckled" else 0.0005))
         ys, xs = rng.integers(0, h, count), rng.integers(0, w, count)
@@ -86,11 +108,11 @@ def surface_texture(
         tex[(np.arange(h) % step) < 3] *= grout
         tex[:, (np.arange(w) % step) < 3] *= grout
     elif style == "carpet":
-        n = rng.standard_normal((h, w)).astype(np.float32)
+        n = white_noise(rng, h, w)
         n = cv2.GaussianBlur(n, (0, 0), 1.2) * 40 + _noise(rng, h, w, 50) * 15
         tex = base * (1 + n[..., None] / 255)
     else:  # plain painted / laminate
-        tex = base + (_noise(rng, h, w, 200) * 8 + rng.standard_normal((h, w)) * 1.5)[..., None]
+        tex = base + (_noise(rng, h, w, 200) * 8 + white_noise(rng, h, w) * 1.5)[..., None]
     return np.clip(tex, 0, 255).astype(np.float32)
 
 
@@ -136,7 +158,7 @@ def draw_board(rng: np.random.Generator, tex: np.ndarray) -> None:
             cv2.rectangle(tex, (k, 0), (k + step - 4, step), tuple(float(v) for v in c), -1)
             cv2.rectangle(tex, (k, h - step), (k + step - 4, h), tuple(float(v) for v in c), -1)
         cv2.circle(tex, (w // 2, h // 2), min(h, w) // 4, tuple(float(v) for v in palette[2]), -1)
-    tex += rng.standard_normal(tex.shape[:2]).astype(np.float32)[..., None] * 3
+    tex += white_noise(rng, *tex.shape[:2])[..., None] * 3
 
 
 @functools.lru_cache(maxsize=8)
@@ -167,18 +189,15 @@ def face_texture(
         >>> face_texture(3, (240, 240, 240), (20, 20, 20)).shape
         (64, 64, 4)
     """
-    s = size
-    ss = s * 2  # supersample for smooth edges
-    rgb = np.empty((ss, ss, 3), np.float32)
-    rgb[:] = body
-    alpha = np.zeros((ss, ss), np.float32)
-    r = int(corner * ss)
-    cv2.rectangle(alpha, (r, 0), (ss - 1 - r, ss - 1), 1.0, -1)
-    cv2.rectangle(alpha, (0, r), (ss - 1, ss - 1 - r), 1.0, -1)
-    for cx, cy in ((r, r), (ss - 1 - r, r), (r, ss - 1 - r), (ss - 1 - r, ss - 1 - r)):
-        cv2.circle(alpha, (cx, cy), r, 1.0, -1)
-    alpha *= opacity
-    ink8 = np.zeros((ss, ss), np.uint8)
+    s = ss = size
+    q = 16  # fixed-point subpixel factor for cv2 drawing (shift=4)
+    a8 = np.zeros((s, s), np.uint8)
+    r = corner * s
+    box = np.array([[r, 0], [s - r, 0], [s, r], [s, s - r], [s - r, s], [r, s], [0, s - r], [0, r]])
+    cv2.fillPoly(a8, [np.round(box * q).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    for cx, cy in ((r, r), (s - r, r), (r, s - r), (s - r, s - r)):
+        cv2.circle(a8, (int(cx * q), int(cy * q)), int(r * q), 255, -1, cv2.LINE_AA, shift=4)
+    ink8 = np.zeros((s, s), np.uint8)
     if kind == "numeral":
         text = str(value)
         scale = ss / 30.0
@@ -187,25 +206,43 @@ def face_texture(
         org = ((ss - tw) // 2, (ss + th) // 2)
         cv2.putText(ink8, text, org, cv2.FONT_HERSHEY_DUPLEX, scale, 255, thick, cv2.LINE_AA)
         if value in (6, 9):
-            cv2.line(ink8, (ss // 3, int(ss * 0.8)), (2 * ss // 3, int(ss * 0.8)), 255, thick)
+            cv2.line(
+                ink8,
+                (ss // 3, int(ss * 0.84)),
+                (2 * ss // 3, int(ss * 0.84)),
+                255,
+                max(1, thick // 2),
+                cv2.LINE_AA,
+            )
     elif kind == "emblem" and value == 1:
         pts = []
         for k in range(10):
             rad = ss * (0.36 if k % 2 == 0 else 0.15)
             a = -math.pi / 2 + k * math.pi / 5
             pts.append([ss / 2 + rad * math.cos(a), ss / 2 + rad * math.sin(a)])
-        cv2.fillPoly(ink8, [np.array(pts, np.int32)], 255, cv2.LINE_AA)
+        cv2.fillPoly(
+            ink8, [np.round(np.array(pts) * q).astype(np.int32)], 255, cv2.LINE_AA, shift=4
+        )
     else:
-        pr = max(2, int(pip_radius * ss))
+        pr = max(1.5, pip_radius * ss)
         for px, py in PIPS[value]:
-            cv2.circle(ink8, (int(px * ss), int(py * ss)), pr, 255, -1, cv2.LINE_AA)
+            cv2.circle(
+                ink8,
+                (int(px * ss * q), int(py * ss * q)),
+                int(pr * q),
+                255,
+                -1,
+                cv2.LINE_AA,
+                shift=4,
+            )
     ink = ink8.astype(np.float32) / 255.0
     ink_color = np.array(
         emblem if (kind == "emblem" and value == 1 and emblem) else pip, np.float32
     )
-    rgb = rgb * (1 - ink[..., None]) + ink_color * ink[..., None]
-    alpha = np.maximum(alpha, ink * (alpha > 0))
-    out = cv2.resize(np.dstack([rgb, alpha]), (s, s), interpolation=cv2.INTER_AREA)
-    # bevel: darken towards the edges, a faint highlight just inside them
+    out = np.empty((s, s, 4), np.float32)
+    out[..., :3] = np.float32(body) + (ink_color - np.float32(body)) * ink[..., None]
+    alpha = a8.astype(np.float32) / 255.0
+    out[..., 3] = np.maximum(alpha * opacity, ink * alpha)
+    # bevel: darken towards the edges
     out[..., :3] *= _bevel(s)[..., None]
     return out
