@@ -1,0 +1,85 @@
+"""A real ultralytics ONNX export (untrained YOLO11n, 7 classes) read by DiceReader gives the same
+dice as ultralytics' own predictor on the same file: metadata, layout and box maths agree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision import DiceReader
+
+SCRIPT = r"""
+import json, sys
+from pathlib import Path
+import numpy as np
+import torch
+from ultralytics import YOLO
+from ultralytics.nn.tasks import DetectionModel
+
+out, image = Path(sys.argv[1]), sys.argv[2]
+torch.manual_seed(0)
+yolo = YOLO("yolo11n.yaml")
+model = DetectionModel("yolo11n.yaml", nc=7, verbose=False)
+model.names = {i: str(i + 1) for i in range(6)} | {6: "cocked"}
+model.args, model.task, model.yaml = yolo.model.args, "detect", yolo.model.yaml | {"nc": 7}
+for seq in model.model[-1].cv3:  # random class logits: scores spread, classes varied
+    seq[-1].bias.data.normal_(0.0, 2.0)
+yolo.model = model
+onnx = yolo.export(format="onnx", imgsz=160, nms=False, dynamic=False, simplify=True, opset=12,
+                   project=str(out), verbose=False)
+onnx = str(Path(onnx).resolve())
+pred = YOLO(onnx, task="detect").predict(image, imgsz=160, conf=0.3, iou=0.5, agnostic_nms=True,
+                                         max_det=300, verbose=False)[0]
+rows = [[*map(float, b.xyxy[0]), float(b.conf[0]), int(b.cls[0])] for b in pred.boxes]
+(out / "result.json").write_text(json.dumps({"onnx": str(onnx), "boxes": rows}))
+"""
+
+
+@pytest.mark.slow
+def test_matches_ultralytics_predictions_on_its_own_export(tmp_path):
+    pytest.importorskip("ultralytics", reason="the train extra (ultralytics) makes the export")
+    pytest.importorskip("onnxslim", reason="ultralytics' ONNX export needs onnxslim offline")
+    image = tmp_path / "scene.png"
+    rng = np.random.default_rng(1)
+    Image.fromarray(rng.integers(0, 255, (160, 160, 3), dtype=np.uint8)).save(image)
+    env = dict(
+        os.environ,
+        YOLO_OFFLINE="1",
+        YOLO_CONFIG_DIR=str(tmp_path / "yolo"),
+        MPLCONFIGDIR=str(tmp_path / "mpl"),
+        YOLO_VERBOSE="False",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path), str(image)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = json.loads((tmp_path / "result.json").read_text())
+
+    reader = DiceReader(Path(expected["onnx"]), conf=0.3, iou=0.5)
+    assert reader.imgsz == (160, 160) and reader.fixed_batch == 1
+    assert reader.names[6] == "cocked"
+    dice = reader.read(image).dice
+    theirs = sorted(expected["boxes"], key=lambda r: -r[4])[:20]
+    assert len(theirs) >= 5, "the untrained model should still produce boxes"
+    assert len(dice) == len(expected["boxes"])
+    assert {c for *_, c in expected["boxes"]} != {expected["boxes"][0][5]}  # several classes
+    for x1, y1, x2, y2, conf, cls in theirs:
+        best = min(dice, key=lambda d: np.abs(np.subtract(d.box, (x1, y1, x2, y2))).max())
+        np.testing.assert_allclose(best.box, (x1, y1, x2, y2), atol=0.5)
+        assert best.confidence == pytest.approx(conf, abs=1e-4)
+        if cls < 6:
+            assert (best.value, best.cocked) == (cls + 1, False)
+        else:
+            assert best.cocked
