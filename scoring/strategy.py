@@ -281,6 +281,12 @@ class FarkleAdvisor:
         if depth > 60:
             return float(i * STEP)
         groups, _b, _g = self._tables[n]
+
+        def constrained(target: int, j: int) -> float:
+            if j <= self._itop and self._R[target][j] is not None:
+                return self._R[target][j]
+            return self._lazy_R(target, j, depth + 1)
+
         total = 0.0
         for p, opts in groups:
             best = -math.inf
@@ -289,12 +295,12 @@ class FarkleAdvisor:
                 if kind == _WIN:
                     v = float(j * STEP)
                 elif kind == _FORCED:
-                    v = self._lazy_R(self.n, j, depth + 1)
+                    v = constrained(self.n, j)
                 else:
                     hot = kind == _HOT
                     b = self._bank(j, hot)
                     target = self.n if hot else nn
-                    v = b if b is not None else self._lazy_R(target, j, depth + 1)
+                    v = b if b is not None else constrained(target, j)
                 best = max(best, v)
             total += p * best
         self._lazy[key] = total
