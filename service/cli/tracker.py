@@ -67,6 +67,7 @@ def run_tracker(args: argparse.Namespace) -> int:
     if args.create_admin:
         return _create_admin(args, settings)
     import uvicorn
+    from sqlalchemy.exc import OperationalError
 
     from service.tracker import create_app
 
@@ -74,6 +75,8 @@ def run_tracker(args: argparse.Namespace) -> int:
         app = create_app(args.database_url)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    except OperationalError as exc:
+        raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
     uvicorn.run(
         app,
         host=args.host or settings.host,
@@ -103,8 +106,15 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
         zone(args.timezone)
     except InvalidTimezone as exc:
         raise UsageError(str(exc)) from exc
-    engine = make_engine(args.database_url or default_database_url())
-    migrate(engine)
+    from sqlalchemy.exc import OperationalError
+
+    try:
+        engine = make_engine(args.database_url or default_database_url())
+        migrate(engine)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    except OperationalError as exc:
+        raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
     with make_sessionmaker(engine)() as session:
         try:
             player = store.ensure_admin(

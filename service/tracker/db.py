@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -31,15 +32,23 @@ def make_engine(database_url: str) -> Engine:
     SQLite: WAL journal, 30 s busy timeout and ``BEGIN IMMEDIATE`` so that concurrent writers
     queue instead of failing with "database is locked". The file's folder is created.
     """
+    expected = (
+        "expected a database URL like sqlite:///path/tracker.sqlite3 or "
+        f"postgresql+psycopg://user@host/db, got {database_url!r}"
+    )
     try:
         url = make_url(database_url)
     except Exception as exc:
-        raise ValueError(
-            f"expected a database URL like sqlite:///path/tracker.sqlite3 or "
-            f"postgresql+psycopg://user@host/db, got {database_url!r}"
-        ) from exc
-    if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        raise ValueError(expected) from exc
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise ValueError(expected)
+    if url.get_backend_name() == "postgresql":
+        try:
+            return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        except (ImportError, NoSuchModuleError) as exc:
+            raise ValueError(
+                f"{expected}; its driver is not installed ({exc}): pip install 'dicecam[postgres]'"
+            ) from exc
 
     memory = url.database in (None, "", ":memory:")
     if memory:

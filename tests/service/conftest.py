@@ -43,10 +43,10 @@ def free_port() -> int:
 class LiveServer:
     """A real uvicorn server for ``app`` in a background thread, on a free port."""
 
-    def __init__(self, app, *, root_path: str = "") -> None:
+    def __init__(self, app, *, root_path: str = "", port: int | None = None) -> None:
         import uvicorn
 
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}{root_path}"
         config = uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning", timeout_graceful_shutdown=1
@@ -66,6 +66,12 @@ class LiveServer:
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+@pytest.fixture
+def unused_port() -> int:
+    """A TCP port nothing listens on (yet)."""
+    return free_port()
 
 
 @pytest.fixture
@@ -196,8 +202,8 @@ def serve():
     """``server = serve(app)``: a real uvicorn server on a free port, stopped after the test."""
     started: list[LiveServer] = []
 
-    def start(app, *, root_path: str = "") -> LiveServer:
-        server = LiveServer(app, root_path=root_path).__enter__()
+    def start(app, *, root_path: str = "", port: int | None = None) -> LiveServer:
+        server = LiveServer(app, root_path=root_path, port=port).__enter__()
         started.append(server)
         return server
 
@@ -237,3 +243,15 @@ def seed_players(password_hash):
         return out
 
     return seed
+
+
+def midday_zone_name(now: datetime | None = None) -> str:
+    """An IANA zone where it is about 13:00 right now (for tests that use the real clock)."""
+    hour = (now or datetime.now(UTC)).hour
+    offset = 13 - hour  # -10 .. 13
+    return "Etc/GMT" if offset == 0 else f"Etc/GMT{-offset:+d}"
+
+
+@pytest.fixture
+def midday_zone() -> str:
+    return midday_zone_name()

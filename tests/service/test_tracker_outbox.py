@@ -1,0 +1,235 @@
+"""The client's on-disk outbox: nothing lost when the tracker is down or the client is killed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from service.tracker import create_app
+from service.tracker_client import (
+    Outbox,
+    OutboxEntry,
+    RollEvidence,
+    TrackerAuthError,
+    TrackerClient,
+    TrackerRejected,
+    TrackerUnavailable,
+    TurnSubmission,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+JPEG = b"\xff\xd8\xff\xe0" + bytes(200) + b"\xff\xd9"
+
+
+def stored_turns(database_url: str, key: str | None = None) -> int:
+    engine = sa.create_engine(database_url)
+    with engine.connect() as conn:
+        sql = "SELECT count(*) FROM turns" + (" WHERE idempotency_key = :k" if key else "")
+        n = conn.execute(sa.text(sql), {"k": key} if key else {}).scalar_one()
+    engine.dispose()
+    return n
+
+
+@pytest.fixture
+def app(sqlite_url, clock):
+    app = create_app(sqlite_url, clock=clock)
+    yield app
+    app.state.engine.dispose()
+
+
+def test_submit_stores_turn_with_evidence_and_records_delivery(app, serve, seed_players, tmp_path):
+    auth = seed_players(app, ["heather"])["heather"]
+    server = serve(app)
+    client = TrackerClient(server.url, token=auth["Authorization"][7:], outbox_dir=tmp_path / "ob")
+    turn = TurnSubmission(
+        player="heather",
+        score=600,
+        comment="two rolls",
+        rolls=[
+            RollEvidence(values=[1, 2, 2, 3, 5, 6], reading={"width": 640}, photo=JPEG),
+            RollEvidence(values=[1, 4, 4, 4, 6]),
+        ],
+    )
+    result = client.submit_turn(turn)
+    assert (result["player"], result["score"], len(result["rolls"])) == ("heather", 600, 2)
+    photo = httpx.get(f"http://127.0.0.1:{server.port}{result['rolls'][0]['photo_url']}")
+    assert photo.content == JPEG
+    assert client.outbox.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
+    done = client.outbox.find(turn.idempotency_key)
+    assert done.state == "delivered" and done.result["id"] == result["id"]
+    # Submitting the same turn object again answers from the outbox, no second turn.
+    assert client.submit_turn(turn)["id"] == result["id"]
+    client.close()
+
+
+def test_tracker_down_then_back_delivers_exactly_once(
+    app, serve, seed_players, tmp_path, sqlite_url, unused_port
+):
+    token = seed_players(app, ["mike"])["mike"]["Authorization"][7:]
+    url = f"http://127.0.0.1:{unused_port}"
+    client = TrackerClient(url, token=token, outbox_dir=tmp_path, retries=2, backoff=0.01)
+    turn = TurnSubmission(player="mike", score=500)
+    with pytest.raises(TrackerUnavailable, match="cannot reach the tracker"):
+        client.submit_turn(turn)
+    waiting = client.outbox.find(turn.idempotency_key)
+    assert waiting.state == "pending" and waiting.attempts == 3
+    assert client.deliver_pending().pending == [turn.idempotency_key]  # backing off: not due
+
+    serve(app, port=unused_port)
+    # A fresh client (as after a restart) finds the turn on disk and delivers it.
+    later = TrackerClient(url, token=token, outbox_dir=tmp_path)
+    report = later.deliver_pending(force=True)
+    assert list(report.delivered) == [turn.idempotency_key] and not report.pending
+    assert later.deliver_pending(force=True).delivered == {}
+    assert stored_turns(sqlite_url) == 1
+    assert later.outbox.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
+    client.close()
+    later.close()
+
+
+def test_rejected_turn_is_kept_with_the_reason(app, serve, seed_players, tmp_path):
+    auths = seed_players(app, ["tom"])
+    client = TrackerClient(
+        serve(app).url, token=auths["tom"]["Authorization"][7:], outbox_dir=tmp_path
+    )
+    client.submit_turn(TurnSubmission(player="tom", score=100))
+    second = TurnSubmission(player="tom", score=2500, comment="lucky")
+    with pytest.raises(TrackerRejected, match="already took a turn") as info:
+        client.submit_turn(second)
+    assert info.value.status == 409
+    kept = client.outbox.find(second.idempotency_key)
+    assert kept.state == "rejected" and "one turn per player per day" in kept.last_error
+    assert kept.turn["comment"] == "lucky"
+    assert client.outbox.counts() == {"pending": 0, "delivered": 1, "rejected": 1}
+    client.close()
+
+
+def test_bad_token_keeps_the_turn_pending(app, serve, tmp_path):
+    client = TrackerClient(serve(app).url, token="not-a-token", outbox_dir=tmp_path)
+    turn = TurnSubmission(player="tom", score=100)
+    with pytest.raises(TrackerAuthError, match="unknown or revoked token"):
+        client.submit_turn(turn)
+    assert client.outbox.find(turn.idempotency_key).state == "pending"
+    client.close()
+
+
+def test_outbox_writes_are_atomic_and_leave_no_temp_files(tmp_path):
+    box = Outbox(tmp_path)
+    entry = OutboxEntry(key="k" * 12, base_url="http://x", turn={"score": 50})
+    box.put(entry)
+    box.put(OutboxEntry(key="k" * 12, base_url="http://x", turn={"score": 999}))  # kept as is
+    assert box.find("k" * 12).turn == {"score": 50}
+    entry.state, entry.result = "delivered", {"id": 1}
+    box.write(entry)
+    assert box.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+    with pytest.raises(ValueError, match="usable as a file name"):
+        box.put(OutboxEntry(key="../escape", base_url="http://x", turn={}))
+
+
+def test_backoff_grows_exponentially_and_is_capped(tmp_path):
+    client = TrackerClient("http://127.0.0.1:9", outbox_dir=tmp_path, backoff=1.0, max_backoff=8)
+    delays = [client._delay(a) for a in range(6)]
+    assert all(0.5 * min(8, 2**a) <= d <= min(8, 2**a) for a, d in enumerate(delays))
+    client.close()
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from service.tracker_client import TrackerClient, TurnSubmission
+    url, token, outbox, key = sys.argv[1:5]
+    client = TrackerClient(url, token=token, outbox_dir=outbox, timeout=60, retries=0)
+    client.submit_turn(TurnSubmission(player="jacob", score=1050, idempotency_key=key))
+    print("DELIVERED", flush=True)
+    """
+)
+
+
+class Hold:
+    """ASGI wrapper: holds ``POST /api/v1/turns`` before the tracker sees it ("before") or after
+    the tracker stored it but before the answer leaves ("after"), until released."""
+
+    def __init__(self, app, where: str) -> None:
+        self.app, self.where = app, where
+        self.arrived = threading.Event()
+        self.holding = True
+
+    async def _wait(self) -> None:
+        self.arrived.set()
+        while self.holding:
+            await asyncio.sleep(0.02)
+
+    async def __call__(self, scope, receive, send):
+        hold = (
+            self.holding
+            and scope["type"] == "http"
+            and scope["method"] == "POST"
+            and scope["path"].endswith("/api/v1/turns")
+        )
+        if not hold:
+            return await self.app(scope, receive, send)
+        if self.where == "before":
+            await self._wait()
+            return  # the client died waiting: the request is dropped, never stored
+
+        async def held_send(message):
+            if message["type"] == "http.response.start":
+                await self._wait()
+            await send(message)
+
+        return await self.app(scope, receive, held_send)
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_client_killed_mid_send_delivers_exactly_once(
+    where, app, serve, seed_players, tmp_path, sqlite_url
+):
+    token = seed_players(app, ["jacob"])["jacob"]["Authorization"][7:]
+    hold = Hold(app, where)
+    server = serve(hold)
+    key = str(uuid.uuid4())
+    outbox = tmp_path / "outbox"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, server.url, token, str(outbox), key],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert hold.arrived.wait(60), child.stderr.read() if child.poll() is not None else ""
+        # The turn was on disk before it went out, and the tracker has it iff held "after".
+        pending = json.loads((outbox / "pending" / f"{key}.json").read_text())
+        assert pending["turn"]["score"] == 1050
+        assert stored_turns(sqlite_url, key) == (1 if where == "after" else 0)
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(10) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert b"DELIVERED" not in child.stdout.read()
+    hold.holding = False
+
+    # The process restarts: a new client delivers what the outbox holds.
+    client = TrackerClient(server.url, token=token, outbox_dir=outbox)
+    report = client.deliver_pending(force=True)
+    assert list(report.delivered) == [key]
+    assert report.delivered[key]["replayed"] is (where == "after")
+    assert client.deliver_pending(force=True).delivered == {}
+    assert stored_turns(sqlite_url, key) == 1 and stored_turns(sqlite_url) == 1
+    assert client.outbox.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
+    client.close()
