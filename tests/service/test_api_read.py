@@ -67,7 +67,7 @@ def test_read_returns_the_reading_json(server):
         assert [d["value"] for d in body["dice"]] == [5, 1, 3]
         assert body["dice"][2]["on_table"] is False
         assert body["image"] == "roll.jpg"
-    assert server.reader.calls == 2
+    assert server.reader.calls == 1  # the second read of the same photo is served from cache
 
 
 def test_not_an_image_is_415_with_a_message(server):
@@ -169,3 +169,13 @@ def test_the_page_and_its_assets_are_served_locally(server):
         assert r.status_code == 200 and len(r.text) > 100
     # no CDN: everything the page loads comes from this server
     assert "http://" not in html.text and "https://" not in html.text
+
+
+def test_the_same_photo_is_read_once(server):
+    photo = jpeg(color=(200, 10, 10))
+    for _ in range(3):
+        r = httpx.post(server.url + "/api/read", files={"photo": ("a.jpg", photo, "image/jpeg")})
+        assert r.json()["values"] == [5, 1]
+    assert server.reader.calls == 1
+    r = httpx.post(server.url + "/api/read", files={"photo": ("b.jpg", jpeg(), "image/jpeg")})
+    assert r.status_code == 200 and server.reader.calls == 2

@@ -1,0 +1,220 @@
+"""The camera page in Debian's chromium (Playwright), its fake camera fed a synthetic roll.
+
+The page's mechanics run with a reader that reports the synthetic roll's true labels (the photo
+is still decoded for real): live mode settles and takes the roll with no button press, boxes and
+values are drawn, keeps are ranked with expected values, a tap corrects a die, a die off the table
+is marked and busts the turn, banking shows the total. ``test_page_e2e.py`` plays with the real
+reader and the shipped model.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from service.api.server import BackgroundServer
+from service.app import create_app
+from service.settings import Settings
+from vision import Die, Reading, load_image
+
+CHROMIUM = os.environ.get("DICECAM_CHROMIUM", "/usr/bin/chromium")
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def chromium_or_skip() -> str:
+    if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
+        pytest.skip(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    return CHROMIUM
+
+
+def synthetic_roll(n: int = 6, width: int = 640, height: int = 480):
+    """A rendered roll of ``n`` dice, all resting on the table and clearly visible."""
+    from vision.synth import make_sample
+
+    for index in range(28, 200):
+        s = make_sample(11, index, width, height, n_dice=n)
+        if len(s.dice) == n and all(
+            d["state"] == "table"
+            and d["labelled"]
+            and d["class"] < 6
+            and d["box"]
+            and d["box"][2] - d["box"][0] > 30
+            for d in s.dice
+        ):
+            return s
+    pytest.skip(f"no synthetic roll of {n} clear dice found")
+
+
+def write_y4m(bgr, path: Path, frames: int = 4) -> Path:
+    """An uncompressed Y4M video (I420) chromium's fake camera plays in a loop."""
+    import cv2
+
+    h, w = bgr.shape[:2]
+    yuv = cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420).tobytes()
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(frames):
+            f.write(b"FRAME\n" + yuv)
+    return path
+
+
+def photo(sample, quality: int) -> bytes:
+    """The roll as a distinct JPEG file (the service caches readings by photo bytes)."""
+    import cv2
+
+    return cv2.imencode(".jpg", sample.image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
+
+
+def truth_dice(sample) -> list[Die]:
+    return [Die(int(d["value"]), tuple(d["box"]), 0.99) for d in sample.dice]
+
+
+class TruthReader:
+    """Decodes the frame for real; reports scripted dice if any, else the roll's true labels."""
+
+    def __init__(self, dice: list[Die]) -> None:
+        self.dice = dice
+        self.script: list[list[Die]] = []
+        self.calls = 0
+
+    def read(self, image, expected_dice=None) -> Reading:
+        img = load_image(image)
+        self.calls += 1
+        dice = self.script.pop(0) if self.script else self.dice
+        return Reading(img.width, img.height, list(dice), expected_dice=expected_dice)
+
+
+def launch(playwright, video: Path):
+    return playwright.chromium.launch(
+        executable_path=chromium_or_skip(),
+        args=[
+            "--no-sandbox",
+            "--headless",
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    )
+
+
+def canvas_point(page, box) -> tuple[float, float]:
+    """Client coordinates of the centre of ``box`` (image pixels) on the contained canvas."""
+    return page.evaluate(
+        """([x1, y1, x2, y2]) => {
+            const c = document.getElementById('photo'); const r = c.getBoundingClientRect();
+            const s = Math.min(r.width / c.width, r.height / c.height);
+            const ox = (r.width - c.width * s) / 2, oy = (r.height - c.height * s) / 2;
+            return [r.left + ox + (x1 + x2) / 2 * s, r.top + oy + (y1 + y2) / 2 * s];
+        }""",
+        list(box),
+    )
+
+
+def pixel(page, x: float, y: float) -> list[int]:
+    return page.evaluate(
+        "([x, y]) => Array.from(document.getElementById('photo').getContext('2d')"
+        ".getImageData(x, y, 1, 1).data.slice(0, 3))",
+        [x, y],
+    )
+
+
+def chips(page) -> list[str]:
+    return page.eval_on_selector_all("#dice .die", "els => els.map(e => e.textContent)")
+
+
+def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    sample = synthetic_roll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    truth = sorted(truth_dice(sample), key=lambda d: d.box[0])
+    reader = TruthReader(truth)
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        reads: list[str] = []
+        page.on(
+            "request", lambda r: reads.append(r.url) if r.url.endswith("/api/v1/read") else None
+        )
+        page.goto(server.url + "/")
+        page.fill("#player", "heather")
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#message")).to_contain_text("roll 6 dice")
+
+        # live mode: the roll is taken once the same values came in several frames
+        page.check("#live")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep", timeout=20_000)
+        assert len(reads) >= 3  # several identical frames before the roll is taken
+        assert chips(page) == [str(d.value) for d in truth]
+        expect(page.locator("#photo")).to_be_visible()
+        x1, y1, x2, y2 = truth[0].box
+        assert pixel(page, x1, (y1 + y2) / 2) == [34, 197, 94]  # its box, drawn in green
+        keeps = page.locator("#keeps li button")
+        expect(keeps.first).to_contain_text("expect")
+        evs = [float(t.split("expect ")[1].split()[0]) for t in keeps.all_inner_texts()]
+        assert evs == sorted(evs, reverse=True) and len(evs) >= 2
+        page.uncheck("#live")
+
+        best = keeps.first.inner_text()
+        kept = [int(v) for v in best.split("\n")[0].removeprefix("Keep ").split()]
+        keeps.first.click()
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        left = 6 - len(kept)
+        expect(page.locator("#dice-left")).to_have_text(str(left))
+        total = int(page.inner_text("#turn-total"))
+        assert total > 0
+
+        # a photo from the gallery, read with one die wrong: tap it and correct it
+        misread = [
+            Die(v, d.box, 0.6) for v, d in zip([3, 2, 4, 6, 2, 6][:left], truth[:left], strict=True)
+        ]
+        reader.script.append(misread)
+        page.set_input_files(
+            "#file",
+            files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": photo(sample, 90)}],
+        )
+        expect(page.locator("#dice .die")).to_have_count(left)
+        page.mouse.click(*canvas_point(page, misread[0].box))
+        page.click("#picker button[value='1']")
+        expect(page.locator("#dice .die.corrected")).to_have_text("1")
+        page.click("#use-roll")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(page.locator("#keeps li button")).to_have_count(1)  # only the corrected 1 scores
+        expect(page.locator("#keeps li button").first).to_contain_text("Keep 1")
+        page.locator("#keeps li button").first.click()
+        expect(page.locator("#turn-total")).to_have_text(str(total + 100))
+        expect(page.locator("#bank")).to_be_enabled()
+        page.click("#bank")
+        expect(page.locator("#message")).to_contain_text(f"Banked {total + 100} points")
+        expect(page.locator("#turn-state")).to_have_text("banked")
+
+        # next turn: a die off the table is marked red and busts at once
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        off = [Die(d.value, d.box, 0.9, on_table=(i != 2)) for i, d in enumerate(truth)]
+        reader.script.append(off)
+        page.set_input_files(
+            "#file",
+            files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": photo(sample, 80)}],
+        )
+        expect(page.locator("#dice .die.off")).to_have_count(1)
+        bx1, by1, bx2, by2 = off[2].box
+        assert pixel(page, bx1, (by1 + by2) / 2) == [220, 38, 38]  # red box
+        page.click("#use-roll")
+        expect(page.locator("#message")).to_contain_text("Bust: 1 die left the table")
+        expect(page.locator("#turn-total")).to_have_text("0")
+        assert not errors, errors
+        browser.close()
