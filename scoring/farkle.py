@@ -111,6 +111,11 @@ class FarkleRules:
         found = self.keeps(dice)
         return max((k.points for k in found), default=0)
 
+    def options(self, dice: Any) -> list[dict[str, Any]]:
+        """What a roll allows, as JSON-ready dicts (the keeps): the same method name as
+        Solitaire Dice's splits and Low-High's sets."""
+        return [k.to_dict() for k in self.keeps(dice)]
+
     def score(self, dice: Any) -> dict[str, Any]:
         """JSON-ready summary: ``bust``, ``max_points`` and ``keeps``."""
         found = self.keeps(dice)
