@@ -27,6 +27,9 @@ class VisionSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DICECAM_", extra="ignore")
 
     model: Path = Field(DEFAULT_MODEL, description="ONNX reader model (DICECAM_MODEL)")
+    faces_model: Path | None = Field(
+        None, description="face classifier ONNX (default: NAME-faces.onnx beside the model)"
+    )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
     threads: int = Field(2, ge=1, description="onnxruntime intra-op threads")

@@ -6,6 +6,10 @@ score per class; ``nms=False`` on YOLO11) or end-to-end ``(B, K, 6)`` rows of
 ``x1, y1, x2, y2, score, class`` (YOLO26). Classes come from the ``names`` metadata: ``'1'`` to
 ``'6'`` are top faces, ``'cocked'`` marks a leaning die.
 
+When a face classifier ``NAME-faces.onnx`` lies beside ``NAME.onnx`` (see :mod:`vision.faces`),
+it re-reads every die found from a crop of the photo at the die's own scale: the detector then only
+finds dice, and the classifier gives their value and cocked flag.
+
 Example:
     >>> from vision import DiceReader
     >>> reader = DiceReader()  # doctest: +SKIP
@@ -109,6 +113,8 @@ class DiceReader:
         providers: onnxruntime execution providers (default CPU).
         threads: onnxruntime intra-op threads (default ``DICECAM_THREADS``, 2).
         max_det: at most this many dice per photo.
+        faces: face classifier ONNX; default ``DICECAM_FACES_MODEL``, else ``NAME-faces.onnx``
+            beside the detector when present; False to read values from the detector alone.
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
@@ -123,6 +129,7 @@ class DiceReader:
         providers: Sequence[str] | None = None,
         threads: int | None = None,
         max_det: int = 300,
+        faces: str | Path | bool | None = None,
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -172,6 +179,10 @@ class DiceReader:
         self.names = self._names() or self._default_names()
         self.num_classes = len(self.names)
         self._face_idx, self._cocked_idx = self._class_roles(self.names)
+        self.faces = self._load_faces(faces, int(threads or settings.threads))
+        self.decode_side = max(self.imgsz) * (4 if self.faces is not None else 1)
+        """JPEGs decode at reduced scale down to this many pixels a side (more with a classifier,
+        which reads dice at their own scale)."""
         if warmup:
             self._run(np.zeros((self.fixed_batch or 1, 3, *self.imgsz), np.float32))
 
@@ -223,6 +234,27 @@ class DiceReader:
         return f"DiceReader(model={str(self.model_path)!r}, imgsz={w}x{h}, conf={self.conf}, iou={self.iou})"
 
     # -- internals -------------------------------------------------------------------------
+
+    def _load_faces(self, faces: str | Path | bool | None, threads: int) -> Any:
+        from vision.faces import FaceClassifier, faces_model_for
+
+        if faces is False:
+            return None
+        explicit = faces not in (None, True)
+        if explicit:
+            path = Path(faces)  # type: ignore[arg-type]
+        elif self.settings.faces_model is not None:
+            path, explicit = Path(self.settings.faces_model), True
+        else:
+            path = faces_model_for(self.model_path)
+        if not path.is_file():
+            if explicit or faces is True:
+                raise ModelError(f"face classifier not found: {path}")
+            return None
+        try:
+            return FaceClassifier(path, threads=threads)
+        except Exception as exc:
+            raise ModelError(f"cannot load face classifier {path}: {exc}") from None
 
     def _input_size(self, h: Any, w: Any) -> tuple[int, int]:
         if isinstance(h, int) and isinstance(w, int):
@@ -308,7 +340,7 @@ class DiceReader:
         s = self.settings
         return load_image(
             image,
-            min_side=max(self.imgsz),
+            min_side=self.decode_side,
             max_image_pixels=s.max_image_pixels,
             max_decoded_pixels=s.max_decoded_pixels,
         )
@@ -325,8 +357,12 @@ class DiceReader:
             boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
         # model input -> decoded pixels -> original pixels (after EXIF orientation)
         boxes = boxes.astype(np.float64)
-        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain / img.scale_x
-        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.top) / lb.gain / img.scale_y
+        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain
+        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.top) / lb.gain
+        if self.faces is not None and len(boxes):
+            values, cocked, _ = self.faces.classify(img.rgb, boxes)
+        boxes[:, [0, 2]] /= img.scale_x
+        boxes[:, [1, 3]] /= img.scale_y
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, img.width)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, img.height)
         dice = [

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             loaded = load_image(
                 photo,
-                min_side=max(reader.imgsz),
+                min_side=reader.decode_side,
                 max_image_pixels=reader.settings.max_image_pixels,
                 max_decoded_pixels=reader.settings.max_decoded_pixels,
             )

@@ -77,3 +77,29 @@ def test_fake_model_outputs_its_predictions(tmp_path):
     out = session.run(None, {"images": np.zeros((2, 3, 320, 320), np.float32)})[0]
     assert out.shape == (2, 11, 64)
     np.testing.assert_allclose(out[1], preds)
+
+
+def make_classifier(
+    path: Path, logits: np.ndarray, brightness_mask: np.ndarray, *, size: int = 48
+) -> Path:
+    """A face classifier (N x 3 x size x size -> N x 7) whose logits are ``logits`` plus the crop's
+    mean brightness (0..1) times ``brightness_mask``."""
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, size, size])
+    out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", len(logits)])
+    inits = [
+        numpy_helper.from_array(logits[None].astype(np.float32), "base"),
+        numpy_helper.from_array(brightness_mask[None].astype(np.float32), "mask"),
+    ]
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["mean"], axes=[1, 2, 3], keepdims=0),
+        helper.make_node("Unsqueeze", ["mean", "axis1"], ["mean2"]),  # (N, 1)
+        helper.make_node("Mul", ["mean2", "mask"], ["lit"]),
+        helper.make_node("Add", ["lit", "base"], ["logits"]),
+    ]
+    inits.append(numpy_helper.from_array(np.array([1], np.int64), "axis1"))
+    graph = helper.make_graph(nodes, "fake_face_classifier", [inp], [out], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+    return path

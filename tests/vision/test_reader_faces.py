@@ -1,0 +1,89 @@
+"""DiceReader with a second-stage face classifier beside the detector (``NAME-faces.onnx``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision import DiceReader, ModelError
+
+pytest.importorskip("onnx", reason="the onnx package builds the test models")
+_spec = importlib.util.spec_from_file_location(
+    "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
+)
+models = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(models)
+
+# detector: two 5s; in a 640x480 photo they land at (160, 80)-(240, 160) and (400, 280)-(480, 360)
+DICE = [(100, 100, 40, 40, {4: 0.9}), (220, 200, 40, 40, {4: 0.8})]
+
+
+@pytest.fixture
+def detector(tmp_path) -> Path:
+    return models.make_model(tmp_path / "reader.onnx", models.raw_preds(DICE))
+
+
+def _classifier(path: Path) -> Path:
+    # dark crops read 6, bright crops read 2; a mid-gray crop reads cocked
+    base = np.array([0, 0, 0, 0, 0, 1.0, 0], np.float32)
+    mask = np.array([0, 5.0, 0, 0, 0, 0, 0], np.float32)
+    return models.make_classifier(path, base, mask)
+
+
+def _photo() -> np.ndarray:
+    bgr = np.zeros((480, 640, 3), np.uint8)
+    bgr[70:170, 150:250] = 255  # the first die's area is bright
+    return bgr
+
+
+def test_classifier_beside_the_detector_reads_the_values(detector):
+    _classifier(detector.with_name("reader-faces.onnx"))
+    reader = DiceReader(detector)
+    assert reader.faces is not None and reader.decode_side == 4 * 320
+    dice = reader.read(_photo()).dice
+    assert [d.value for d in dice] == [2, 6]
+    np.testing.assert_allclose(dice[0].box, (160, 80, 240, 160), atol=1e-3)
+    assert [d.confidence for d in dice] == pytest.approx([0.9, 0.8])  # presence: the detector's
+
+
+def test_faces_false_or_absent_uses_the_detector_values(detector, tmp_path):
+    assert DiceReader(detector).faces is None
+    _classifier(detector.with_name("reader-faces.onnx"))
+    assert [d.value for d in DiceReader(detector, faces=False).read(_photo()).dice] == [5, 5]
+
+
+def test_explicit_classifier_path_and_env(detector, tmp_path, monkeypatch):
+    other = _classifier(tmp_path / "elsewhere.onnx")
+    assert [d.value for d in DiceReader(detector, faces=other).read(_photo()).dice] == [2, 6]
+    monkeypatch.setenv("DICECAM_FACES_MODEL", str(other))
+    assert DiceReader(detector).faces is not None
+    with pytest.raises(ModelError, match="face classifier not found"):
+        DiceReader(detector, faces=tmp_path / "missing.onnx")
+    bad = tmp_path / "bad-faces.onnx"
+    bad.write_text("nope")
+    with pytest.raises(ModelError, match="cannot load face classifier"):
+        DiceReader(detector, faces=bad)
+
+
+def test_cocked_from_the_classifier(detector, tmp_path):
+    base = np.array([0, 0, 0, 1.0, 0, 0, 0], np.float32)  # dark: a 4
+    mask = np.array([0, 0, 0, 0, 0, 0, 5.0], np.float32)  # bright: cocked
+    models.make_classifier(detector.with_name("reader-faces.onnx"), base, mask)
+    dice = DiceReader(detector).read(_photo()).dice
+    assert [(d.value, d.cocked) for d in dice] == [(4, True), (4, False)]
+
+
+def test_large_jpeg_is_decoded_finer_for_the_classifier(detector, tmp_path):
+    _classifier(detector.with_name("reader-faces.onnx"))
+    big = np.zeros((3000, 4000, 3), np.uint8)
+    big[437:1063, 937:1563] = 255  # first die: (1000, 500)-(1500, 1000) at 4000/640 scale
+    photo = tmp_path / "big.jpg"
+    Image.fromarray(big).save(photo, quality=85)
+    reading = DiceReader(detector).read(photo)
+    assert (reading.width, reading.height) == (4000, 3000)
+    assert [d.value for d in reading.dice] == [2, 6]
+    np.testing.assert_allclose(reading.dice[0].box, (1000, 500, 1500, 1000), rtol=2e-3)
