@@ -133,8 +133,8 @@ class TableCounts:
         return {
             "images": self.images,
             "off_table_dice": self.truth_off,
-            "off_table_recall": _round(self.recall),
-            "off_table_precision": _round(self.precision),
+            "recall": _round(self.recall),
+            "precision": _round(self.precision),
             "false_bust_rate": _round(self.false_bust_rate),
         }
 

@@ -92,7 +92,7 @@ def test_off_table_figures_from_states():
     assert t.precision == pytest.approx(1 / 3)
     assert t.false_bust_rate == 1.0  # the only all-on-table photo was called a bust
     assert "off-table recall  50.00%" in result.format()
-    assert result.to_dict()["table"]["off_table_recall"] == 0.5
+    assert result.to_dict()["table"]["recall"] == 0.5
 
 
 def _write(root: Path, rel: str, labels: str | None, size=(320, 320), colour=(90, 90, 90)):

@@ -1,0 +1,58 @@
+"""The shipped reader on the committed sample photos (``datasets/samples/``) reads the true values.
+
+``datasets/samples/truth.json`` maps each photo to its values, either ``{"a.jpg": [1, 3, 5]}`` or
+``{"a.jpg": {"values": [1, 3, 5], "off_table": 0, "cocked": 0}}`` (or a list of objects with an
+``"image"`` key). Values are compared as multisets; ``off_table``/``cocked`` counts when given.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision import DiceReader
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL = REPO / "models" / "dicecam-reader.onnx"
+SAMPLES = REPO / "datasets" / "samples"
+
+
+def _truth() -> dict[str, dict]:
+    path = SAMPLES / "truth.json"
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, list):
+        data = {item["image"]: item for item in data}
+    return {name: (t if isinstance(t, dict) else {"values": t}) for name, t in data.items()}
+
+
+TRUTH = _truth()
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    if not MODEL.is_file():
+        pytest.skip(f"shipped model not committed yet: {MODEL}")
+    return DiceReader(MODEL)
+
+
+@pytest.mark.skipif(not TRUTH, reason=f"no sample photos with truth at {SAMPLES / 'truth.json'}")
+@pytest.mark.parametrize("name", sorted(TRUTH))
+def test_sample_photo_reads_true_values(reader, name):
+    truth = TRUTH[name]
+    reading = reader.read(SAMPLES / name, expected_dice=truth.get("expected_dice"))
+    assert sorted(reading.values) == sorted(truth["values"]), reading.to_dict()
+    for key in ("off_table", "cocked"):
+        if key in truth:
+            assert getattr(reading, key) == truth[key], reading.to_dict()
+
+
+@pytest.mark.skipif(not TRUTH, reason=f"no sample photos with truth at {SAMPLES / 'truth.json'}")
+def test_batch_reads_the_same_as_single_reads(reader):
+    names = sorted(TRUTH)
+    batch = reader.read_batch([SAMPLES / n for n in names], batch_size=4)
+    single = [reader.read(SAMPLES / n) for n in names]
+    assert [sorted(r.values) for r in batch] == [sorted(r.values) for r in single]
