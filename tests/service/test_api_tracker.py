@@ -32,9 +32,14 @@ def dice(values: list[int], off: int = 0) -> list[Die]:
     return out + [Die(2, (500, 300, 530, 330), 0.9, on_table=False) for _ in range(off)]
 
 
-def png() -> bytes:  # the tracker stores JPEG: the service converts
+_shots = iter(range(1, 10_000))
+
+
+def png() -> bytes:
+    """A distinct photo each call (the service caches readings by photo bytes)."""
+    n = next(_shots)
     buf = io.BytesIO()
-    Image.new("RGB", (320, 240), (30, 100, 50)).save(buf, "PNG")
+    Image.new("RGB", (320, 240), (30, 100, n % 256)).save(buf, "PNG")
     return buf.getvalue()
 
 

@@ -37,9 +37,14 @@ def dice(values: list[int], off: int = 0) -> list[Die]:
     return out
 
 
+_shots = iter(range(1, 10_000))
+
+
 def jpeg() -> bytes:
+    """A distinct photo each call (the service caches readings by photo bytes)."""
+    n = next(_shots)
     buf = io.BytesIO()
-    Image.new("RGB", (640, 480), (30, 100, 50)).save(buf, "JPEG")
+    Image.new("RGB", (640, 480), (30, 100, 50)).save(buf, "JPEG", comment=f"shot {n}")
     return buf.getvalue()
 
 
