@@ -9,6 +9,7 @@ Example:
 Importing this package is light: onnxruntime loads when the first :class:`DiceReader` is made.
 """
 
+from vision.annotate import annotate, save_annotated
 from vision.config import VisionSettings
 from vision.evaluate import DatasetError, evaluate_dataset
 from vision.io import ImageError, ImageSource, LoadedImage, load_image
@@ -29,7 +30,9 @@ __all__ = [
     "Reading",
     "TruthDie",
     "VisionSettings",
+    "annotate",
     "evaluate_dataset",
     "load_image",
     "match_dice",
+    "save_annotated",
 ]

@@ -43,6 +43,16 @@ def test_default_model_comes_from_dicecam_model(one_die_model, monkeypatch):
     assert DiceReader().model_path == one_die_model
 
 
+def test_thresholds_come_from_settings_and_are_checked(one_die_model, monkeypatch):
+    monkeypatch.setenv("DICECAM_CONF", "0.95")
+    monkeypatch.setenv("DICECAM_IOU", "0.3")
+    reader = DiceReader(one_die_model)
+    assert (reader.conf, reader.iou) == (0.95, 0.3)
+    assert reader.read(np.zeros((32, 32, 3), np.uint8)).dice == []  # the 0.9 die is below 0.95
+    with pytest.raises(ValueError, match="expected 0 <= conf <= 1"):
+        DiceReader(one_die_model, conf=1.5)
+
+
 def test_not_an_onnx_file_is_a_model_error(tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"this is not a model")
