@@ -23,10 +23,16 @@ class Camera:
     cy: float
     width: int
     height: int
+    aspect: float = 1.0
+    """fy / fx: not 1 when a photo was stretched to another shape (as in exported datasets)."""
+
+    @property
+    def fy(self) -> float:
+        return self.f * self.aspect
 
     @property
     def K(self) -> np.ndarray:
-        return np.array([[self.f, 0, self.cx], [0, self.f, self.cy], [0, 0, 1.0]])
+        return np.array([[self.f, 0, self.cx], [0, self.fy, self.cy], [0, 0, 1.0]])
 
     def to_cam(self, pts: np.ndarray) -> np.ndarray:
         """World points (N, 3) -> camera coordinates (N, 3), z along the view direction."""
@@ -36,7 +42,7 @@ class Camera:
         """World points (N, 3) in front of the camera -> pixels (N, 2)."""
         pc = self.to_cam(pts)
         z = np.maximum(pc[:, 2], 1e-6)
-        return np.stack([self.f * pc[:, 0] / z + self.cx, self.f * pc[:, 1] / z + self.cy], 1)
+        return np.stack([self.f * pc[:, 0] / z + self.cx, self.fy * pc[:, 1] / z + self.cy], 1)
 
     def depth(self, pts: np.ndarray) -> np.ndarray:
         return self.to_cam(pts)[:, 2]
@@ -58,7 +64,7 @@ class Camera:
             return None
         pc = np.array(out)
         return np.stack(
-            [self.f * pc[:, 0] / pc[:, 2] + self.cx, self.f * pc[:, 1] / pc[:, 2] + self.cy], 1
+            [self.f * pc[:, 0] / pc[:, 2] + self.cx, self.fy * pc[:, 1] / pc[:, 2] + self.cy], 1
         )
 
     def plane_homography(self, origin: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -71,7 +77,7 @@ class Camera:
         d = np.column_stack(
             [
                 (pixels[:, 0] - self.cx) / self.f,
-                (pixels[:, 1] - self.cy) / self.f,
+                (pixels[:, 1] - self.cy) / self.fy,
                 np.ones(len(pixels)),
             ]
         )
@@ -85,6 +91,7 @@ def look_at(
     width: int,
     height: int,
     roll_deg: float = 0.0,
+    aspect: float = 1.0,
 ) -> Camera:
     """A camera at ``eye`` looking at ``target`` with world z up, rolled by ``roll_deg``."""
     fwd = np.asarray(target, float) - np.asarray(eye, float)
@@ -103,7 +110,14 @@ def look_at(
     R = np.stack([right, down, fwd])
     f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
     return Camera(
-        R=R, C=np.asarray(eye, float), f=f, cx=width / 2, cy=height / 2, width=width, height=height
+        R=R,
+        C=np.asarray(eye, float),
+        f=f,
+        cx=width / 2,
+        cy=height / 2,
+        width=width,
+        height=height,
+        aspect=aspect,
     )
 
 

@@ -235,7 +235,7 @@ def simulate(
 
 
 def _add_leaning_die(p, c, rng, surface: Surface, size: float, bodies, statics) -> None:
-    """Place one die tilted against a resting die's side or a rim, then let physics decide."""
+    """Prop one die on an edge against a resting die's side or a rim, then let physics decide."""
     px, py = surface.play
     candidates = []
     for b in bodies:
@@ -259,18 +259,21 @@ def _add_leaning_die(p, c, rng, surface: Surface, size: float, bodies, statics) 
     elif candidates:
         pos, q = candidates[int(rng.integers(len(candidates)))]
         rot = _quat_to_matrix(q)
-        k = int(rng.integers(2))
-        normal = rot[:2, k] * (1 if rng.random() < 0.5 else -1)
-        normal = normal / (np.linalg.norm(normal) + 1e-9)
-        half_a = 0.5 * np.max(np.abs(rot[:2, :2] @ np.ones(2)))
-        dist = max(0.5, float(half_a) * 0.9) + ext + 0.03
+        side_normals = [rot[:, k] * sg for k in range(3) for sg in (1, -1) if abs(rot[2, k]) < 0.3]
+        if not side_normals:
+            return
+        normal = side_normals[int(rng.integers(len(side_normals)))][:2].copy()
+        normal /= np.linalg.norm(normal) + 1e-9
+        dist = 0.5 * size + ext + 0.01
         centre_xy = np.array(pos[:2]) + normal * dist
         lean_dir = -normal
     else:
         return
     axis = np.array([-lean_dir[1], lean_dir[0], 0.0])
     yaw = math.atan2(lean_dir[1], lean_dir[0])
-    q = _quat_mul(_axis_angle_quat(axis, alpha), _axis_angle_quat(np.array([0, 0, 1.0]), yaw))
+    # the top tilts away from the support: the die rests on an edge, its raised edge propped
+    # against the support's side, its centre of mass between the two (stable with friction)
+    q = _quat_mul(_axis_angle_quat(axis, -alpha), _axis_angle_quat(np.array([0, 0, 1.0]), yaw))
     q = _quat_mul(q, _CUBE_TURNS[int(rng.integers(len(_CUBE_TURNS)))])
     shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[size / 2] * 3, physicsClientId=c)
     b = p.createMultiBody(
@@ -280,5 +283,5 @@ def _add_leaning_die(p, c, rng, surface: Surface, size: float, bodies, statics) 
         baseOrientation=q,
         physicsClientId=c,
     )
-    p.changeDynamics(b, -1, lateralFriction=0.9, restitution=0.05, physicsClientId=c)
+    p.changeDynamics(b, -1, lateralFriction=2.0, restitution=0.05, physicsClientId=c)
     bodies.append(b)

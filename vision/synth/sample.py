@@ -15,7 +15,8 @@ import numpy as np
 
 from .camera import Camera, clip_to_rect, look_at
 from .physics import DiePose, Surface, simulate
-from .render import FACES, Canvas, shadow_polygon
+from .props import draw_props
+from .render import FACES, Canvas, _light_dir, shadow_polygon
 from .scene import sample_scene
 from .textures import draw_board, face_texture, surface_texture, white_noise
 
@@ -115,7 +116,15 @@ def _camera(scene: dict, poses: list[DiePose], surface: Surface) -> tuple[Camera
         [-math.cos(el) * math.cos(az), -math.cos(el) * math.sin(az), math.sin(el)]
     )
     eye[2] = max(eye[2], 2.5)
-    cam = look_at(eye, target, cs["hfov_deg"], scene["width"], scene["height"], cs["roll_deg"])
+    cam = look_at(
+        eye,
+        target,
+        cs["hfov_deg"],
+        scene["width"],
+        scene["height"],
+        cs["roll_deg"],
+        aspect=cs.get("stretch", 1.0),
+    )
     return cam, {
         "eye": eye.round(3).tolist(),
         "target": target.round(3).tolist(),
@@ -274,6 +283,8 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             np.array([0, 1.0, 0]),
             512 / (2 * max(bx, by)),
         )
+    if scene.get("props"):
+        draw_props(canvas, scene["props"])
 
     rims = []
     if surface.interior is not None:
@@ -407,7 +418,6 @@ def _draw_box(
     c = corners.mean(0)
     # faces as index quads into the corner list (x, y, z bits: 4x + 2y + z)
     quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    from .render import _light_dir
 
     ldir = _light_dir(light)
     for q in quads:

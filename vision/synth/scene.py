@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .props import sample_props
+
 __all__ = ["sample_scene"]
 
 # Die body colours (BGR) with pip colours that suit them.
@@ -180,7 +182,7 @@ def sample_scene(
         "spin": float(rng.uniform(5, 30)),
         "height": float(rng.uniform(2, 6)),
         "catch_step": int(rng.integers(6, 40)) if rng.random() < 0.07 else None,
-        "lean": bool(rng.random() < 0.22),
+        "lean": bool(rng.random() < 0.3),
     }
     if not throw["lean"]:
         sizes = sizes[:n]
@@ -195,6 +197,8 @@ def sample_scene(
         "zoom": float(rng.choice([rng.uniform(0.75, 1.4), rng.uniform(1.4, 3.2)], p=[0.7, 0.3])),
         "target_jitter": [float(v) for v in rng.normal(0, 0.2, 2)],
         "min_distance": float(rng.uniform(5, 9)),
+        # fy/fx: phone photos (4:3 landscape or portrait) squeezed to a square by an export
+        "stretch": float(rng.choice([1.0, 4 / 3, 3 / 4], p=[0.5, 0.3, 0.2])),
     }
     light = {
         "elevation_deg": float(rng.uniform(30, 85)),
@@ -217,6 +221,7 @@ def sample_scene(
         "noise_sigma": float(rng.uniform(0, 7)),
         "jpeg_quality": int(rng.integers(45, 96)),
     }
+    props = sample_props(rng, (tx, ty), (px, py))
     scene = {
         "width": int(width),
         "height": int(height),
@@ -228,6 +233,7 @@ def sample_scene(
         "camera": camera,
         "light": light,
         "post": post,
+        "props": props,
         "physics_seed": int(rng.integers(2**31)),
         "texture_seed": int(rng.integers(2**31)),
     }
