@@ -23,6 +23,7 @@ from service.tracker.schemas import (
     TurnIn,
     TurnOut,
 )
+from service.tracker.security import hash_password
 
 __all__ = ["router", "turn_out"]
 
@@ -30,9 +31,14 @@ router = APIRouter(prefix="/api/v1")
 
 
 def db(request: Request) -> Iterator[Session]:
-    """One session per request. Write handlers commit before they answer; the rest rolls back."""
-    with request.app.state.sessionmaker() as session:
+    """A read-only session for the request (write handlers use ``writing``)."""
+    with request.app.state.db.reading() as session:
         yield session
+
+
+def writing(request: Request):
+    """A write session; the handler commits before it answers."""
+    return request.app.state.db.writing()
 
 
 def now(request: Request) -> datetime:
@@ -105,17 +111,21 @@ def turn_out(turn: Turn, base: str, *, replayed: bool = False) -> TurnOut:
 
 
 @router.post("/players", status_code=201, response_model=PlayerOut)
-def register(reg: Registration, session: DB, now: Now) -> PlayerOut:
+def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     """Anyone can register: name, password, IANA time zone."""
-    player = store.register(session, reg, now)
-    session.commit()
+    hashed = hash_password(reg.password)  # slow on purpose: outside the write lock
+    with writing(request) as session:
+        player = store.register(session, reg, now, password_hash=hashed)
+        session.commit()
     return player_out(player)
 
 
 @router.post("/tokens", status_code=201, response_model=TokenOut)
-def login(creds: Credentials, session: DB, now: Now) -> TokenOut:
-    player, token = store.login(session, creds.name, creds.password, now)
-    session.commit()
+def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenOut:
+    player = store.check_password(session, creds.name, creds.password)
+    with writing(request) as w:
+        token = store.issue_token(w, player, now)
+        w.commit()
     return TokenOut(token=token, player=player_out(player))
 
 
@@ -126,12 +136,13 @@ def me(session: DB, token: Token) -> PlayerOut:
 
 @router.post("/turns", status_code=201, response_model=TurnOut)
 def submit(
-    turn_in: TurnIn, session: DB, now: Now, token: Token, request: Request, response: Response
+    turn_in: TurnIn, now: Now, token: Token, request: Request, response: Response
 ) -> TurnOut:
     """Store a turn (201), or return the stored one for a known idempotency key (200)."""
-    player = store.authenticate(session, token)
-    turn, replayed = store.submit_turn(session, player, turn_in, now)
-    session.commit()
+    with writing(request) as session:
+        player = store.authenticate(session, token)
+        turn, replayed = store.submit_turn(session, player, turn_in, now)
+        session.commit()
     if replayed:
         response.status_code = 200
     return turn_out(turn, root(request), replayed=replayed)
@@ -144,12 +155,13 @@ def get_turn(turn_id: int, session: DB, request: Request) -> TurnOut:
 
 @router.patch("/turns/{turn_id}", response_model=TurnOut)
 def correct(
-    turn_id: int, correction: CorrectionIn, session: DB, now: Now, token: Token, request: Request
+    turn_id: int, correction: CorrectionIn, now: Now, token: Token, request: Request
 ) -> TurnOut:
     """An administrator corrects a score; the correction is kept as an audit record."""
-    admin = store.authenticate(session, token)
-    turn = store.correct_score(session, admin, turn_id, correction, now)
-    session.commit()
+    with writing(request) as session:
+        admin = store.authenticate(session, token)
+        turn = store.correct_score(session, admin, turn_id, correction, now)
+        session.commit()
     return turn_out(turn, root(request))
 
 

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from service.tracker import api, pages, store
-from service.tracker.db import default_database_url, make_engine, make_sessionmaker, migrate
+from service.tracker.db import Database, default_database_url, migrate
 
 __all__ = ["create_app"]
 
@@ -45,12 +45,12 @@ def create_app(
         >>> app.title
         'Morning Roll tracker'
     """
-    url = database_url or default_database_url()
-    engine = make_engine(url)
-    migrate(engine)
+    db = Database(database_url or default_database_url())
+    migrate(db.engine)
     app = FastAPI(title="Morning Roll tracker", version="1")
-    app.state.engine = engine
-    app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.db = db
+    app.state.engine = db.engine
+    app.state.sessionmaker = db.writer
     app.state.clock = clock or _utcnow
     _bootstrap_admin(app)
 
@@ -78,6 +78,6 @@ def _bootstrap_admin(app: FastAPI) -> None:
     if not (name and password):
         return
     tz = getattr(settings, "tracker_admin_timezone", "UTC")
-    with app.state.sessionmaker() as session:
+    with app.state.db.writing() as session:
         store.ensure_admin(session, name, password, tz, app.state.clock())
         session.commit()

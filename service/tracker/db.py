@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, make_url, text
@@ -9,7 +12,7 @@ from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["default_database_url", "make_engine", "make_sessionmaker", "migrate"]
+__all__ = ["Database", "default_database_url", "make_engine", "make_sessionmaker", "migrate"]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x0D1CECA  # advisory lock id: several processes may start at once
@@ -26,11 +29,12 @@ def default_database_url() -> str:
     return f"sqlite:///{Path(settings.data_dir).expanduser() / 'tracker.sqlite3'}"
 
 
-def make_engine(database_url: str) -> Engine:
+def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
     """An engine tuned for concurrent writers.
 
-    SQLite: WAL journal, 30 s busy timeout and ``BEGIN IMMEDIATE`` so that concurrent writers
-    queue instead of failing with "database is locked". The file's folder is created.
+    SQLite: WAL journal, 30 s busy timeout and (with ``immediate``) ``BEGIN IMMEDIATE`` so that
+    concurrent writers queue instead of failing with "database is locked". The file's folder is
+    created.
     """
     expected = (
         "expected a database URL like sqlite:///path/tracker.sqlite3 or "
@@ -74,9 +78,46 @@ def make_engine(database_url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # pragma: no cover - driver callback
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+class Database:
+    """The tracker's database: sessions that write, and sessions that only read.
+
+    On SQLite one writer at a time: writers of this process queue on a lock (fair and fast),
+    other processes wait on SQLite's busy timeout; readers use WAL snapshots and never wait.
+    """
+
+    def __init__(self, database_url: str) -> None:
+        self.url = database_url
+        self.engine = make_engine(database_url)
+        self.sqlite = self.engine.dialect.name == "sqlite"
+        memory = self.sqlite and make_url(database_url).database in (None, "", ":memory:")
+        self.read_engine = (
+            make_engine(database_url, immediate=False)
+            if self.sqlite and not memory
+            else self.engine
+        )
+        self._write_lock = threading.Lock() if self.sqlite else None
+        self.writer = make_sessionmaker(self.engine)
+        self.reader = make_sessionmaker(self.read_engine)
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A session to write with; commit inside, anything uncommitted is rolled back."""
+        lock = self._write_lock or nullcontext()
+        with lock, self.writer() as session:
+            yield session
+
+    def reading(self) -> Session:
+        return self.reader()
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+        if self.read_engine is not self.engine:
+            self.read_engine.dispose()
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

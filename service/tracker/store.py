@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from service.tracker import rules
 from service.tracker.models import Correction, Player, Roll, Token, Turn
@@ -25,6 +26,7 @@ __all__ = [
     "TrackerError",
     "Unauthorized",
     "authenticate",
+    "check_password",
     "correct_score",
     "ensure_admin",
     "get_player",
@@ -111,10 +113,15 @@ def issue_token(session: Session, player: Player, now: datetime) -> str:
     return token
 
 
-def login(session: Session, name: str, password: str, now: datetime) -> tuple[Player, str]:
+def check_password(session: Session, name: str, password: str) -> Player:
     player = session.scalar(select(Player).where(Player.name_key == _key(name)))
     if player is None or not verify_password(player.password_hash, password):
         raise Unauthorized("wrong player name or password")
+    return player
+
+
+def login(session: Session, name: str, password: str, now: datetime) -> tuple[Player, str]:
+    player = check_password(session, name, password)
     return player, issue_token(session, player, now)
 
 
@@ -217,7 +224,9 @@ def submit_turn(
         if stored is not None:
             return stored, True
         raise Conflict(_second_turn(player, day)) from None
-    return _load_turn(session, id=turn.id), False
+    turn.player = player
+    set_committed_value(turn, "corrections", [])
+    return turn, False
 
 
 def _second_turn(player: Player, day: date) -> str:

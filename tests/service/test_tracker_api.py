@@ -19,7 +19,7 @@ JPEG = b"\xff\xd8\xff\xe0" + b"\x00\x10JFIF" + bytes(range(256)) + b"\xff\xd9"
 def tracker_app(database_url, clock):
     app = create_app(database_url, clock=clock)
     yield app
-    app.state.engine.dispose()
+    app.state.db.dispose()
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def sqlite_tracker(sqlite_url, clock, serve):
     app = create_app(sqlite_url, clock=clock)
     with httpx.Client(base_url=serve(app).url, timeout=30) as http:
         yield http, clock
-    app.state.engine.dispose()
+    app.state.db.dispose()
 
 
 def join(http: httpx.Client, name: str, tz: str = "UTC", password: str = "hunter2hunter2") -> dict:
@@ -319,7 +319,7 @@ def test_admin_from_environment_can_correct(sqlite_url, clock, monkeypatch, serv
         assert "Corrected by tom from 5000 to 500: typed an extra zero" in page
         r = http.patch("/api/v1/turns/999", json={"score": 50, "reason": "x"}, headers=admin)
         assert r.status_code == 404 and r.json() == {"detail": "no turn with id 999"}
-    app.state.engine.dispose()
+    app.state.db.dispose()
 
 
 def test_pages_link_relative_to_the_mount_point(sqlite_url, clock, serve):
@@ -358,7 +358,7 @@ def test_pages_link_relative_to_the_mount_point(sqlite_url, clock, serve):
         assert "heather" in http.get("/rollcall").text
         missing = http.get("/players/nobody")
         assert missing.status_code == 404 and "no player named" in missing.text
-    tracker_app.state.engine.dispose()
+    tracker_app.state.db.dispose()
 
 
 def test_twenty_concurrent_clients_each_store_once(tracker, tracker_app, seed_players):
@@ -409,7 +409,7 @@ def test_migrations_match_the_models(database_url):
     app = create_app(database_url)
     with app.state.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
-    app.state.engine.dispose()
+    app.state.db.dispose()
     assert diff == []
 
 
@@ -421,4 +421,4 @@ def test_settable_clock_is_what_the_server_uses(sqlite_url, clock, serve):
         assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 403
         clock.set("2026-04-01T08:00:00+00:00")
         assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 201
-    app.state.engine.dispose()
+    app.state.db.dispose()

@@ -46,7 +46,7 @@ def stored_turns(database_url: str, key: str | None = None) -> int:
 def app(sqlite_url, clock):
     app = create_app(sqlite_url, clock=clock)
     yield app
-    app.state.engine.dispose()
+    app.state.db.dispose()
 
 
 def test_submit_stores_turn_with_evidence_and_records_delivery(app, serve, seed_players, tmp_path):
