@@ -91,7 +91,7 @@ def draw_props(canvas: Canvas, props: list[dict[str, Any]]) -> None:
         x, y = prop["xy"]
         a = math.radians(prop["angle_deg"])
         u = np.array([math.cos(a), math.sin(a), 0.0])
-        v = np.array([-math.sin(a), math.cos(a), 0.0])
+        v = np.array([math.sin(a), -math.cos(a), 0.0])  # u x v = -z: text reads from above
         c = np.array([x, y, 0.004])
         if prop["kind"] == "coin":
             r = float(rng.uniform(0.9, 1.6))

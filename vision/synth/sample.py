@@ -18,7 +18,7 @@ from .physics import DiePose, Surface, simulate
 from .props import draw_props
 from .render import FACES, Canvas, _light_dir, shadow_polygon
 from .scene import sample_scene
-from .textures import draw_board, face_texture, surface_texture, white_noise
+from .textures import draw_board, face_texture, surface_texture, wall_texture, white_noise
 
 __all__ = [
     "COCKED_CLASS",
@@ -174,7 +174,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     wall_d = float((np.array([0, 0, 0]) - cam.C)[:2] @ fwd_h[:2]) + reach + s["wall_distance"]
     wall_o = np.array([cam.C[0], cam.C[1], -th]) + fwd_h * wall_d
     big = 4000.0
-    wall_tex = surface_texture(trng, "plain", tuple(s["wall_color"]), 256)
+    wall_tex = wall_texture(trng, tuple(s["wall_color"]))
     wall_poly = np.array(
         [
             wall_o - side * big,
@@ -183,7 +183,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             wall_o - side * big + [0, 0, big],
         ]
     )
-    canvas.plane(wall_poly, wall_tex, wall_o, side, np.array([0, 0, -1.0]), 4.0)
+    canvas.plane(wall_poly, wall_tex, wall_o + [0, 0, 64.0], side, np.array([0, 0, -1.0]), 4.0)
     floor_tex = surface_texture(trng, s["floor_style"], tuple(s["floor_color"]), 384)
     back = np.array([cam.C[0], cam.C[1], -th]) - fwd_h * big
     floor_poly = np.array(

@@ -116,6 +116,27 @@ def surface_texture(
     return np.clip(tex, 0, 255).astype(np.float32)
 
 
+def wall_texture(rng: np.random.Generator, color: tuple[float, float, float]) -> np.ndarray:
+    """A room wall, 64 units high at 4 px a unit (row 255 = floor): paint, a skirting board,
+    and a few dark or bright blocks (furniture, doors, windows, pictures)."""
+    tex = surface_texture(rng, "plain", color, 256)
+    for _ in range(int(rng.integers(0, 5))):
+        w, h = int(rng.integers(20, 120)), int(rng.integers(20, 160))
+        x = int(rng.integers(-20, 256))
+        y = (
+            int(rng.integers(256 - h - 120, 256 - h + 1))
+            if rng.random() < 0.6
+            else int(rng.integers(0, 200))
+        )
+        c = tuple(float(v) for v in rng.uniform(20, 250, 3))
+        cv2.rectangle(tex, (x, y), (x + w, y + h), c, -1)
+        if rng.random() < 0.5:
+            cv2.rectangle(tex, (x, y), (x + w, y + h), tuple(v * 0.6 for v in c), 3)
+    skirting = tuple(float(v) for v in rng.uniform(60, 240, 3))
+    cv2.rectangle(tex, (0, 256 - int(rng.integers(3, 9))), (256, 256), skirting, -1)
+    return tex
+
+
 def draw_board(rng: np.random.Generator, tex: np.ndarray) -> None:
     """Print a board-game-like pattern (hexes, squares or a track) over the whole texture."""
     h, w = tex.shape[:2]
@@ -198,6 +219,7 @@ def face_texture(
     for cx, cy in ((r, r), (s - r, r), (r, s - r), (s - r, s - r)):
         cv2.circle(a8, (int(cx * q), int(cy * q)), int(r * q), 255, -1, cv2.LINE_AA, shift=4)
     ink8 = np.zeros((s, s), np.uint8)
+    rim8 = np.zeros((s, s), np.uint8)
     if kind == "numeral":
         text = str(value)
         scale = ss / 30.0
@@ -241,6 +263,7 @@ def face_texture(
     )
     out = np.empty((s, s, 4), np.float32)
     out[..., :3] = np.float32(body) + (ink_color - np.float32(body)) * ink[..., None]
+    out[..., :3] *= (1.0 - 0.3 * rim8.astype(np.float32) / 255.0)[..., None]
     alpha = a8.astype(np.float32) / 255.0
     out[..., 3] = np.maximum(alpha * opacity, ink * alpha)
     # bevel: darken towards the edges
