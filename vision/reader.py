@@ -156,6 +156,8 @@ class DiceReader:
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
+        # busy-waiting threads cost much more than they save when other jobs share the CPU
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(
                 str(self.model_path), opts, providers=list(providers or ["CPUExecutionProvider"])
