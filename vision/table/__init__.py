@@ -1,0 +1,41 @@
+"""The playing surface: its outline (learned or calibrated) and which dice lie on it.
+
+- :class:`SurfaceModel`: the learned outline (``models/dicecam-surface.onnx``, onnxruntime).
+- :func:`apply_table`: sets ``on_table`` of every die and the reading's ``outline``.
+- :class:`Calibration`: a fixed camera's boundary polygon (``dicecam calibrate``).
+- :class:`TableStage`: what :class:`vision.DiceReader` runs after detection.
+- :func:`evaluate_table`: the logic alone on the true dice of a synthetic set.
+
+Example:
+    >>> from vision.table import apply_table
+    >>> from vision.types import Die, Reading
+    >>> r = Reading(640, 480, [Die(6, (600, 400, 640, 440), 0.9)])
+    >>> apply_table(r, [(0, 0), (400, 0), (400, 480), (0, 480)]).bust
+    True
+"""
+
+from vision.table.calibration import Calibration, CalibrationError, TableSettings, calibration_path
+from vision.table.evaluate import TableReport, evaluate_table
+from vision.table.geometry import Outline, mask_to_outline, outline_mask, resting_point
+from vision.table.logic import TOLERANCE, TableStage, apply_table, die_on_table
+from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError
+
+__all__ = [
+    "DEFAULT_SURFACE_MODEL",
+    "TOLERANCE",
+    "Calibration",
+    "CalibrationError",
+    "Outline",
+    "SurfaceModel",
+    "SurfaceModelError",
+    "TableReport",
+    "TableSettings",
+    "TableStage",
+    "apply_table",
+    "calibration_path",
+    "die_on_table",
+    "evaluate_table",
+    "mask_to_outline",
+    "outline_mask",
+    "resting_point",
+]

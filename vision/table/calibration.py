@@ -1,0 +1,161 @@
+"""A fixed camera's playing-surface boundary, set once by the user (``dicecam calibrate``).
+
+Stored as JSON with normalised coordinates (0..1 of the photo's width and height), so it holds
+for any resolution of the same camera view. Location: ``DICECAM_CALIBRATION``, else
+``<DICECAM_DATA_DIR or ~/.dicecam>/calibration.json`` (the service's ``Settings().data_dir``).
+
+Example:
+    >>> cal = Calibration.from_pixels([(0, 0), (320, 0), (320, 240)], 640, 480)
+    >>> cal.points
+    [(0.0, 0.0), (0.5, 0.0), (0.5, 0.5)]
+    >>> cal.outline(1280, 960)
+    [(0.0, 0.0), (640.0, 0.0), (640.0, 480.0)]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from vision.table.geometry import Outline
+
+__all__ = ["Calibration", "CalibrationError", "TableSettings", "calibration_path"]
+
+FORMAT = 1
+
+
+class TableSettings(BaseSettings):
+    """Where the calibration lives and whether the table logic runs (``DICECAM_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="DICECAM_", extra="ignore")
+
+    data_dir: Path = Path.home() / ".dicecam"
+    calibration: Path | None = None
+    """The calibration file (default ``data_dir / "calibration.json"``)."""
+    surface_model: Path | None = None
+    """The outline model (default ``<repo>/models/dicecam-surface.onnx``)."""
+    table: bool = True
+    """Run the table logic in the reader (``DICECAM_TABLE=0`` turns it off)."""
+
+
+class CalibrationError(ValueError):
+    """A calibration file or polygon that is not usable (names what was expected)."""
+
+
+def calibration_path() -> Path:
+    """``DICECAM_CALIBRATION``, else ``<data_dir>/calibration.json``."""
+    s = TableSettings()
+    return Path(s.calibration) if s.calibration else Path(s.data_dir) / "calibration.json"
+
+
+def _check(points: Sequence[Sequence[float]]) -> list[tuple[float, float]]:
+    pts = []
+    for p in points:
+        if len(p) != 2:
+            raise CalibrationError(f"expected points as (x, y) pairs, got {list(p)!r}")
+        x, y = float(p[0]), float(p[1])
+        if not (-0.5 <= x <= 1.5 and -0.5 <= y <= 1.5):
+            raise CalibrationError(f"expected normalised coordinates near 0..1, got ({x}, {y})")
+        pts.append((x, y))
+    if len(pts) < 3:
+        raise CalibrationError(f"expected at least 3 boundary points, got {len(pts)}")
+    area = 0.5 * abs(
+        sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))
+    )
+    if area < 1e-3:
+        raise CalibrationError(
+            f"expected a boundary enclosing some of the photo, got an area of {area:.2g} of it"
+        )
+    return pts
+
+
+@dataclass(slots=True)
+class Calibration:
+    """The boundary polygon of the playing surface, normalised to the photo's size."""
+
+    points: list[tuple[float, float]]
+    image: str | None = None
+    """The photo it was made from (for the record)."""
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def __post_init__(self) -> None:
+        self.points = _check(self.points)
+
+    @classmethod
+    def from_pixels(
+        cls, points: Sequence[Sequence[float]], width: int, height: int, image: str | None = None
+    ) -> Calibration:
+        """A calibration from a polygon in pixels of a ``width`` x ``height`` photo."""
+        if width <= 0 or height <= 0:
+            raise CalibrationError(f"expected a positive photo size, got {width}x{height}")
+        return cls([(float(x) / width, float(y) / height) for x, y in points], image=image)
+
+    def outline(self, width: int, height: int) -> Outline:
+        """The polygon in pixels of a ``width`` x ``height`` photo."""
+        return [(round(x * width, 1), round(y * height, 1)) for x, y in self.points]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "format": FORMAT,
+            "points": [[round(x, 5), round(y, 5)] for x, y in self.points],
+            "image": self.image,
+            "created": self.created,
+        }
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Calibration | None:
+        """The stored calibration, or None when there is none.
+
+        Raises:
+            CalibrationError: the file exists but is not a dicecam calibration.
+        """
+        path = Path(path) if path is not None else calibration_path()
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CalibrationError(f"cannot read calibration {path}: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("points"), list):
+            raise CalibrationError(
+                f"{path}: expected a JSON object with a 'points' list, got "
+                f"{type(data).__name__ if not isinstance(data, dict) else sorted(data)}"
+            )
+        try:
+            return cls(
+                [tuple(p) for p in data["points"]],
+                image=data.get("image"),
+                created=str(data.get("created", "")),
+            )
+        except (TypeError, CalibrationError) as exc:
+            raise CalibrationError(f"{path}: {exc}") from None
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write atomically (a half-written file never replaces a good one); returns the path."""
+        path = Path(path) if path is not None else calibration_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".calibration-", suffix=".json", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self.to_dict(), f, indent=1)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    @staticmethod
+    def clear(path: str | Path | None = None) -> bool:
+        """Remove the stored calibration; True when there was one."""
+        path = Path(path) if path is not None else calibration_path()
+        if path.is_file():
+            path.unlink()
+            return True
+        return False

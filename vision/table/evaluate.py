@@ -1,0 +1,137 @@
+"""The table logic alone, on the true dice of a synthetic set: off-table recall and precision,
+false-bust rate, outline IoU and outline time.
+
+The reader is left out: every labelled die of a ``dicecam synth`` folder is placed at its true
+box, the outline comes from a :class:`TableStage` (the learned model, a calibration) or from the
+sidecar itself (``stage=None``: the ceiling of the logic), and each die's ``on_table`` is compared
+with its sidecar state (``off_table`` and ``in_air`` are off).
+
+Example:
+    >>> report = evaluate_table("/work/data/synth-test7", TableStage.default())  # doctest: +SKIP
+    >>> print(report.format())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.metrics import TableCounts, TruthDie
+from vision.table.geometry import outline_mask
+from vision.table.logic import TOLERANCE, TableStage, apply_table
+from vision.types import Die, Reading
+
+__all__ = ["TableReport", "evaluate_table"]
+
+
+@dataclass(slots=True)
+class TableReport:
+    """Figures of :func:`evaluate_table`."""
+
+    counts: TableCounts = field(default_factory=TableCounts)
+    ious: list[float] = field(default_factory=list)
+    outline_ms: list[float] = field(default_factory=list)
+    in_air: int = 0
+    in_air_found: int = 0
+    missed: list[str] = field(default_factory=list)
+    """Photos with an off-table die called on the table."""
+    false_busts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.counts
+        return c.to_dict() | {
+            "false_busts": c.false_busts,
+            "clean_images": c.clean_images,
+            "in_air_dice": self.in_air,
+            "in_air_recall": round(self.in_air_found / self.in_air, 4) if self.in_air else None,
+            "outline_mean_iou": round(statistics.fmean(self.ious), 4) if self.ious else None,
+            "outline_ms_median": round(statistics.median(self.outline_ms), 2)
+            if self.outline_ms
+            else None,
+        }
+
+    def format(self) -> str:
+        d = self.to_dict()
+        pct = lambda v: "-" if v is None else f"{100 * v:.2f}%"  # noqa: E731
+        c = self.counts
+        lines = [
+            f"photos            {c.images}",
+            f"off-table recall  {pct(c.recall)}  ({c.found_off}/{c.truth_off} dice, "
+            f"in the air {self.in_air_found}/{self.in_air})",
+            f"off-table prec.   {pct(c.precision)}  ({c.predicted_off_right}/{c.predicted_off})",
+            f"false busts       {pct(c.false_bust_rate)}  ({c.false_busts}/{c.clean_images} "
+            "photos with every die on the table)",
+        ]
+        if self.ious:
+            lines.append(f"outline mean IoU  {d['outline_mean_iou']:.4f}")
+        if self.outline_ms:
+            lines.append(f"outline time      {d['outline_ms_median']:.2f} ms median")
+        return "\n".join(lines)
+
+
+def evaluate_table(
+    dataset: str | Path,
+    stage: TableStage | None = None,
+    *,
+    split: str = "val",
+    limit: int | None = None,
+    tolerance: float = TOLERANCE,
+) -> TableReport:
+    """Score the table logic on the true dice of ``dataset``'s ``split`` (see module doc).
+
+    Raises:
+        FileNotFoundError: no ``meta/<split>`` sidecars under ``dataset``.
+    """
+    import cv2
+
+    root = Path(dataset)
+    meta_dir = root / "meta" / split
+    if not meta_dir.is_dir():
+        meta_dir = root / "meta"
+    metas = sorted(meta_dir.glob("*.json"))[:limit]
+    if not metas:
+        raise FileNotFoundError(
+            f"expected sidecars in {root}/meta/{split}/ (a `dicecam synth` set)"
+        )
+    report = TableReport()
+    for path in metas:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        w, h = int(meta["width"]), int(meta["height"])
+        dice = [d for d in meta["dice"] if d.get("labelled", True) and d.get("box")]
+        truth = [TruthDie(d["value"], tuple(d["box"]), d["state"]) for d in dice]
+        reading = Reading(w, h, [Die(d["value"], tuple(d["box"]), 1.0) for d in dice])
+        if stage is None:
+            outline = meta["outline"]
+            outline = None if outline is None else [tuple(p) for p in outline]
+        else:
+            bgr = cv2.imread(
+                str(path.parent.parent.parent / "images" / path.parent.name / f"{path.stem}.jpg")
+            )
+            if bgr is None:
+                bgr = cv2.imread(str(root / "images" / f"{path.stem}.jpg"))
+            if bgr is None:
+                continue
+            rgb = bgr[..., ::-1]
+            t0 = time.perf_counter()
+            outline = stage.outline(rgb, w, h)
+            report.outline_ms.append((time.perf_counter() - t0) * 1000)
+            true_mask = outline_mask(meta["outline"], w, h, (160, 160))
+            pred_mask = outline_mask(outline, w, h, (160, 160))
+            union = (true_mask | pred_mask).sum()
+            report.ious.append(float((true_mask & pred_mask).sum() / union) if union else 1.0)
+        apply_table(reading, outline, tolerance=tolerance)
+        report.counts.add(truth, reading, [(i, i) for i in range(len(truth))])
+        for t, die in zip(truth, reading.dice, strict=True):
+            if t.state == "in_air":
+                report.in_air += 1
+                report.in_air_found += int(not die.on_table)
+        off = [t.on_table is False for t in truth]
+        if any(o and die.on_table for o, die in zip(off, reading.dice, strict=True)):
+            report.missed.append(path.stem)
+        if not any(off) and reading.off_table:
+            report.false_busts.append(path.stem)
+    return report

@@ -1,0 +1,117 @@
+"""Which dice lie on the playing surface, and the reader's table stage.
+
+A die is on the table when its resting point (:func:`~vision.table.geometry.resting_point`) lies
+inside the surface polygon, or no further outside it than ``tolerance`` of the die's size (a die
+on the rim or a slightly too tight outline is not a bust). No outline (None) means the surface
+fills the frame: every die is on it. An empty outline means no surface is in view.
+
+Example:
+    >>> from vision.types import Die, Reading
+    >>> r = Reading(100, 100, [Die(3, (10, 10, 20, 20), 0.9), Die(4, (80, 80, 90, 90), 0.9)])
+    >>> apply_table(r, [(0, 0), (50, 0), (50, 50), (0, 50)]).off_table
+    1
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vision.table.calibration import Calibration, TableSettings
+from vision.table.geometry import Outline, resting_point, signed_distance
+from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from vision.types import Reading
+
+__all__ = ["TOLERANCE", "TableStage", "apply_table", "die_on_table"]
+
+TOLERANCE = 0.25
+"""How far outside the outline (in die sizes) a die's resting point may lie and count as on."""
+
+
+def die_on_table(
+    box: tuple[float, float, float, float], outline: Outline | None, tolerance: float = TOLERANCE
+) -> bool:
+    """True when the die in ``box`` rests on the surface ``outline`` (pixels)."""
+    if outline is None:
+        return True
+    if len(outline) < 3:
+        return False
+    size = min(box[2] - box[0], box[3] - box[1])
+    return signed_distance(outline, resting_point(box)) >= -tolerance * max(size, 1.0)
+
+
+def apply_table(
+    reading: Reading, outline: Outline | None, *, tolerance: float = TOLERANCE
+) -> Reading:
+    """Set ``on_table`` of every die and ``reading.outline`` (in place; returns ``reading``)."""
+    reading.outline = None if outline is None else [(float(x), float(y)) for x, y in outline]
+    for die in reading.dice:
+        die.on_table = die_on_table(die.box, outline, tolerance)
+    return reading
+
+
+class TableStage:
+    """The reader's table step: the calibrated boundary if there is one, else the learned outline.
+
+    Args:
+        model: a :class:`SurfaceModel`, or a path to its ONNX file (None: no learned outline).
+        calibration: a fixed camera's boundary (None: none).
+        tolerance: see :func:`die_on_table`.
+
+    Example:
+        >>> stage = TableStage(calibration=Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]))
+        >>> stage.outline(None, 640, 480)
+        [(0.0, 0.0), (320.0, 0.0), (320.0, 480.0), (0.0, 480.0)]
+    """
+
+    def __init__(
+        self,
+        model: SurfaceModel | str | Path | None = None,
+        calibration: Calibration | None = None,
+        *,
+        tolerance: float = TOLERANCE,
+    ) -> None:
+        self.model = SurfaceModel(model) if isinstance(model, (str, Path)) else model
+        self.calibration = calibration
+        self.tolerance = float(tolerance)
+
+    @classmethod
+    def default(cls) -> TableStage | None:
+        """From the settings: the stored calibration and the shipped (or ``DICECAM_SURFACE_MODEL``)
+        outline model, when either exists; None when neither does or ``DICECAM_TABLE=0``.
+
+        Raises:
+            CalibrationError: a calibration file exists but is broken (fix or delete it).
+        """
+        s = TableSettings()
+        if not s.table:
+            return None
+        calibration = Calibration.load()
+        path = Path(s.surface_model) if s.surface_model else DEFAULT_SURFACE_MODEL
+        model = SurfaceModel(path) if calibration is None and path.is_file() else None
+        if calibration is None and model is None:
+            return None
+        return cls(model, calibration)
+
+    def outline(self, rgb: NDArray[np.uint8] | None, width: int, height: int) -> Outline | None:
+        """The surface polygon in pixels of a ``width`` x ``height`` photo (``rgb`` may be that
+        photo decoded smaller)."""
+        if self.calibration is not None:
+            return self.calibration.outline(width, height)
+        if self.model is None or rgb is None:
+            return None
+        return self.model.outline(rgb, (width, height))
+
+    def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
+        """Fill ``reading.outline`` and each die's ``on_table`` (in place)."""
+        outline = self.outline(rgb, reading.width, reading.height)
+        return apply_table(reading, outline, tolerance=self.tolerance)
+
+    def __repr__(self) -> str:
+        source = "calibration" if self.calibration is not None else repr(self.model)
+        return f"TableStage({source}, tolerance={self.tolerance})"

@@ -1,0 +1,121 @@
+"""SurfaceModel: the playing-surface outline model, run with onnxruntime.
+
+The model (``models/dicecam-surface.onnx``, trained by :mod:`vision.train.surface`) takes the
+photo squeezed to a square (``1x3xSxS`` float RGB 0..1) and gives the probability that each cell
+of a coarse grid lies on the playing surface; the largest surface region becomes the outline
+polygon in photo pixels.
+
+Example:
+    >>> from vision.table import SurfaceModel
+    >>> model = SurfaceModel()  # doctest: +SKIP
+    >>> model.outline(rgb)  # doctest: +SKIP
+    [(12.0, 40.5), (630.0, 52.0), (640.0, 480.0), (0.0, 480.0)]
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.table.geometry import Outline, mask_to_outline
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["DEFAULT_SURFACE_MODEL", "SurfaceModel", "SurfaceModelError"]
+
+DEFAULT_SURFACE_MODEL = (
+    Path(__file__).resolve().parent.parent.parent / "models" / "dicecam-surface.onnx"
+)
+"""The shipped outline model: ``<repo>/models/dicecam-surface.onnx``."""
+
+
+class SurfaceModelError(RuntimeError):
+    """The outline model is missing, unreadable or not a surface model dicecam understands."""
+
+
+class SurfaceModel:
+    """Finds the playing surface (table top, tray, box or board) in a photo.
+
+    Args:
+        model: ONNX file; default ``<repo>/models/dicecam-surface.onnx``.
+        threshold: surface probability above which a cell is on the surface.
+        threads: onnxruntime intra-op threads.
+
+    Raises:
+        SurfaceModelError: the model file is missing or does not have one image input and one
+            ``(batch, 1, h, w)`` output.
+    """
+
+    def __init__(
+        self, model: str | Path | None = None, *, threshold: float = 0.5, threads: int = 1
+    ) -> None:
+        self.model_path = Path(model) if model is not None else DEFAULT_SURFACE_MODEL
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
+        self.threshold = float(threshold)
+        if not self.model_path.is_file():
+            raise SurfaceModelError(
+                f"surface model not found: {self.model_path}. Train it with "
+                "`python -m vision.train.surface DATA`, or calibrate the camera with "
+                "`dicecam calibrate PHOTO`"
+            )
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = int(threads)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(
+                str(self.model_path), opts, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise SurfaceModelError(f"cannot load surface model {self.model_path}: {exc}") from None
+        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
+        if len(inp.shape) != 4 or inp.shape[1] not in (3, "3") or len(out.shape) != 4:
+            raise SurfaceModelError(
+                f"{self.model_path}: expected input (batch, 3, h, w) and output (batch, 1, h, w), "
+                f"got {inp.shape} -> {out.shape}"
+            )
+        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
+        self._input_name = inp.name
+        h, w = inp.shape[2], inp.shape[3]
+        if not (isinstance(h, int) and isinstance(w, int)):
+            size = ast.literal_eval(self.metadata.get("imgsz", "128"))
+            h, w = (size, size) if isinstance(size, int) else size
+        self.imgsz: tuple[int, int] = (int(h), int(w))
+
+    def probability(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """The surface probability grid of an ``H x W x 3`` uint8 RGB photo (whole frame)."""
+        import cv2
+
+        if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+            raise ValueError(
+                f"expected an H x W x 3 uint8 RGB image, got shape {rgb.shape} {rgb.dtype}"
+            )
+        h, w = self.imgsz
+        small = cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA)
+        blob = (small.astype(np.float32) * np.float32(1 / 255)).transpose(2, 0, 1)[None]
+        out = self._session.run(None, {self._input_name: np.ascontiguousarray(blob)})[0]
+        return out[0, 0]
+
+    def outline(
+        self, rgb: NDArray[np.uint8], size: tuple[int, int] | None = None
+    ) -> Outline | None:
+        """The surface polygon in pixels of ``rgb`` (or of ``size`` = (width, height) when the
+        photo was decoded smaller than its true size); None when the surface fills the frame,
+        ``[]`` when no surface is in view."""
+        import cv2
+
+        prob = self.probability(rgb)
+        # a finer grid for a smoother polygon
+        prob = cv2.resize(prob, (prob.shape[1] * 4, prob.shape[0] * 4), cv2.INTER_LINEAR)
+        width, height = size if size is not None else (rgb.shape[1], rgb.shape[0])
+        return mask_to_outline(prob, width, height, threshold=self.threshold)
+
+    def __repr__(self) -> str:
+        return f"SurfaceModel(model={str(self.model_path)!r}, imgsz={self.imgsz})"

@@ -1,0 +1,304 @@
+"""Training the playing-surface outline model (``models/dicecam-surface.onnx``).
+
+A tiny fully-convolutional net (about 90k parameters) segments the playing surface (table top,
+tray or box floor, board) at 1/4 of a 128x128 input. Its targets are the outline polygons of the
+synthetic sidecars (``meta/<split>/<name>.json``; ``"outline": null`` = the surface fills the
+frame, ``[]`` = no surface in view). A few minutes on two CPU cores are enough.
+
+Example:
+    python -m vision.train.surface /work/data/synth-a --out models/dicecam-surface.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.table.geometry import outline_mask
+
+__all__ = ["SurfaceNet", "export_surface", "load_surface_split", "train_surface"]
+
+INPUT = 128
+STRIDE = 4
+CACHE = 176  # images are kept at this size and cropped/resized to INPUT on the fly
+
+
+def load_surface_split(
+    root: str | Path, split: str, size: int = CACHE, limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Images (N, size, size, 3 uint8 RGB) and surface masks (N, size, size uint8) of a split.
+
+    Samples whose sidecar or image is missing or unreadable (a set still being written) are
+    skipped.
+
+    Raises:
+        FileNotFoundError: no ``meta/<split>`` folder (or no usable sample) under ``root``.
+    """
+    import cv2
+
+    root = Path(root)
+    meta_dir = root / "meta" / split
+    if not meta_dir.is_dir():
+        raise FileNotFoundError(f"expected sidecars in {meta_dir} (a `dicecam synth` folder)")
+    images, masks = [], []
+    for meta_path in sorted(meta_dir.glob("*.json"))[:limit]:
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        img_path = root / "images" / split / f"{meta_path.stem}.jpg"
+        bgr = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if bgr is None or "outline" not in meta:
+            continue
+        h, w = bgr.shape[:2]
+        images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
+        masks.append(outline_mask(meta["outline"], w, h, (size, size)))
+    if not images:
+        raise FileNotFoundError(f"no readable samples in {meta_dir}")
+    return np.stack(images), np.stack(masks)
+
+
+def _augment(
+    rng: np.random.Generator, images: np.ndarray, masks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter."""
+    import cv2
+
+    n, size = len(images), images.shape[1]
+    x = np.empty((n, INPUT, INPUT, 3), np.float32)
+    y = np.empty((n, INPUT // STRIDE, INPUT // STRIDE), np.float32)
+    for i in range(n):
+        cw = int(size * rng.uniform(0.7, 1.0))
+        ch = int(size * rng.uniform(0.7, 1.0))
+        x0, y0 = rng.integers(0, size - cw + 1), rng.integers(0, size - ch + 1)
+        img = images[i, y0 : y0 + ch, x0 : x0 + cw]
+        msk = masks[i, y0 : y0 + ch, x0 : x0 + cw].astype(np.float32)
+        img = cv2.resize(img, (INPUT, INPUT), interpolation=cv2.INTER_AREA).astype(np.float32)
+        msk = cv2.resize(msk, (INPUT // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
+        if rng.random() < 0.5:
+            img, msk = img[:, ::-1], msk[:, ::-1]
+        if rng.random() < 0.3:
+            img, msk = img[::-1], msk[::-1]
+        gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
+        img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
+        x[i] = np.clip(img * gain, 0, 255) / 255
+        y[i] = msk
+    return x.transpose(0, 3, 1, 2).copy(), y
+
+
+def _plain(images: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    import cv2
+
+    x = np.stack([cv2.resize(im, (INPUT, INPUT), interpolation=cv2.INTER_AREA) for im in images])
+    y = np.stack(
+        [
+            cv2.resize(m.astype(np.float32), (INPUT // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
+            for m in masks
+        ]
+    )
+    return (x.astype(np.float32) / 255).transpose(0, 3, 1, 2).copy(), y
+
+
+def _net() -> Any:
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, padding=dilation, dilation=dilation, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
+
+    class SurfaceNet(nn.Module):
+        """Encoder to 1/16 with global context, decoder back to 1/4; sigmoid surface map."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.e1 = block(3, 16, 2)  # 1/2
+            self.e2 = nn.Sequential(block(16, 24, 2), block(24, 24))  # 1/4
+            self.e3 = nn.Sequential(block(24, 40, 2), block(40, 40))  # 1/8
+            self.e4 = nn.Sequential(block(40, 64, 2), block(64, 64, dilation=2))  # 1/16
+            self.ctx = nn.Sequential(nn.Linear(64, 64), nn.ReLU(inplace=True))
+            self.d3 = block(64 + 40, 32)
+            self.d2 = block(32 + 24, 24)
+            self.head = nn.Conv2d(24, 1, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            f2 = self.e2(self.e1(x))
+            f3 = self.e3(f2)
+            f4 = self.e4(f3)
+            g = self.ctx(f4.mean(dim=(2, 3)))[:, :, None, None]
+            f4 = f4 + g
+            up = nn.functional.interpolate(f4, scale_factor=2.0, mode="nearest")
+            d3 = self.d3(torch.cat([up, f3], 1))
+            up = nn.functional.interpolate(d3, scale_factor=2.0, mode="nearest")
+            return self.head(self.d2(torch.cat([up, f2], 1)))
+
+    return SurfaceNet()
+
+
+SurfaceNet = _net  # the factory; torch loads only when called
+
+
+def _iou(prob: np.ndarray, target: np.ndarray) -> float:
+    p, t = prob >= 0.5, target >= 0.5
+    union = np.logical_or(p, t).sum()
+    return float(np.logical_and(p, t).sum() / union) if union else 1.0
+
+
+def train_surface(
+    data: str | Path,
+    out: str | Path,
+    *,
+    epochs: int = 30,
+    batch: int = 32,
+    lr: float = 3e-3,
+    seed: int = 0,
+    threads: int = 2,
+    limit: int | None = None,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Train on ``data``'s train split, score on its val split, export ONNX to ``out``.
+
+    Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
+    """
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    images, masks = load_surface_split(data, "train", limit=limit)
+    val_images, val_masks = load_surface_split(data, "val")
+    log(
+        f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
+    )
+    vx, vy = _plain(val_images, val_masks)
+    net = _net()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * math.ceil(len(images) / batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    bce = torch.nn.BCEWithLogitsLoss()
+    t_train = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        net.train()
+        order = rng.permutation(len(images))
+        total = 0.0
+        for k in range(0, len(order), batch):
+            idx = order[k : k + batch]
+            x, y = _augment(rng, images[idx], masks[idx])
+            logits = net(torch.from_numpy(x))[:, 0]
+            target = torch.from_numpy(y)
+            prob = torch.sigmoid(logits)
+            inter = (prob * target).sum(dim=(1, 2))
+            soft_dice = 1 - (2 * inter + 1) / (prob.sum(dim=(1, 2)) + target.sum(dim=(1, 2)) + 1)
+            loss = bce(logits, target) + 0.5 * soft_dice.mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+        log(f"epoch {epoch} done ({time.perf_counter() - t_train:.0f}s)")
+        if epoch % 5 == 0 or epoch == epochs:
+            iou = _evaluate(net, vx, vy)
+            log(
+                f"epoch {epoch}/{epochs} loss {total / len(order):.4f} val mIoU {iou:.4f} "
+                f"({time.perf_counter() - t_train:.0f}s)"
+            )
+    iou = _evaluate(net, vx, vy)
+    figures = {
+        "val_mean_iou": round(iou, 4),
+        "epochs": epochs,
+        "train_samples": len(images),
+        "val_samples": len(val_images),
+        "train_seconds": round(time.perf_counter() - t_train),
+        "input": INPUT,
+        "stride": STRIDE,
+        "params": sum(p.numel() for p in net.parameters()),
+    }
+    export_surface(net, out, figures | {"data": str(data)})
+    return figures
+
+
+def _evaluate(net: Any, x: np.ndarray, y: np.ndarray) -> float:
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        prob = torch.sigmoid(net(torch.from_numpy(x))[:, 0]).numpy()
+    return float(np.mean([_iou(p, t) for p, t in zip(prob, y, strict=True)]))
+
+
+def export_surface(net: Any, out: str | Path, metadata: dict[str, Any] | None = None) -> Path:
+    """Export to ONNX: input ``image`` (B, 3, 128, 128) float RGB 0..1, output ``surface``
+    (B, 1, 32, 32) probabilities; ``metadata`` goes into the custom metadata map."""
+    import onnx
+    import torch
+
+    class WithSigmoid(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.sigmoid(self.inner(x))
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    net.eval()
+    torch.onnx.export(
+        WithSigmoid(net),
+        torch.zeros(1, 3, INPUT, INPUT),
+        str(out),
+        input_names=["image"],
+        output_names=["surface"],
+        dynamic_axes={"image": {0: "batch"}, "surface": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    model = onnx.load(str(out))
+    meta = {"task": "dicecam-surface", "imgsz": str(INPUT), "stride": str(STRIDE)}
+    meta |= {k: str(v) for k, v in (metadata or {}).items()}
+    for key, value in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(out))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Train the dicecam playing-surface outline model.")
+    p.add_argument("data", help="a `dicecam synth` folder (images/, meta/ with train and val)")
+    p.add_argument("--out", default="models/dicecam-surface.onnx")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--limit", type=int, default=None, help="use at most this many train samples")
+    a = p.parse_args(argv)
+    figures = train_surface(
+        a.data,
+        a.out,
+        epochs=a.epochs,
+        batch=a.batch,
+        lr=a.lr,
+        seed=a.seed,
+        threads=a.threads,
+        limit=a.limit,
+    )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
