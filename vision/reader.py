@@ -115,6 +115,9 @@ class DiceReader:
         max_det: at most this many dice per photo.
         faces: face classifier ONNX; default ``DICECAM_FACES_MODEL``, else ``NAME-faces.onnx``
             beside the detector when present; False to read values from the detector alone.
+        table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
+            ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
+            when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
@@ -130,6 +133,7 @@ class DiceReader:
         threads: int | None = None,
         max_det: int = 300,
         faces: str | Path | bool | None = None,
+        table: Any = "auto",
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -185,6 +189,11 @@ class DiceReader:
         self.decode_side = max(self.imgsz) * (4 if self.faces is not None else 1)
         """JPEGs decode at reduced scale down to this many pixels a side (more with a classifier,
         which reads dice at their own scale)."""
+        if table == "auto":
+            from vision.table import TableStage
+
+            table = TableStage.default()
+        self.table = table
         if warmup:
             self._run(np.zeros((self.fixed_batch or 1, 3, *self.imgsz), np.float32))
 
@@ -333,6 +342,9 @@ class DiceReader:
         readings = [
             self._decode(out[i], img, lb, expected_dice) for i, (img, lb, _) in enumerate(loaded)
         ]
+        if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
+            for reading, (img, _, _) in zip(readings, loaded, strict=True):
+                self.table.apply(reading, img.rgb)
         shared = (time.perf_counter() - t0) / n
         for reading, (_, _, own) in zip(readings, loaded, strict=True):
             reading.latency_ms = (own + shared) * 1000
