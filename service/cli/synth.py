@@ -51,6 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a labelled contact sheet of samples",
     )
     p.add_argument("--cols", type=int, default=4, help="columns of the preview sheet (default 4)")
+    p.add_argument(
+        "--tile", type=int, default=320, help="width of each preview tile in pixels (default 320)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -69,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--size must be between 64 and 4096 pixels a side, got {w} {h}")
     if args.start < 0:
         raise UsageError(f"--start must be 0 or more, got {args.start}")
+    if not 64 <= args.tile <= 2048:
+        raise UsageError(f"--tile must be between 64 and 2048 pixels, got {args.tile}")
     if args.cols < 1:
         raise UsageError(f"--cols must be at least 1, got {args.cols}")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
@@ -85,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.preview is not None:
         n = args.n if args.out is None and args.n is not None else 16
-        sheet = preview_sheet(seed=args.seed, n=n, cols=args.cols, size=(w, h))
+        sheet = preview_sheet(seed=args.seed, n=n, cols=args.cols, size=(w, h), tile=args.tile)
         if not cv2.imwrite(str(args.preview), sheet):
             raise UsageError(f"could not write {args.preview}")
         print(f"wrote preview of {n} samples to {args.preview}")

@@ -10,25 +10,23 @@ from service.cli import main
 def test_synth_writes_a_dataset_and_a_preview(tmp_path, capsys):
     out = tmp_path / "ds"
     sheet = tmp_path / "sheet.png"
-    rc = main(
-        [
-            "synth",
-            "--n",
-            "3",
-            "--out",
-            str(out),
-            "--seed",
-            "7",
-            "--size",
-            "192",
-            "144",
-            "--val-fraction",
-            "0.34",
-            "--preview",
-            str(sheet),
-            "--quiet",
-        ]
-    )
+    args = [
+        "--n",
+        "3",
+        "--seed",
+        "7",
+        "--size",
+        "192",
+        "144",
+        "--val-fraction",
+        "0.34",
+        "--tile",
+        "100",
+        "--cols",
+        "4",
+        "--quiet",
+    ]
+    rc = main(["synth", *args, "--out", str(out), "--preview", str(sheet)])
     assert rc == 0
     text = capsys.readouterr().out
     assert "wrote 3 images (2 train, 1 val)" in text
@@ -36,7 +34,7 @@ def test_synth_writes_a_dataset_and_a_preview(tmp_path, capsys):
     assert len(list((out / "labels" / "val").glob("*.txt"))) == 1
     assert (out / "data.yaml").is_file()
     img = cv2.imread(str(sheet))
-    assert img is not None and img.shape[0] > 100
+    assert img.shape == (4 + 4 * (75 + 4), 4 + 4 * 104, 3)  # 16 tiles of 100x75 px, 4 columns
 
 
 def test_synth_usage_errors_exit_2_with_one_line(tmp_path, capsys):
