@@ -4,9 +4,12 @@ A dataset is any of: a ``data.yaml`` (its ``val``/``test``/``train`` entry), a f
 ``data.yaml``, a folder with ``images/<split>/`` and ``labels/<split>/``, or a folder with
 ``images/`` and ``labels/``. Labels are ``class cx cy w h`` (normalised; polygons are reduced to
 their bounding box); class ``k`` is face ``k + 1`` and class 6 (or a class named ``cocked``) a
-cocked die. Synthetic sets may add ``meta/<image stem>.json`` beside ``labels/`` giving each die's
-state, in label order: ``{"dice": [{"state": "table"}, {"state": "off_table"}, ...]}`` (or a plain
-list of states); then off-table recall/precision and the false-bust rate are reported too.
+cocked die. Synthetic sets (:mod:`vision.synth`) add ``meta/<image stem>.json`` beside
+``labels/`` giving each die's state: ``{"dice": [{"state": "table", "labelled": true}, ...]}``
+(``table``, ``cocked``, ``off_table``, ``in_air``; a plain list of states also works). The dice
+with ``"labelled": true`` (all, without that key) line up with the label lines; dice hidden from
+the camera still count for whether the roll is truly a bust. Then off-table recall/precision and
+the false-bust rate are reported too.
 
 Example:
     >>> result = evaluate_dataset("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import ImageError
-from vision.metrics import EvalResult, TruthDie
+from vision.metrics import OFF_TABLE_STATES, EvalResult, TruthDie
 from vision.types import Reading
 
 __all__ = ["DatasetError", "LabelledImage", "ReaderLike", "evaluate_dataset", "find_images"]
@@ -51,6 +54,9 @@ class LabelledImage:
     image: Path
     labels: list[tuple[int, float, float, float, float]] = field(default_factory=list)
     states: list[str] | None = None
+    """Each labelled die's state from the sidecar, in label order (None without a sidecar)."""
+    bust: bool | None = None
+    """True when the sidecar puts any die (labelled or hidden) off the table."""
 
     def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
         """The labelled dice in pixels of a ``width`` x ``height`` image."""
@@ -196,27 +202,34 @@ def load_labels(image: Path) -> LabelledImage:
                     f"{label_path}:{n}: expected 'class cx cy w h', got {len(parts)} fields"
                 )
             labels.append((cls, cx, cy, w, h))
-    return LabelledImage(image, labels, _states(image, len(labels)))
+    states, bust = _states(image, len(labels))
+    return LabelledImage(image, labels, states, bust)
 
 
-def _states(image: Path, count: int) -> list[str] | None:
+def _states(image: Path, count: int) -> tuple[list[str] | None, bool | None]:
     meta = _sibling(image, "meta", ".json")
     if not meta.is_file():
-        return None
+        return None, None
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DatasetError(f"cannot read sidecar {meta}: {exc}") from None
     dice = data.get("dice") if isinstance(data, dict) else data
-    if not isinstance(dice, list) or len(dice) != count:
-        raise DatasetError(
-            f"{meta}: expected a 'dice' list with one entry per label line ({count}), "
-            f"got {len(dice) if isinstance(dice, list) else type(dice).__name__}"
-        )
-    states = [d.get("state") if isinstance(d, dict) else d for d in dice]
-    if not all(isinstance(s, str) for s in states):
+    if not isinstance(dice, list):
+        raise DatasetError(f"{meta}: expected a 'dice' list, got {type(dice).__name__}")
+    every = [d.get("state") if isinstance(d, dict) else d for d in dice]
+    if not all(isinstance(s, str) for s in every):
         raise DatasetError(f"{meta}: expected each die to have a 'state' string")
-    return states
+    states = [
+        st
+        for d, st in zip(dice, every, strict=True)
+        if not isinstance(d, dict) or d.get("labelled", True)
+    ]
+    if len(states) != count:
+        raise DatasetError(
+            f"{meta}: expected one labelled die per label line ({count}), got {len(states)}"
+        )
+    return states, any(st in OFF_TABLE_STATES for st in every)
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
@@ -263,7 +276,7 @@ def evaluate_dataset(
         else:
             reading.image = str(image)
             truth = item.truth(reading.width, reading.height, names)
-            result.add(truth, reading, states_known=item.states is not None)
+            result.add(truth, reading, states_known=item.states is not None, truth_bust=item.bust)
         if progress is not None:
             progress(n, len(images))
     return result

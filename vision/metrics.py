@@ -102,8 +102,14 @@ class TableCounts:
     false_busts: int = 0
 
     def add(
-        self, truth: Sequence[TruthDie], reading: Reading, pairs: list[tuple[int, int]]
+        self,
+        truth: Sequence[TruthDie],
+        reading: Reading,
+        pairs: list[tuple[int, int]],
+        truth_bust: bool | None = None,
     ) -> None:
+        """Count one photo; ``truth_bust`` says whether any die (even a hidden one) left the
+        table, default: whether a labelled one did."""
         self.images += 1
         by_pred = {j: i for i, j in pairs}
         off = [t.on_table is False for t in truth]
@@ -113,7 +119,7 @@ class TableCounts:
             if not die.on_table:
                 self.predicted_off += 1
                 self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
-        if not any(off):
+        if not (any(off) if truth_bust is None else truth_bust):
             self.clean_images += 1
             self.false_busts += int(reading.off_table > 0)
 
@@ -176,7 +182,12 @@ class EvalResult:
     """Names of photos not read exactly (for looking at them)."""
 
     def add(
-        self, truth: Sequence[TruthDie], reading: Reading, *, states_known: bool = False
+        self,
+        truth: Sequence[TruthDie],
+        reading: Reading,
+        *,
+        states_known: bool = False,
+        truth_bust: bool | None = None,
     ) -> list[tuple[int, int]]:
         """Score one photo; returns the matched ``(truth, prediction)`` index pairs.
 
@@ -210,7 +221,7 @@ class EvalResult:
         if not exact:
             self.mistakes.append(reading.image or f"#{self.images}")
         if states_known:
-            self.table.add(truth, reading, pairs)
+            self.table.add(truth, reading, pairs, truth_bust)
         return pairs
 
     def add_error(self, image: str, message: str, truth: Sequence[TruthDie] = ()) -> None:

@@ -86,8 +86,11 @@ def test_off_table_figures_from_states():
     truth = [TruthDie(1, (0, 0, 10, 10), "table")]
     result.add(truth, Reading(100, 100, [_die(1, 0, on_table=False)]), states_known=True)
     result.add([TruthDie(1, (0, 0, 10, 10))], Reading(100, 100, [_die(1, 0)]))  # no sidecar
+    # a hidden die left the table: not a clean photo, so no false bust is possible here
+    truth = [TruthDie(3, (0, 0, 10, 10), "table")]
+    result.add(truth, Reading(100, 100, [_die(3, 0)]), states_known=True, truth_bust=True)
     t = result.table
-    assert t.images == 3 and t.truth_off == 2
+    assert t.images == 4 and t.truth_off == 2 and t.clean_images == 1
     assert t.recall == 0.5
     assert t.precision == pytest.approx(1 / 3)
     assert t.false_bust_rate == 1.0  # the only all-on-table photo was called a bust
@@ -148,10 +151,25 @@ def test_labels_polygons_sidecars_and_errors(tmp_path):
 
     meta = tmp_path / "meta" / "p.json"
     meta.parent.mkdir()
-    meta.write_text(json.dumps({"dice": [{"state": "table"}, {"state": "off_table"}]}))
-    assert [t.on_table for t in load_labels(image).truth(100, 100)] == [True, False]
+    meta.write_text(json.dumps({"dice": [{"state": "table"}, {"state": "cocked"}]}))
+    item = load_labels(image)
+    assert [t.on_table for t in item.truth(100, 100)] == [True, True] and item.bust is False
+    # vision.synth's sidecar lists hidden dice too ("labelled": false): they are not label lines,
+    # but a hidden die off the table still makes the roll a bust
+    dice = [
+        {"state": "table", "labelled": True},
+        {"state": "in_air", "labelled": False},
+        {"state": "off_table", "labelled": True},
+    ]
+    meta.write_text(json.dumps({"width": 100, "dice": dice}))
+    item = load_labels(image)
+    assert [t.on_table for t in item.truth(100, 100)] == [True, False] and item.bust is True
+    dice[1]["state"] = "table"
+    dice[2]["state"] = "table"
+    meta.write_text(json.dumps({"dice": dice}))
+    assert load_labels(image).bust is False
     meta.write_text(json.dumps({"dice": [{"state": "table"}]}))
-    with pytest.raises(DatasetError, match="one entry per label line"):
+    with pytest.raises(DatasetError, match="one labelled die per label line"):
         load_labels(image)
 
     bad = _write(tmp_path, "images/q.png", "2 0.5 0.5\n")
