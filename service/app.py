@@ -70,6 +70,8 @@ def create_app(
         title="dicecam",
         version="1",
         summary="Read physical dice from photos, score and advise, play Morning Roll turns.",
+        docs_url=None,  # Swagger UI and ReDoc load from a CDN: the schema is at /openapi.json
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.reader = ReaderService(reader=reader)

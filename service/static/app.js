@@ -382,8 +382,7 @@ async function keep(k) {
       body: JSON.stringify({ dice: k.dice }),
     });
     renderTurn(turn);
-    showPreview();
-    state.live.taken = null;
+    if (state.stream) showPreview();
   } catch (err) {
     say(err.message, "bust");
   }
