@@ -47,6 +47,9 @@ def test_labels_follow_the_simulated_state():
                 assert d["visible"] >= MIN_VISIBLE
                 x1, y1, x2, y2 = d["box"]
                 assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 320
+                # the pixels drawn for this die lie inside its box (projection and drawing agree)
+                vx1, vy1, vx2, vy2 = d["visible_box"]
+                assert x1 - 1.5 <= vx1 < vx2 <= x2 + 1.5 and y1 - 1.5 <= vy1 < vy2 <= y2 + 1.5
             else:
                 assert (
                     d["box"] is None

@@ -329,7 +329,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         state = _state(pose, surface, tilt)
         cls = COCKED_CLASS if tilt > COCKED_TILT_DEG else value - 1
         box = _die_box(cam, pose)
-        visible = 0.0
+        visible, visible_box = 0.0, None
         if areas.get(i, 0.0) > 0 and box is not None:
             x1, y1, x2, y2 = (
                 int(math.floor(box[0])),
@@ -337,9 +337,16 @@ def render_scene(scene: dict[str, Any]) -> Sample:
                 int(math.ceil(box[2])),
                 int(math.ceil(box[3])),
             )
-            visible = min(
-                1.0, float(np.count_nonzero(canvas.ids[y1:y2, x1:x2] == i + 1)) / areas[i]
-            )
+            mine = canvas.ids[y1:y2, x1:x2] == i + 1
+            ys, xs = np.nonzero(mine)
+            visible = min(1.0, float(len(ys)) / areas[i])
+            if len(ys):
+                visible_box = [
+                    x1 + int(xs.min()),
+                    y1 + int(ys.min()),
+                    x1 + int(xs.max()) + 1,
+                    y1 + int(ys.max()) + 1,
+                ]
         labelled = (
             box is not None
             and visible >= MIN_VISIBLE
@@ -354,6 +361,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
                 "tilt_deg": round(tilt, 2),
                 "box": [round(float(v), 2) for v in box] if box is not None else None,
                 "visible": round(visible, 3),
+                "visible_box": visible_box,
                 "labelled": bool(labelled),
                 "size": round(pose.size, 3),
                 "position": pose.position.round(3).tolist(),
@@ -473,8 +481,15 @@ def _post(img: np.ndarray, scene: dict, cam: Camera) -> np.ndarray:
     sx, sy = L["spot_xy"]
     g += L["spot"] * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / 0.08)
     g *= L["exposure"]
+    vig = L.get("vignette", 0.0)
+    if vig:
+        g *= 1 - vig * (((xx - 0.5) ** 2 + (yy - 0.5) ** 2) * 2)
     gain = cv2.resize(g.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR)
-    img = cv2.multiply(img, cv2.merge([gain, gain, gain]))
+    wb = P.get("white_balance", [1.0, 1.0, 1.0])
+    img = cv2.multiply(
+        img,
+        cv2.merge([gain * np.float32(wb[0]), gain * np.float32(wb[1]), gain * np.float32(wb[2])]),
+    )
     if P["motion_blur_px"] > 0:
         n = int(round(P["motion_blur_px"])) | 1
         k = np.zeros((n, n), np.float32)

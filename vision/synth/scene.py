@@ -208,7 +208,10 @@ def sample_scene(
         "shadow": float(rng.uniform(0.2, 0.6)),
         "shadow_blur": float(rng.uniform(0.05, 0.35)),
         "tint": [float(v) for v in rng.uniform(0.88, 1.0, 3)],
-        "exposure": float(rng.uniform(0.8, 1.15)),
+        "exposure": float(
+            rng.uniform(0.8, 1.15) if rng.random() < 0.85 else rng.uniform(0.55, 0.8)
+        ),
+        "vignette": float(rng.uniform(0, 0.45)),
         "gradient": float(rng.uniform(0, 0.35)),
         "gradient_angle_deg": float(rng.uniform(0, 360)),
         "spot": float(rng.uniform(0, 0.3)),
@@ -218,7 +221,8 @@ def sample_scene(
         "motion_blur_px": float(rng.uniform(2, 9)) if rng.random() < 0.2 else 0.0,
         "motion_angle_deg": float(rng.uniform(0, 180)),
         "defocus_sigma": float(rng.uniform(0.4, 1.6)) if rng.random() < 0.35 else 0.0,
-        "noise_sigma": float(rng.uniform(0, 7)),
+        "noise_sigma": float(rng.uniform(0, 7) if rng.random() < 0.85 else rng.uniform(7, 14)),
+        "white_balance": [float(v) for v in rng.uniform(0.88, 1.08, 3)],
         "jpeg_quality": int(rng.integers(45, 96)),
     }
     props = sample_props(rng, (tx, ty), (px, py))
