@@ -258,13 +258,16 @@ def _src(photo: bytes | None) -> str:
 
 
 class TurnStore:
-    """Turn sessions by id, in memory, with a cap (oldest finished turns go first)."""
+    """Turn sessions by id, in memory: at most ``max_turns`` (finished ones go first), none
+    older than ``max_age_s``."""
 
-    def __init__(self, submitter: Submitter | None = None, max_turns: int = 1000) -> None:
+    def __init__(self, submitter: Submitter | None = None, max_turns: int = 500) -> None:
         self._turns: dict[str, TurnSession] = {}
         self._lock = threading.Lock()
         self.submitter = submitter
         self.max_turns = max_turns
+        self.max_age_s = 24 * 3600.0
+        """Turns are dropped a day after they started (Morning Roll: one turn a day)."""
         self._advisors: dict[str, Any] = {}
 
     def start(
@@ -293,6 +296,9 @@ class TurnStore:
         session = TurnSession(player, game, FarkleTurn(rules), rules, advisor)
         session.tracker_url, session.tracker_token = tracker_url, tracker_token
         with self._lock:
+            stale = time.time() - self.max_age_s
+            for old in [k for k, t in self._turns.items() if t.created < stale]:
+                del self._turns[old]
             if len(self._turns) >= self.max_turns:
                 victim = min(self._turns.values(), key=lambda s: (not s.over, s.created))
                 del self._turns[victim.id]
@@ -309,13 +315,21 @@ class TurnStore:
         return session
 
     def finish(self, session: TurnSession) -> None:
-        """Submit a finished Morning Roll turn (bank or bust) once."""
-        if not session.over or session.submission is not None or session.game != MORNING_ROLL:
+        """Submit a finished Morning Roll turn (bank or bust) once, then let go of its photos
+        (a submitted or queued turn keeps them in the tracker or the outbox)."""
+        if not session.over or session.submission is not None:
             return
-        if self.submitter is None:
+        if session.game != MORNING_ROLL:
+            session.submission = {
+                "status": "not-submitted",
+                "detail": "only Morning Roll turns are tracked",
+            }
+        elif self.submitter is None:
             session.submission = {"status": "not-submitted", "detail": "no tracker configured"}
-            return
-        try:
-            session.submission = self.submitter(session)
-        except Exception as exc:  # the turn is kept; the player sees why it was not sent
-            session.submission = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"}
+        else:
+            try:
+                session.submission = self.submitter(session)
+            except Exception as exc:  # the turn is kept; the player sees why it was not sent
+                session.submission = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"}
+        for roll in session.rolls:
+            roll.photo = None

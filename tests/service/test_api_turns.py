@@ -219,3 +219,23 @@ def test_every_game_is_scored_from_a_photo(server, rules_dir):
     assert r.json()["bust"] is True and "table" in r.json()["bust_reason"]
     r = server.client.post("/api/v1/score?game=nope", json={"values": [1]})
     assert r.status_code == 422 and "morning-roll" in r.json()["detail"]
+
+
+def test_turn_store_lets_go_of_photos_and_old_turns():
+    from service.turns import TurnStore
+
+    sent = []
+    store = TurnStore(
+        submitter=lambda s: sent.append([r.photo for r in s.rolls]) or {"status": "ok"}
+    )
+    t = store.start("molly", "morning-roll")
+    t.roll([2, 2, 3, 4, 6, 6], photo=b"\xff\xd8\xffjpeg")
+    store.finish(t)
+    assert sent == [[b"\xff\xd8\xffjpeg"]]  # the submitter saw the photo ...
+    assert t.rolls[0].photo is None and t.submission == {"status": "ok"}  # ... then it was dropped
+    store.finish(t)
+    assert len(sent) == 1  # submitted once
+    store.max_age_s = 0.0
+    store.start("jeff", "greed")
+    with pytest.raises(Exception, match="no turn with id"):
+        store.get(t.id)
