@@ -1,10 +1,11 @@
-"""The camera page in Debian's chromium (Playwright), its fake camera fed a synthetic roll.
+"""The camera page in Debian's chromium (Playwright), its fake camera fed a video of a roll.
 
-The page's mechanics run with a reader that reports the synthetic roll's true labels (the photo
-is still decoded for real): live mode settles and takes the roll with no button press, boxes and
-values are drawn, keeps are ranked with expected values, a tap corrects a die, a die off the table
-is marked and busts the turn, banking shows the total. ``test_page_e2e.py`` plays with the real
-reader and the shipped model.
+The page's mechanics run on a roll drawn with OpenCV and a reader that reports its exact labels
+(the frames are still decoded for real): live mode settles and takes the roll with no button
+press, boxes and values are drawn, keeps are ranked with expected values, a tap corrects a die,
+a die off the table is marked red and busts the turn, banking shows the total.
+``test_page_e2e.py`` plays with the real reader and the shipped model on a synthetic or sample
+photo.
 """
 
 from __future__ import annotations
@@ -53,6 +54,40 @@ def synthetic_roll(n: int = 6, width: int = 640, height: int = 480, need=(1, 5))
         ):
             return s
     pytest.skip(f"no synthetic roll of {n} clear dice found")
+
+
+PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+
+class DrawnRoll:
+    """A roll drawn with OpenCV (felt, shadows, white dice with pips), with its exact labels:
+    deterministic and fast, for the page's mechanics (the real reader runs in test_page_e2e)."""
+
+    def __init__(self, values=(5, 3, 1, 2, 1, 2), width: int = 640, height: int = 480) -> None:
+        import cv2
+        import numpy as np
+
+        rng = np.random.default_rng(6)
+        img = np.full((height, width, 3), (40, 110, 45), np.uint8)
+        img = cv2.add(img, rng.integers(0, 12, img.shape, dtype=np.uint8))
+        self.dice = []
+        for i, v in enumerate(values):
+            cx, cy, side = 90 + 95 * i, 200 + (60 if i % 2 else 0), 56
+            x1, y1 = cx - side // 2, cy - side // 2
+            cv2.rectangle(img, (x1 + 6, y1 + 8), (x1 + side + 6, y1 + side + 8), (20, 60, 25), -1)
+            cv2.rectangle(img, (x1, y1), (x1 + side, y1 + side), (235, 235, 230), -1)
+            for dx, dy in PIPS[v]:
+                cv2.circle(img, (cx + dx * 15, cy + dy * 15), 6, (20, 20, 20), -1, cv2.LINE_AA)
+            self.dice.append({"value": v, "box": [x1, y1, x1 + side, y1 + side]})
+        self.image = cv2.GaussianBlur(img, (3, 3), 0)
+        self.jpeg = cv2.imencode(".jpg", self.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
 
 
 def write_y4m(bgr, path: Path, frames: int = 4) -> Path:
@@ -140,7 +175,7 @@ def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     chromium_or_skip()
-    sample = synthetic_roll()
+    sample = DrawnRoll()
     video = write_y4m(sample.image, tmp_path / "roll.y4m")
     truth = sorted(truth_dice(sample), key=lambda d: d.box[0])
     reader = TruthReader(truth)
