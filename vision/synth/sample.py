@@ -105,7 +105,7 @@ def _camera(scene: dict, poses: list[DiePose], surface: Surface) -> tuple[Camera
     pts = np.array(on if on else [p.position for p in poses] or [[0.0, 0.0, 0.0]])
     centre = pts.mean(0)
     radius = float(np.max(np.linalg.norm(pts[:, :2] - centre[:2], axis=1))) + 1.0
-    target = np.array([centre[0], centre[1], 0.0])
+    target = np.array([centre[0], centre[1], min(0.0, float(centre[2]))])
     target[:2] += np.array(cs["target_jitter"]) * radius
     half = math.radians(min(cs["hfov_deg"], cs["hfov_deg"] * scene["height"] / scene["width"])) / 2
     dist = max(cs["min_distance"], radius / math.tan(half * 0.85)) * cs["zoom"]

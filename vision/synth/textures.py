@@ -128,7 +128,8 @@ def wall_texture(rng: np.random.Generator, color: tuple[float, float, float]) ->
             if rng.random() < 0.6
             else int(rng.integers(0, 200))
         )
-        c = tuple(float(v) for v in rng.uniform(20, 250, 3))
+        grey = float(rng.uniform(30, 230))
+        c = tuple(float(np.clip(grey + v, 0, 255)) for v in rng.normal(0, 25, 3))  # muted
         cv2.rectangle(tex, (x, y), (x + w, y + h), c, -1)
         if rng.random() < 0.5:
             cv2.rectangle(tex, (x, y), (x + w, y + h), tuple(v * 0.6 for v in c), 3)
