@@ -339,8 +339,12 @@ function renderTurn(turn) {
     say(`Banked ${turn.turn_points} points.`, "good");
   } else if (turn.awaiting === "keep") {
     say("Choose what to keep (best first).");
+  } else if (turn.forced_reroll) {
+    say(`Forced re-roll: roll all ${turn.dice_left} dice (banking is not allowed now).`);
   } else if (turn.must_roll && turn.rolls > 0) {
-    say(`Forced re-roll: roll ${turn.dice_left} dice.`);
+    say(`Roll again: ${turn.turn_points} cannot be banked. Roll ${turn.dice_left} dice.`);
+  } else if (turn.hot_dice) {
+    say(`Every die scored: roll all ${turn.dice_left} again, or bank ${turn.turn_points}.`);
   } else if (turn.rolls === 0) {
     say(`${turn.player}: roll ${turn.dice_left} dice.`);
   } else {
@@ -368,9 +372,16 @@ function renderScore(scored) {
     for (const o of scored.options || []) {
       const li = document.createElement("li");
       li.className = "option";
-      li.textContent = Object.entries(o).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(" · ");
+      const parts = [];
+      if (o.keep) parts.push(`Keep ${o.keep.join(" ")}`);
+      if (o.combos) parts.push(`combos ${o.combos.join(" and ")}`);
+      if ("reject" in o) parts.push(o.reject == null ? "free ride" : `reject ${o.reject}`);
+      if (o.ends_game) parts.push("ends the game");
+      if (o.score_after != null) parts.push(`score after ${o.score_after}`);
+      li.textContent = parts.length ? parts.join(" · ") : JSON.stringify(o);
       ui.keeps.appendChild(li);
     }
+    if (!(scored.options || []).length) say("No legal move: the roll goes bad.", "bust");
   }
 }
 

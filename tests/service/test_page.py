@@ -259,3 +259,32 @@ def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
         expect(page.locator("#turn-total")).to_have_text("0")
         assert not errors, errors
         browser.close()
+
+
+def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    reader = TruthReader([])
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        page.goto(server.url + "/")
+        page.fill("#player", "kenny")
+        page.select_option("#game", "solitaire-dice")
+        page.click("#new-turn")
+        expect(page.locator("#message")).to_contain_text("POST /api/v1/score?game=solitaire-dice")
+        page.fill("#typed", "1 2 3 4 5")
+        page.click("#typed-form button")
+        options = page.locator("#keeps li.option")
+        expect(options.first).to_contain_text("combos")
+        assert options.count() >= 3
+        page.select_option("#game", "greed")
+        page.fill("#typed", "1 5 2 3 3")
+        page.click("#typed-form button")  # no turn started for greed: the roll is just scored
+        expect(page.locator("#keeps li button").first).to_contain_text("Keep 1 5")
+        expect(page.locator("#keeps li button").first).to_contain_text("150 pts")
+        browser.close()
