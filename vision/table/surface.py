@@ -107,15 +107,19 @@ class SurfaceModel:
         self, rgb: NDArray[np.uint8], size: tuple[int, int] | None = None
     ) -> Outline | None:
         """The surface polygon in pixels of ``rgb`` (or of ``size`` = (width, height) when the
-        photo was decoded smaller than its true size); None when the surface fills the frame,
-        ``[]`` when no surface is in view."""
+        photo was decoded smaller than its true size).
+
+        None when the surface fills the frame, and also when the model sees no surface at all:
+        a photo it cannot make sense of must not bust a roll (calibrate such a camera instead).
+        """
         import cv2
 
         prob = self.probability(rgb)
         # a finer grid for a smoother polygon
         prob = cv2.resize(prob, (prob.shape[1] * 4, prob.shape[0] * 4), cv2.INTER_LINEAR)
         width, height = size if size is not None else (rgb.shape[1], rgb.shape[0])
-        return mask_to_outline(prob, width, height, threshold=self.threshold)
+        outline = mask_to_outline(prob, width, height, threshold=self.threshold)
+        return outline or None
 
     def __repr__(self) -> str:
         return f"SurfaceModel(model={str(self.model_path)!r}, imgsz={self.imgsz})"

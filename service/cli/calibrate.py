@@ -1,0 +1,188 @@
+"""``dicecam calibrate``: set a fixed camera's playing-surface boundary once.
+
+    dicecam calibrate roll.jpg                          # propose the learned outline, preview it
+    dicecam calibrate roll.jpg --accept                 # ... and store it
+    dicecam calibrate roll.jpg --points 40,30 600,25 630,470 10,460 --show check.png
+    dicecam calibrate --clear                           # back to the learned outline
+
+The boundary is stored with normalised coordinates in ``DICECAM_CALIBRATION`` (default
+``<DICECAM_DATA_DIR>/calibration.json``); the reader then uses it instead of the learned outline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from service.cli import UsageError
+
+__all__ = ["parse_points", "register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "calibrate",
+        help="set the playing-surface boundary of a fixed camera",
+        description=(
+            "Store the boundary polygon of the playing surface (table, tray, box) seen by a fixed "
+            "camera; dice outside it are off the table. With no --points, propose the learned "
+            "outline of PHOTO and write a preview (store it with --accept)."
+        ),
+    )
+    p.add_argument("photo", nargs="?", metavar="PHOTO", help="a photo from the fixed camera")
+    p.add_argument(
+        "--points",
+        nargs="+",
+        metavar="X,Y",
+        help="boundary corners in photo pixels, in order around the surface (at least 3)",
+    )
+    p.add_argument(
+        "--normalised",
+        "--normalized",
+        action="store_true",
+        help="--points are fractions (0..1) of the photo's width and height, not pixels",
+    )
+    p.add_argument("--accept", action="store_true", help="store the proposed learned outline")
+    p.add_argument(
+        "--show", metavar="OUT.png", type=Path, help="write the photo with the boundary drawn"
+    )
+    p.add_argument(
+        "--out", metavar="PATH", type=Path, help="calibration file (default: DICECAM_CALIBRATION)"
+    )
+    p.add_argument("--model", metavar="PATH", help="surface outline model (ONNX) for proposals")
+    p.add_argument("--clear", action="store_true", help="remove the stored calibration")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def parse_points(items: list[str]) -> list[tuple[float, float]]:
+    """``["40,30", "600,25", ...]`` -> ``[(40.0, 30.0), ...]``.
+
+    Raises:
+        UsageError: an item that is not ``X,Y``.
+    """
+    points = []
+    for item in items:
+        parts = item.replace(";", ",").split(",")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            points.append((float(parts[0]), float(parts[1])))
+        except ValueError:
+            raise UsageError(f"expected --points as X,Y pairs (e.g. 40,30), got {item!r}") from None
+    return points
+
+
+def _preview(rgb, outline, path: Path) -> None:  # type: ignore[no-untyped-def]
+    import cv2
+    import numpy as np
+
+    img = np.ascontiguousarray(rgb[..., ::-1])
+    h, w = img.shape[:2]
+    thick = max(2, round(max(h, w) / 320))
+    if outline:
+        pts = np.round(np.asarray(outline, np.float64)).astype(np.int32)
+        shade = img.copy()
+        cv2.fillPoly(shade, [pts], (230, 200, 40))
+        img = cv2.addWeighted(img, 0.8, shade, 0.2, 0)
+        cv2.polylines(img, [pts], True, (230, 200, 40), thick, cv2.LINE_AA)
+        for k, (x, y) in enumerate(pts):
+            cv2.circle(img, (int(x), int(y)), thick * 3, (40, 40, 230), -1, cv2.LINE_AA)
+            label = f"{k + 1}: {int(x)},{int(y)}"
+            org = (int(min(max(x + 6, 2), w - 9 * len(label))), int(min(max(y - 6, 14), h - 4)))
+            cv2.putText(
+                img,
+                label,
+                org,
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.45 * thick / 2 + 0.2,
+                (255, 255, 255),
+                thick,
+                cv2.LINE_AA,
+            )
+    else:
+        text = "no edge seen: the surface fills the frame" if outline is None else "no surface seen"
+        cv2.putText(img, text, (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (40, 40, 230), 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), img):
+        raise UsageError(f"cannot write the preview {path} (expected a .png or .jpg path)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.io import ImageError, load_image
+    from vision.table import Calibration, CalibrationError, SurfaceModel, SurfaceModelError
+
+    target = args.out
+    if args.clear:
+        if args.photo or args.points or args.accept:
+            raise UsageError("expected --clear alone, got it with a photo or points")
+        removed = Calibration.clear(target)
+        print("calibration removed" if removed else "no calibration was stored")
+        return 0
+    if not args.photo:
+        raise UsageError("expected PHOTO (a photo from the fixed camera), or --clear")
+    if args.points and args.accept:
+        raise UsageError("expected --points or --accept, not both")
+    try:
+        img = load_image(args.photo)
+    except ImageError as exc:
+        raise UsageError(str(exc)) from None
+    w, h = img.width, img.height
+
+    if args.points:
+        pts = parse_points(args.points)
+        try:
+            if args.normalised:
+                cal = Calibration(pts, image=str(args.photo))
+            else:
+                cal = Calibration.from_pixels(pts, w, h, image=str(args.photo))
+        except CalibrationError as exc:
+            raise UsageError(f"{exc} (photo is {w}x{h} pixels)") from None
+        outline = cal.outline(w, h)
+    else:
+        try:
+            model = SurfaceModel(args.model)
+        except SurfaceModelError as exc:
+            raise UsageError(f"{exc}; or give the boundary with --points") from None
+        outline = model.outline(img.rgb, (w, h))
+        cal = None
+        if outline:
+            cal = Calibration.from_pixels(outline, w, h, image=str(args.photo))
+        elif args.accept:
+            why = "the surface fills the frame" if outline is None else "no surface was found"
+            raise UsageError(f"nothing to accept: {why}; give the boundary with --points")
+
+    show = args.show
+    if show is None and not args.points and not args.accept:
+        show = Path(f"{Path(args.photo).stem}-calibration.png")
+    if show is not None:
+        _preview(img.rgb, outline, show)
+
+    stored = None
+    if cal is not None and (args.points or args.accept):
+        stored = cal.save(target)
+    result = {
+        "photo": str(args.photo),
+        "width": w,
+        "height": h,
+        "points": [[x, y] for x, y in outline] if outline else outline,
+        "stored": str(stored) if stored else None,
+        "preview": str(show) if show else None,
+    }
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    if stored:
+        print(f"calibration stored in {stored} ({len(outline or [])} points)")
+    elif outline:
+        pts = " ".join(f"{round(x)},{round(y)}" for x, y in outline)
+        print(f"proposed boundary ({len(outline)} points): --points {pts}")
+        print(f"store it:  dicecam calibrate {args.photo} --accept   (or edit the --points)")
+    elif outline is None:
+        print("no edge seen: the surface fills the frame (every die counts as on it)")
+    else:
+        print("no playing surface found in the photo; give the boundary with --points")
+    if show:
+        print(f"preview: {show}")
+    return 0

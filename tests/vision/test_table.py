@@ -1,0 +1,230 @@
+"""Table logic: polygons and masks, which dice rest on the surface, calibration storage, and the
+reader's table step on a tiny known-output detector."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.table import (
+    Calibration,
+    CalibrationError,
+    TableStage,
+    apply_table,
+    calibration_path,
+    die_on_table,
+    mask_to_outline,
+    outline_mask,
+    resting_point,
+)
+from vision.types import Die, Reading
+
+SQUARE = [(100.0, 100.0), (500.0, 100.0), (500.0, 400.0), (100.0, 400.0)]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path, monkeypatch):
+    """No user calibration or data folder leaks into these tests."""
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("DICECAM_CALIBRATION", raising=False)
+    monkeypatch.delenv("DICECAM_TABLE", raising=False)
+    monkeypatch.delenv("DICECAM_SURFACE_MODEL", raising=False)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    return float((a & b).sum() / (a | b).sum())
+
+
+# -- geometry ---------------------------------------------------------------------------------
+
+
+def test_outline_mask_none_is_whole_frame_and_empty_is_nothing():
+    assert outline_mask(None, 64, 48).all()
+    assert not outline_mask([], 64, 48).any()
+    mask = outline_mask(SQUARE, 640, 480)
+    assert mask.shape == (480, 640)
+    assert abs(int(mask.sum()) - 400 * 300) < 0.01 * 400 * 300
+    assert mask[250, 300] == 1 and mask[50, 50] == 0 and mask[450, 600] == 0
+
+
+def test_outline_mask_at_another_resolution_scales_the_polygon():
+    small = outline_mask(SQUARE, 640, 480, (48, 64))
+    assert small.shape == (48, 64)
+    assert small[25, 30] == 1 and small[5, 5] == 0 and small[45, 60] == 0
+
+
+def test_mask_to_outline_recovers_a_quadrilateral_in_photo_pixels():
+    quad = [(80.0, 60.0), (560.0, 90.0), (600.0, 470.0), (30.0, 430.0)]
+    prob = outline_mask(quad, 640, 480, (96, 128)).astype(np.float32)
+    outline = mask_to_outline(prob, 640, 480)
+    assert outline is not None and 4 <= len(outline) <= 6
+    assert _iou(outline_mask(outline, 640, 480), outline_mask(quad, 640, 480).astype(bool)) > 0.95
+
+
+def test_mask_to_outline_full_frame_is_none_and_empty_is_empty():
+    assert mask_to_outline(np.ones((32, 32), np.float32), 640, 480) is None
+    assert mask_to_outline(np.zeros((32, 32), np.float32), 640, 480) == []
+    with pytest.raises(ValueError, match="expected a 2-D probability map"):
+        mask_to_outline(np.ones((2, 3, 4)), 10, 10)
+
+
+def test_mask_to_outline_keeps_the_largest_region_and_reaches_the_frame_edge():
+    prob = np.zeros((40, 40), np.float32)
+    prob[:, 10:] = 0.9  # the surface: right 3/4 of the frame, touching three edges
+    prob[2:5, 2:5] = 0.9  # a speck of "surface" elsewhere
+    outline = mask_to_outline(prob, 400, 400)
+    xs, ys = [p[0] for p in outline], [p[1] for p in outline]
+    assert min(xs) == pytest.approx(100, abs=6) and max(xs) == 400
+    assert min(ys) == 0 and max(ys) == 400
+
+
+def test_resting_point_is_the_lower_part_of_the_box():
+    assert resting_point((0, 0, 10, 20)) == (5.0, 12.0)
+    assert resting_point((0, 0, 10, 20), lift=0.0) == (5.0, 20.0)
+
+
+# -- which dice are on the table --------------------------------------------------------------
+
+
+def test_dice_inside_outside_and_on_the_rim():
+    inside = (200, 200, 240, 240)
+    outside = (550, 200, 590, 240)  # 50 px beyond the right edge
+    rim = (480, 200, 520, 240)  # centre 20 px... resting point x = 500, on the edge
+    just_out = (505, 200, 545, 240)  # resting point 25 px out: more than 0.25 of a 40 px die
+    assert die_on_table(inside, SQUARE)
+    assert not die_on_table(outside, SQUARE)
+    assert die_on_table(rim, SQUARE)
+    assert not die_on_table(just_out, SQUARE)
+    assert die_on_table(just_out, SQUARE, tolerance=1.0)
+
+
+def test_no_outline_means_every_die_is_on_and_an_empty_one_that_none_is():
+    box = (900, 900, 940, 940)
+    assert die_on_table(box, None)
+    assert not die_on_table(box, [])
+
+
+def test_apply_table_sets_on_table_outline_and_the_bust():
+    reading = Reading(
+        640,
+        480,
+        [Die(5, (200, 200, 240, 240), 0.9), Die(1, (560, 420, 600, 460), 0.8, cocked=False)],
+    )
+    out = apply_table(reading, SQUARE)
+    assert out is reading
+    assert [d.on_table for d in reading.dice] == [True, False]
+    assert reading.off_table == 1 and reading.bust and reading.values == [5]
+    d = reading.to_dict()
+    assert d["off_table"] == 1 and d["bust"] is True and d["outline"][1] == [500.0, 100.0]
+    assert d["dice"][1]["on_table"] is False
+
+    apply_table(reading, None)
+    assert reading.off_table == 0 and not reading.bust and reading.outline is None
+
+
+def test_missing_dice_are_a_bust_and_cocked_dice_are_counted_but_not_scored():
+    reading = Reading(
+        640,
+        480,
+        [Die(5, (200, 200, 240, 240), 0.9), Die(3, (300, 200, 340, 240), 0.7, cocked=True)],
+    )
+    reading.expected_dice = 3
+    apply_table(reading, SQUARE)
+    assert reading.off_table == 0 and reading.missing == 1 and reading.bust
+    assert reading.cocked == 1 and reading.values == [5]
+
+
+# -- calibration ------------------------------------------------------------------------------
+
+
+def test_calibration_round_trip_in_the_data_dir(tmp_path):
+    cal = Calibration.from_pixels(SQUARE, 640, 480, image="cam.jpg")
+    path = cal.save()
+    assert path == tmp_path / "data" / "calibration.json" == calibration_path()
+    data = json.loads(path.read_text())
+    assert data["format"] == 1 and data["points"][0] == [0.15625, 0.20833]
+    back = Calibration.load()
+    assert back is not None and back.image == "cam.jpg"
+    assert np.allclose(back.outline(640, 480), SQUARE, atol=0.1)
+    assert back.outline(1280, 960)[2] == pytest.approx((1000, 800), abs=0.1)
+    assert [p.name for p in path.parent.iterdir()] == ["calibration.json"]  # no temp file left
+    assert Calibration.clear() and Calibration.load() is None and not Calibration.clear()
+
+
+def test_dicecam_calibration_env_chooses_the_file(tmp_path, monkeypatch):
+    target = tmp_path / "elsewhere" / "cal.json"
+    monkeypatch.setenv("DICECAM_CALIBRATION", str(target))
+    Calibration([(0, 0), (1, 0), (1, 1)]).save()
+    assert target.is_file() and calibration_path() == target
+
+
+@pytest.mark.parametrize(
+    ("points", "message"),
+    [
+        ([(0, 0), (1, 1)], "at least 3 boundary points"),
+        ([(0, 0), (0.5, 0.5), (1, 1)], "enclosing some of the photo"),
+        ([(0, 0), (5, 0), (0, 1)], "normalised coordinates near 0..1"),
+    ],
+)
+def test_bad_calibration_polygons_say_what_was_expected(points, message):
+    with pytest.raises(CalibrationError, match=message):
+        Calibration(points)
+
+
+def test_broken_calibration_file_is_an_error_that_names_it_and_is_left_alone(tmp_path):
+    path = calibration_path()
+    path.parent.mkdir(parents=True)
+    for text in ("{not json", '{"corners": []}', '{"points": [[0, 0], [1, 1]]}'):
+        path.write_text(text)
+        with pytest.raises(CalibrationError, match=str(path).replace("\\", "\\\\")):
+            Calibration.load()
+        assert path.read_text() == text
+
+
+# -- the reader's table step ------------------------------------------------------------------
+
+
+def test_stage_default_uses_the_calibration_and_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", "/nonexistent/surface.onnx")
+    assert TableStage.default() is None  # no calibration, no model
+    Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]).save()
+    stage = TableStage.default()
+    assert stage is not None and stage.model is None
+    assert stage.outline(None, 200, 100) == [(0, 0), (100, 0), (100, 100), (0, 100)]
+    monkeypatch.setenv("DICECAM_TABLE", "0")
+    assert TableStage.default() is None
+
+
+def _reader_models():
+    pytest.importorskip("onnx", reason="the onnx package builds the test detector")
+    spec = importlib.util.spec_from_file_location(
+        "dicecam_test_table_models", Path(__file__).with_name("test_reader_models.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_reader_marks_a_die_outside_the_calibrated_boundary_off_the_table(tmp_path):
+    from vision import DiceReader
+
+    models = _reader_models()
+    # two dice in a 320x320 input: a 5 on the left, a 2 on the right
+    path = models.make_model(
+        tmp_path / "two.onnx",
+        models.raw_preds([(80, 160, 30, 30, {4: 0.9}), (260, 160, 30, 30, {1: 0.9})]),
+    )
+    Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]).save()  # left half of the frame
+    reader = DiceReader(path, faces=False)
+    assert reader.table is not None and reader.table.calibration is not None
+    reading = reader.read(np.zeros((640, 640, 3), np.uint8))
+    assert [(d.value, d.on_table) for d in reading.dice] == [(5, True), (2, False)]
+    assert reading.off_table == 1 and reading.bust and reading.values == [5]
+    assert reading.to_dict()["outline"] == [[0, 0], [320, 0], [320, 640], [0, 640]]
+
+    plain = DiceReader(path, faces=False, table=None).read(np.zeros((640, 640, 3), np.uint8))
+    assert plain.off_table == 0 and plain.outline is None
