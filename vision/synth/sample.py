@@ -209,10 +209,20 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             textures_cache[k] = _Faces(styles[k])
         return textures_cache[k], styles[k]
 
-    def shadows(indices: list[int], z0: float, extra: list[np.ndarray] = ()) -> None:
+    def shadows(
+        indices: list[int], z0: float, extra: list[np.ndarray] = (), contact: bool = False
+    ) -> None:
+        """Cast shadows onto z = z0; ``contact``: the dark soft footprint right under each die."""
+        lgt = dict(light, elevation_deg=90.0, azimuth_deg=0.0) if contact else light
+        blur = 0.08 if contact else light["shadow_blur"]
+        strength = min(0.7, 0.25 + light["shadow"]) if contact else light["shadow"]
         polys, sizes = [], []
         for pts in [*(_corners(poses[i]) for i in indices), *extra]:
-            poly = shadow_polygon(pts, light, z0)
+            if contact:
+                if pts[:, 2].min() - z0 > 0.1:
+                    continue
+                pts = pts.mean(0) + (pts - pts.mean(0)) * 1.06
+            poly = shadow_polygon(pts, lgt, z0)
             proj = cam.clip_project(poly) if poly is not None else None
             if proj is not None:
                 proj = clip_to_rect(proj, -2, -2, W + 2, H + 2)
@@ -221,7 +231,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
                 sizes.append(math.sqrt(max(cv2.contourArea(proj.astype(np.float32)), 1.0)))
         if not polys:
             return
-        sigma = max(0.8, float(np.median(sizes)) * light["shadow_blur"])
+        sigma = max(0.8, float(np.median(sizes)) * blur)
         pad = int(3 * sigma) + 2
         allp = np.concatenate(polys)
         x0, y0 = np.maximum(np.floor(allp.min(0)).astype(int) - pad, 0)
@@ -233,10 +243,11 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             pts = np.round((proj - [x0, y0]) * 4).astype(np.int32)
             cv2.fillPoly(mask, [pts], 1.0, cv2.LINE_AA, shift=2)
         mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-        canvas.shade(mask, light["shadow"], (x0, y0, x1, y1))
+        canvas.shade(mask, strength, (x0, y0, x1, y1))
 
     areas: dict[int, float] = {}
     shadows(low, -th)
+    shadows(low, -th, contact=True)
     for i in sorted(low, key=lambda i: -cam.depth(poses[i].position[None])[0]):
         tex, st = textures(i)
         areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
@@ -302,6 +313,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         )
         rims = [_box_corners(np.array(c), np.array(hh)) for c, hh in surface.rim_boxes()]
     shadows(high, 0.0, rims)
+    shadows(high, 0.0, contact=True)
 
     # table-level objects, far to near
     items = [(float(cam.depth(poses[i].position[None])[0]), "die", i) for i in high]
