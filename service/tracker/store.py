@@ -197,7 +197,12 @@ def submit_turn(
     except rules.OutsideOpenHours as exc:
         raise Forbidden(str(exc)) from None
     day = local.date()
-    if session.scalar(select(Turn.id).where(Turn.player_id == player.id, Turn.day == day)):
+    taken = session.scalar(
+        select(Turn.idempotency_key).where(Turn.player_id == player.id, Turn.day == day)
+    )
+    if taken is not None:
+        if taken == turn_in.idempotency_key:  # stored by a concurrent request meanwhile
+            return _replay(session, player, taken), True
         raise Conflict(_second_turn(player, day))
     turn = Turn(
         player_id=player.id,
