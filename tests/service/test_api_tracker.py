@@ -116,3 +116,46 @@ def test_without_a_token_the_turn_is_kept_and_not_submitted(server):
     t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
     assert t["bust"] and t["submission"]["status"] == "not-submitted"
     assert "log in" in t["submission"]["detail"]
+
+
+def test_turns_go_to_a_remote_tracker_when_one_is_configured(tmp_path):
+    from service.tracker import create_app as create_tracker_app
+
+    tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
+    with BackgroundServer(tracker) as remote, httpx.Client(base_url=remote.url, timeout=30) as rc:
+        rc.post(
+            "/api/v1/players",
+            json={"name": "jacob", "password": "correct horse", "timezone": open_timezone()},
+        )
+        token = rc.post(
+            "/api/v1/tokens", json={"name": "jacob", "password": "correct horse"}
+        ).json()["token"]
+        settings = Settings(data_dir=tmp_path / "svc", tracker_url=remote.url)
+        app = create_app(settings, reader=QueueReader())
+        with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+            assert c.get("/api/v1/health").json()["tracker"] == remote.url
+            assert c.get("/tracker/api/v1/rounds").status_code == 404  # nothing embedded
+            t = c.post("/api/v1/turns", json={"player": "jacob", "tracker_token": token}).json()
+            t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [5, 2, 2, 3, 4, 6]}).json()
+            t = c.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [5]}).json()
+            t = c.post(f"/api/v1/turns/{t['id']}/bank").json()
+            assert t["submission"]["status"] == "submitted", t["submission"]
+        history = rc.get("/api/v1/players/jacob/turns").json()["turns"]
+        assert [h["score"] for h in history] == [50]
+
+
+def test_an_unreachable_tracker_queues_the_turn_in_the_outbox(tmp_path):
+    from service.api.server import free_port
+    from service.tracker_client import Outbox
+
+    dead = f"http://127.0.0.1:{free_port()}"
+    settings = Settings(data_dir=tmp_path, tracker_url=dead)
+    with BackgroundServer(create_app(settings, reader=QueueReader())) as srv:
+        c = httpx.Client(base_url=srv.url, timeout=60)
+        t = c.post("/api/v1/turns", json={"player": "shea", "tracker_token": "tok"}).json()
+        t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
+        c.close()
+    assert t["bust"] and t["submission"]["status"] == "queued"
+    assert "cannot reach the tracker" in t["submission"]["detail"]
+    pending = list(Outbox(tmp_path / "outbox").entries("pending"))
+    assert [(e.turn["player"], e.turn["score"]) for e in pending] == [("shea", 0)]
