@@ -88,7 +88,11 @@ class TrackerSubmitter:
             try:
                 stored = client.submit_turn(submission)
             except TrackerUnavailable as exc:
-                return {"status": "queued", "detail": str(exc)}
+                return {
+                    "status": "queued",
+                    "detail": f"{exc}; kept in the outbox ({self.outbox_dir}), "
+                    "`dicecam outbox deliver` sends it later",
+                }
             except TrackerRejected as exc:
                 return {"status": "rejected", "detail": exc.detail}
         return {"status": "submitted", "turn": stored}
