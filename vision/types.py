@@ -52,6 +52,9 @@ class Reading:
     expected_dice: int | None = None
     """How many dice the caller says were rolled, when known."""
     latency_ms: float | None = None
+    missing_is_bust: bool = True
+    """Morning Roll: fewer dice found than rolled is a bust; False = "ask the player" (``missing``
+    is still reported, ``bust`` then counts only dice off the table)."""
 
     @property
     def values(self) -> list[int]:
@@ -76,7 +79,7 @@ class Reading:
     @property
     def bust(self) -> bool:
         """True when a die left the table, or (by default) when dice are missing."""
-        return self.off_table > 0 or self.missing > 0
+        return self.off_table > 0 or (self.missing_is_bust and self.missing > 0)
 
     def to_dict(self) -> dict[str, Any]:
         return {
