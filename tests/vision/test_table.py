@@ -228,3 +228,14 @@ def test_reader_marks_a_die_outside_the_calibrated_boundary_off_the_table(tmp_pa
 
     plain = DiceReader(path, faces=False, table=None).read(np.zeros((640, 640, 3), np.uint8))
     assert plain.off_table == 0 and plain.outline is None
+
+
+def test_missing_dice_can_be_left_to_the_player_instead_of_busting():
+    reading = Reading(640, 480, [Die(5, (200, 200, 240, 240), 0.9)], expected_dice=2)
+    reading.missing_is_bust = False
+    apply_table(reading, SQUARE)
+    d = reading.to_dict()
+    assert d["missing"] == 1 and d["bust"] is False and d["off_table"] == 0
+    reading.dice.append(Die(2, (560, 420, 600, 460), 0.9))
+    apply_table(reading, SQUARE)  # now both dice are seen, one off the table: a bust again
+    assert reading.missing == 0 and reading.bust

@@ -1,0 +1,137 @@
+"""Benchmark of the table logic: outline time, and off-table figures on true dice.
+
+    python tests/benchmarks/bench_table.py [--synth /work/data/synth-test7] \
+        [--real ../shared/datasets/roboflow-dice/eval] [--limit N]
+
+Prints, for the shipped outline model (``models/dicecam-surface.onnx``):
+- the time the outline adds to a reading (640x480 photo, median and p90, one thread);
+- on a synthetic set (``dicecam synth``; its sidecars give each die's state): off-table recall
+  and precision and the false-bust rate with every labelled die at its TRUE box (the reader left
+  out), with the learned outline and with the true outline (the ceiling of the logic);
+- on the real photos (none of their dice is off the table): false busts with the true boxes;
+- with ``models/dicecam-reader.onnx`` present, false busts of the full reader on the real photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from vision.evaluate import find_images, load_labels  # noqa: E402
+from vision.table import (  # noqa: E402
+    DEFAULT_SURFACE_MODEL,
+    SurfaceModel,
+    TableStage,
+    apply_table,
+    evaluate_table,
+)
+from vision.types import Die, Reading  # noqa: E402
+
+
+def _timing(model: SurfaceModel, photos: list[Path]) -> None:
+    times, apply_times = [], []
+    for path in photos:
+        rgb = cv2.imread(str(path))[..., ::-1]
+        rgb = np.ascontiguousarray(cv2.resize(rgb, (640, 480), interpolation=cv2.INTER_AREA))
+        t0 = time.perf_counter()
+        outline = model.outline(rgb)
+        times.append((time.perf_counter() - t0) * 1000)
+        reading = Reading(
+            640, 480, [Die(1, (10 + 40 * k, 200, 40 + 40 * k, 230), 0.9) for k in range(6)]
+        )
+        t0 = time.perf_counter()
+        apply_table(reading, outline)
+        apply_times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    print(f"outline time (640x480, {len(times)} photos, 1 thread): median "
+          f"{statistics.median(times):.2f} ms, p90 {times[int(0.9 * (len(times) - 1))]:.2f} ms; "
+          f"on-table test of 6 dice {statistics.median(apply_times):.3f} ms")  # fmt: skip
+
+
+def _real_false_busts(stage: TableStage, real: Path, limit: int | None) -> None:
+    images, names = find_images(real, "val")
+    images = images[:limit]
+    busts, dice, off = [], 0, 0
+    for path in images:
+        bgr = cv2.imread(str(path))
+        if bgr is None:
+            continue
+        h, w = bgr.shape[:2]
+        item = load_labels(path)
+        truth = item.truth(w, h, names)
+        reading = Reading(w, h, [Die(t.value or 1, t.box, 1.0) for t in truth])
+        stage.apply(reading, np.ascontiguousarray(bgr[..., ::-1]))
+        dice += len(truth)
+        off += reading.off_table
+        if reading.bust:
+            busts.append(path.name)
+    n = len(images)
+    print(f"real photos, true boxes, learned outline: false busts {len(busts)}/{n} "
+          f"({100 * len(busts) / max(n, 1):.2f}%), dice called off {off}/{dice}")  # fmt: skip
+    if busts:
+        print("  false busts:", ", ".join(busts[:10]))
+
+
+def _real_reader(real: Path, limit: int | None) -> None:
+    from vision import DiceReader, evaluate_dataset
+
+    reader = DiceReader()
+    if reader.table is None:
+        print("reader: no table step (no surface model and no calibration)")
+        return
+    result = evaluate_dataset(real, reader=reader, limit=limit)
+    print(f"real photos, full reader: {result.images} photos")
+    print(result.format())
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--synth", type=Path, default=Path("/work/data/synth-test7"))
+    p.add_argument("--real", type=Path, default=REPO.parent / "shared/datasets/roboflow-dice/eval")
+    p.add_argument("--model", type=Path, default=DEFAULT_SURFACE_MODEL)
+    p.add_argument("--limit", type=int, default=None)
+    a = p.parse_args()
+
+    model = SurfaceModel(a.model, threads=1)
+    stage = TableStage(model)
+    print(f"model: {a.model} ({a.model.stat().st_size / 1e6:.2f} MB, input {model.imgsz})")
+    if a.synth.is_dir():
+        photos, _ = find_images(a.synth, "val")
+        _timing(model, photos[:100])
+        learned = evaluate_table(a.synth, stage, limit=a.limit)
+        print(f"\nsynthetic set {a.synth}, true boxes, LEARNED outline:")
+        print(learned.format())
+        ceiling = evaluate_table(a.synth, None, limit=a.limit)
+        print(f"\nsame, TRUE outline (ceiling of the on-table rule):\n{ceiling.format()}")
+        c = learned.counts
+        still = c.found_off - learned.in_air_found
+        resting = c.truth_off - learned.in_air
+        if resting:
+            print(f"\nresting off-table dice (in-air ones left out): learned recall "
+                  f"{100 * still / resting:.2f}% ({still}/{resting})")  # fmt: skip
+    else:
+        print(f"no synthetic set at {a.synth}: make one with "
+              f"`dicecam synth --n 200 --seed 7 --size 640 480 --out {a.synth}`")  # fmt: skip
+    if (a.real / "images").is_dir():
+        print()
+        _real_false_busts(stage, a.real, a.limit)
+        if (REPO / "models" / "dicecam-reader.onnx").is_file():
+            _real_reader(a.real, a.limit)
+        else:
+            print("models/dicecam-reader.onnx absent: full-reader figures skipped")
+    else:
+        print(f"real photos not found at {a.real}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
