@@ -194,6 +194,8 @@ def run_outbox(args: argparse.Namespace) -> int:
                         }
                     )
                 )
+        for path in client.outbox.unreadable():
+            print(f"unreadable outbox file (left as is): {path}", file=sys.stderr)
         return 0
     try:
         report = client.deliver_pending(force=True)

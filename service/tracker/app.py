@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from service.tracker import api, pages, store
+from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
 
 __all__ = ["create_app"]
@@ -63,9 +63,31 @@ def create_app(
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": _describe(exc.errors())}, status_code=422)
 
+    limit = int(_max_body_mb() * 2**20)
+
+    @app.middleware("http")
+    async def _body_limit(request: Request, call_next):
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            return JSONResponse(
+                {
+                    "detail": f"expected a request of at most {limit} bytes "
+                    f"(DICECAM_MAX_UPLOAD_MB), got {length} bytes"
+                },
+                status_code=413,
+            )
+        return await call_next(request)
+
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(forms.router)
     return app
+
+
+def _max_body_mb() -> float:
+    from service.settings import Settings
+
+    return float(Settings().max_upload_mb)
 
 
 def _bootstrap_admin(app: FastAPI) -> None:

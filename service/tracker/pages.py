@@ -34,7 +34,8 @@ def _page(request: Request, title: str, body: str, status: int = 200) -> HTMLRes
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)} - Morning Roll</title><style>{CSS}</style></head>
-<body><nav><a href="{base}/">Leaderboard</a><a href="{base}/rollcall">Roll call</a></nav>
+<body><nav><a href="{base}/">Leaderboard</a><a href="{base}/rollcall">Roll call</a>
+<a href="{base}/add">Add roll</a></nav>
 <h1>{escape(title)}</h1>
 {body}
 </body></html>"""

@@ -114,16 +114,33 @@ class Outbox:
             return None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # never written by write()
             raise ValueError(f"outbox file {path} is not valid JSON: {exc}") from exc
-        return OutboxEntry(**raw)
+        try:
+            return OutboxEntry(**raw)
+        except TypeError as exc:
+            raise ValueError(f"outbox file {path} is not an outbox entry: {exc}") from exc
 
     def entries(self, state: str = "pending") -> Iterator[OutboxEntry]:
         folder = self.directory / state
         if state not in STATES:
             raise ValueError(f"expected an outbox state in {STATES}, got {state!r}")
         for path in sorted(folder.glob("*.json")):
-            entry = self._read(path)
+            try:
+                entry = self._read(path)
+            except ValueError:
+                continue  # listed by unreadable(); never deleted
             if entry is not None and entry.state == state:
                 yield entry
+
+    def unreadable(self) -> list[Path]:
+        """Files in the outbox that are not entries (edited by hand?): skipped, kept as they are."""
+        bad = []
+        for state in STATES:
+            for path in sorted((self.directory / state).glob("*.json")):
+                try:
+                    self._read(path)
+                except ValueError:
+                    bad.append(path)
+        return bad
 
     def counts(self) -> dict[str, int]:
         return {s: len(list((self.directory / s).glob("*.json"))) for s in STATES}

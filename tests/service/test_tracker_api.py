@@ -422,3 +422,61 @@ def test_settable_clock_is_what_the_server_uses(sqlite_url, clock, serve):
         clock.set("2026-04-01T08:00:00+00:00")
         assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 201
     app.state.db.dispose()
+
+
+def test_web_forms_register_and_add_a_roll_once(sqlite_tracker):
+    http, clock = sqlite_tracker
+    clock.set("2026-08-08T10:00:00+00:00")
+    page = http.get("/register")
+    assert page.status_code == 200 and 'action="/register"' in page.text
+    bad = http.post("/register", data={"name": "kenny", "password": "pw", "timezone": "UTC"})
+    assert bad.status_code == 422 and "password" in bad.text
+    ok = http.post(
+        "/register", data={"name": "kenny", "password": "long-password", "timezone": "UTC"}
+    )
+    assert ok.status_code == 201 and "Welcome, kenny!" in ok.text
+    form = http.get("/add").text
+    key = form.split('name="idempotency_key" value="')[1].split('"')[0]
+    data = {
+        "name": "kenny",
+        "password": "long-password",
+        "score": "650",
+        "comment": "by hand",
+        "idempotency_key": key,
+    }
+    wrong = http.post("/add", data={**data, "password": "not-it"})
+    assert wrong.status_code == 401 and "wrong player name or password" in wrong.text
+    odd = http.post("/add", data={**data, "score": "75"})
+    assert odd.status_code == 422 and "multiple of 50" in odd.text
+    first = http.post("/add", data=data)
+    assert first.status_code == 201 and "scored <strong>650</strong>" in first.text
+    twice = http.post("/add", data=data)  # the same form sent again: still one turn
+    assert twice.status_code == 201
+    other = http.post("/add", data={**data, "idempotency_key": str(uuid.uuid4())})
+    assert other.status_code == 409 and "already took a turn on 2026-08-08" in other.text
+    turns = http.get("/api/v1/players/kenny/turns").json()["turns"]
+    assert [(t["score"], t["comment"]) for t in turns] == [(650, "by hand")]
+
+
+def test_oversized_request_is_refused_with_413(sqlite_url, clock, serve, monkeypatch):
+    monkeypatch.setenv("DICECAM_MAX_UPLOAD_MB", "0.01")
+    app = create_app(sqlite_url, clock=clock)
+    with httpx.Client(base_url=serve(app).url) as http:
+        auth = join(http, "heather")
+        big = turn("heather", rolls=[{"values": [1], "reading": {"pad": "x" * 20_000}}])
+        r = http.post("/api/v1/turns", json=big, headers=auth)
+        assert (
+            r.status_code == 413
+            and "expected a request of at most 10485 bytes" in r.json()["detail"]
+        )
+        assert http.post("/api/v1/turns", json=turn("heather"), headers=auth).status_code == 201
+    app.state.db.dispose()
+
+
+def test_default_database_is_a_sqlite_file_in_the_data_dir(tmp_path, monkeypatch, clock):
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "deep" / "data"))
+    monkeypatch.delenv("DICECAM_TRACKER_DATABASE_URL", raising=False)
+    app = create_app(clock=clock)
+    assert (tmp_path / "deep" / "data" / "tracker.sqlite3").is_file()
+    assert app.state.db.sqlite
+    app.state.db.dispose()

@@ -233,3 +233,20 @@ def test_client_killed_mid_send_delivers_exactly_once(
     assert stored_turns(sqlite_url, key) == 1 and stored_turns(sqlite_url) == 1
     assert client.outbox.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
     client.close()
+
+
+def test_unreadable_outbox_file_is_skipped_and_kept(app, serve, seed_players, tmp_path):
+    token = seed_players(app, ["shea"])["shea"]["Authorization"][7:]
+    client = TrackerClient(serve(app).url, token=token, outbox_dir=tmp_path)
+    junk = tmp_path / "pending" / "hand-edited.json"
+    junk.write_text("{not json")
+    (tmp_path / "pending" / "wrong-shape.json").write_text('{"hello": 1}')
+    turn = TurnSubmission(player="shea", score=50)
+    client.outbox.put(
+        OutboxEntry(key=turn.idempotency_key, base_url=client.base_url, turn=turn.to_json())
+    )
+    report = client.deliver_pending()
+    assert list(report.delivered) == [turn.idempotency_key]
+    assert [p.name for p in client.outbox.unreadable()] == ["hand-edited.json", "wrong-shape.json"]
+    assert junk.read_text() == "{not json"
+    client.close()
