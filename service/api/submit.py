@@ -14,8 +14,9 @@ __all__ = ["TrackerSubmitter", "as_jpeg"]
 log = logging.getLogger("dicecam.service")
 
 
-def as_jpeg(photo: bytes | None, max_bytes: int = 8 * 1024 * 1024) -> bytes | None:
-    """The photo as JPEG bytes the tracker accepts (re-encoded when needed), or None."""
+def as_jpeg(photo: bytes | None, max_bytes: int = 1_500_000) -> bytes | None:
+    """The photo as JPEG evidence the tracker accepts: kept as is when it is a JPEG of at most
+    ``max_bytes``, else re-encoded at most 2048 px on its long side; None when unreadable."""
     if not photo:
         return None
     if photo.startswith(b"\xff\xd8\xff") and len(photo) <= max_bytes:

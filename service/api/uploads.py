@@ -70,14 +70,16 @@ class _TooLarge(Exception):
 
 
 class UploadLimitMiddleware:
-    """Answer 413 to a request body larger than ``max_bytes``, before the app reads it all.
+    """Answer 413 to a request under ``prefix`` whose body is larger than ``max_bytes``, before
+    the app reads it all (the mounted tracker keeps its own limits).
 
     Checks ``Content-Length`` first, then counts the bytes of a streamed (chunked) body.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, prefix: str = "/api/") -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.prefix = prefix
 
     def _message(self) -> bytes:
         mb = self.max_bytes / 1_000_000
@@ -104,7 +106,11 @@ class UploadLimitMiddleware:
         await send({"type": "http.response.body", "body": body})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+        if (
+            scope["type"] != "http"
+            or scope["method"] in ("GET", "HEAD", "OPTIONS")
+            or not scope["path"].startswith(self.prefix)
+        ):
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
