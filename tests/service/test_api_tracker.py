@@ -159,3 +159,20 @@ def test_an_unreachable_tracker_queues_the_turn_in_the_outbox(tmp_path):
     assert "cannot reach the tracker" in t["submission"]["detail"]
     pending = list(Outbox(tmp_path / "outbox").entries("pending"))
     assert [(e.turn["player"], e.turn["score"]) for e in pending] == [("shea", 0)]
+
+
+def test_evidence_photos_are_jpeg_and_small_enough_for_the_tracker():
+    import numpy as np
+
+    from service.api.submit import as_jpeg
+
+    noise = np.random.default_rng(0).integers(0, 255, (2400, 3200, 3), dtype=np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(noise).save(buf, "JPEG", quality=95)
+    big = buf.getvalue()
+    assert len(big) > 1_500_000
+    small = as_jpeg(big)
+    assert small[:3] == b"\xff\xd8\xff" and len(small) < len(big)
+    assert max(Image.open(io.BytesIO(small)).size) == 2048
+    assert as_jpeg(png())[:3] == b"\xff\xd8\xff"
+    assert as_jpeg(b"not a photo") is None and as_jpeg(None) is None
