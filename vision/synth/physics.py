@@ -67,6 +67,7 @@ class DiePose:
     size: float
     in_contact: bool
     moving: bool
+    velocity: np.ndarray | None = None
 
 
 def _quat_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
@@ -227,6 +228,7 @@ def simulate(
                     size=float(shape[3][0]),
                     in_contact=len(contacts) > 0,
                     moving=float(np.linalg.norm(lin)) > 3.0,
+                    velocity=np.array(lin, dtype=np.float64),
                 )
             )
         return poses

@@ -327,6 +327,11 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         else:
             _draw_box(canvas, rims[i], rim_color, light, ldir_z)
 
+    shutter = float(scene["post"].get("shutter_s", 0.0))
+    for i, pose in enumerate(poses):
+        if shutter > 0 and pose.moving and pose.velocity is not None:
+            _motion_blur_die(canvas, pose, i + 1, shutter)
+
     outline = _outline(cam, surface)
     img = _post(canvas.img, scene, cam)
     ok, enc = cv2.imencode(
@@ -461,6 +466,38 @@ def _die_box(cam: Camera, pose: DiePose) -> list[float] | None:
     if x2 - x1 < 1 or y2 - y1 < 1:
         return None
     return [float(x1), float(y1), float(x2), float(y2)]
+
+
+def _motion_blur_die(canvas: Canvas, pose: DiePose, die_id: int, shutter: float) -> None:
+    """Smear a moving die along its projected motion during the exposure."""
+    cam = canvas.cam
+    pts = _corners(pose)
+    moved = pts + pose.velocity * shutter
+    if min(cam.depth(pts).min(), cam.depth(moved).min()) < 0.5:
+        return
+    a, b = cam.project(pts), cam.project(moved)
+    d = (b - a).mean(0)
+    length = float(np.hypot(*d))
+    if length < 2.0:
+        return
+    length = min(length, 60.0)
+    both = np.concatenate([a, b])
+    pad = int(length) + 2
+    x0, y0 = np.maximum(np.floor(both.min(0)).astype(int) - pad, 0)
+    x1, y1 = np.minimum(np.ceil(both.max(0)).astype(int) + pad, [cam.width, cam.height])
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return
+    n = int(length) | 1
+    k = np.zeros((n, n), np.float32)
+    k[n // 2, :] = 1.0
+    angle = -math.degrees(math.atan2(d[1], d[0]))
+    k = cv2.warpAffine(k, cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), angle, 1.0), (n, n))
+    k /= max(float(k.sum()), 1e-6)
+    roi = canvas.img[y0:y1, x0:x1]
+    m = (canvas.ids[y0:y1, x0:x1] == die_id).astype(np.float32)
+    smear = cv2.filter2D(roi * m[..., None], -1, k, borderType=cv2.BORDER_CONSTANT)
+    mb = cv2.filter2D(m, -1, k, borderType=cv2.BORDER_CONSTANT)
+    roi[:] = roi * (1.0 - mb)[..., None] + smear
 
 
 def _outline(cam: Camera, surface: Surface) -> list[list[float]] | None:

@@ -224,6 +224,7 @@ def sample_scene(
         "noise_sigma": float(rng.uniform(0, 7) if rng.random() < 0.85 else rng.uniform(7, 14)),
         "white_balance": [float(v) for v in rng.uniform(0.88, 1.08, 3)],
         "jpeg_quality": int(rng.integers(45, 96)),
+        "shutter_s": float(1.0 / rng.uniform(50, 500)),
     }
     props = sample_props(rng, (tx, ty), (px, py))
     scene = {
