@@ -119,9 +119,10 @@ def write_dataset(
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``.
 
     Example:
-        >>> s = write_dataset("/tmp/synth-doc", 2, seed=1, size=(128, 128))  # doctest: +SKIP
-        >>> s.images
-        2
+        >>> import tempfile
+        >>> s = write_dataset(tempfile.mkdtemp(), 2, seed=1, size=(128, 128))
+        >>> (s.images, s.train + s.val)
+        (2, 2)
     """
     _validate(n, workers, val_fraction, size)
     out = Path(out)
