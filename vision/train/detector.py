@@ -26,6 +26,7 @@ def train_detector(
     time_hours: float | None = None,
     fraction: float = 1.0,
     patience: int = 100,
+    cache: str | bool = False,
 ) -> Path:
     """Train a detector and return the path of its final weights (``.pt``).
 
@@ -54,6 +55,7 @@ def train_detector(
         verbose=False,
         fraction=fraction,
         patience=patience,
+        cache=cache,
         pretrained=str(model).endswith(".pt"),
     )
     if time_hours:

@@ -43,7 +43,7 @@ def prepare_ultralytics(
     Args:
         config_dir: where ultralytics keeps settings and fonts (default: a private temp folder,
             or ``$YOLO_CONFIG_DIR`` when set).
-        threads: torch threads (default: every core).
+        threads: torch threads (default: ``DICECAM_TRAIN_THREADS``, else every core).
     """
     global _PREPARED
     if _PREPARED is not None:
@@ -74,7 +74,7 @@ def prepare_ultralytics(
     import ultralytics
     from ultralytics.utils import SETTINGS, torch_utils
 
-    n = threads or os.cpu_count() or 1
+    n = threads or int(os.environ.get("DICECAM_TRAIN_THREADS") or 0) or os.cpu_count() or 1
     torch.set_num_threads(n)
     torch_utils.NUM_THREADS = n
     SETTINGS.update({"sync": False, "datasets_dir": str(cfg / "datasets")})

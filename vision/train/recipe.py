@@ -22,11 +22,17 @@ class SynthRecipe(BaseModel):
 
 class DetectorRecipe(BaseModel):
     model: str = "yolo11n.yaml"
+    """An ultralytics architecture name, or a yaml/checkpoint path relative to the repository."""
     imgsz: int = Field(320, ge=32)
     epochs: int = Field(40, ge=1)
     time_hours: float | None = None
     batch: int = Field(16, ge=1)
+    cache: str | bool = "ram"
     augment: dict[str, Any] = Field(default_factory=dict)
+
+    def model_path(self) -> str:
+        path = REPO / self.model
+        return str(path) if path.is_file() else self.model
 
 
 class FacesRecipe(BaseModel):

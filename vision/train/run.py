@@ -47,7 +47,8 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
         weights = train_detector(
             prepared.data_yaml,
             work / "detector",
-            model=d.model,
+            model=d.model_path(),
+            cache=d.cache,
             imgsz=d.imgsz,
             epochs=d.epochs,
             batch=d.batch,
