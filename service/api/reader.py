@@ -38,6 +38,8 @@ class ReaderService:
     """
 
     retry_after_s = 30.0
+    max_concurrent = 4
+    """Reads running at once: more only share the CPU and hold more decoded photos in memory."""
     cache_size = 32
     """Recent readings by photo hash: the page reads a photo, then posts the same photo as the
     roll; the roll reuses the reading instead of running the model twice."""
@@ -50,6 +52,7 @@ class ReaderService:
         self._failure: str | None = None
         self._cache: OrderedDict[bytes, Any] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self.max_concurrent)
 
     @property
     def loaded(self) -> bool:
@@ -97,7 +100,8 @@ class ReaderService:
         reader = self.get()
         bad_image = _image_error_types()
         try:
-            result = reader.read(photo, expected_dice=expected_dice)
+            with self._slots:
+                result = reader.read(photo, expected_dice=expected_dice)
         except bad_image as exc:
             raise HTTPException(
                 415, f"not an image dicecam can read (JPEG, PNG, WebP...): {exc}"
