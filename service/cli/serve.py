@@ -74,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
         cert, key = ensure_certificate(settings.data_dir, extra)
         ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
         print(f"dicecam: TLS certificate {cert} (self-signed: accept it once in the browser)")
-        for addr in lan_addresses():
-            print(f"dicecam: on a phone on this network open https://{addr}:{settings.port}/")
+        if settings.host in ("0.0.0.0", "::"):
+            for addr in lan_addresses():
+                print(f"dicecam: on a phone on this network open https://{addr}:{settings.port}/")
     app = create_app(settings)
     scheme = "https" if ssl else "http"
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
