@@ -76,10 +76,22 @@ class Canvas:
         cv2.fillPoly(m, [pts], 255, cv2.LINE_AA, shift=4)
         return m, (x0, y0, x1, y1)
 
-    def plane(
-        self, poly_world: np.ndarray, tex: np.ndarray, origin, u, v, ppu: float, gain=1.0
-    ) -> None:
-        """Draw a textured planar polygon; texture pixel (a, b) is world origin + (a*u + b*v)/ppu."""
+    def covers(self, poly_world: np.ndarray) -> bool:
+        """True when the planar polygon, seen from the camera, fills the whole frame."""
+        proj = self.cam.clip_project(poly_world)
+        if proj is None:
+            return False
+        proj = clip_to_rect(proj, 0, 0, self.cam.width, self.cam.height)
+        if len(proj) < 3:
+            return False
+        area = abs(float(cv2.contourArea(proj.astype(np.float32))))
+        return area >= self.cam.width * self.cam.height * 0.9999
+
+    def plane(self, poly_world: np.ndarray, tex, origin, u, v, ppu: float, gain=1.0) -> None:
+        """Draw a textured planar polygon; texture pixel (a, b) is world origin + (a*u + b*v)/ppu.
+
+        ``tex`` is an image or a callable making one (called only when the polygon shows).
+        """
         proj = self.cam.clip_project(poly_world)
         if proj is None:
             return
@@ -87,6 +99,8 @@ class Canvas:
         if got is None:
             return
         m, (x0, y0, x1, y1) = got
+        if callable(tex):
+            tex = tex()
         H = self.cam.plane_homography(
             np.asarray(origin, float), np.asarray(u, float) / ppu, np.asarray(v, float) / ppu
         )

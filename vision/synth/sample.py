@@ -150,7 +150,6 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     surface = _surface(scene)
     poses = simulate(surface, scene["dice_sizes"], scene["throw"], scene["physics_seed"])
     cam, cam_meta = _camera(scene, poses, surface)
-    trng = np.random.default_rng(scene["texture_seed"])
     s = scene["surface"]
     light = scene["light"]
     canvas = Canvas.new(cam)
@@ -174,7 +173,12 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     wall_d = float((np.array([0, 0, 0]) - cam.C)[:2] @ fwd_h[:2]) + reach + s["wall_distance"]
     wall_o = np.array([cam.C[0], cam.C[1], -th]) + fwd_h * wall_d
     big = 4000.0
-    wall_tex = wall_texture(trng, tuple(s["wall_color"]))
+    corners_top = np.array([[-tx, -ty, 0], [tx, -ty, 0], [tx, ty, 0], [-tx, ty, 0]], float)
+    covered = canvas.covers(corners_top)  # the table top fills the frame: nothing below shows
+
+    def wall_tex() -> np.ndarray:
+        return wall_texture(_rng(scene, 1), tuple(s["wall_color"]))
+
     wall_poly = np.array(
         [
             wall_o - side * big,
@@ -183,20 +187,19 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             wall_o - side * big + [0, 0, big],
         ]
     )
-    canvas.plane(wall_poly, wall_tex, wall_o + [0, 0, 64.0], side, np.array([0, 0, -1.0]), 4.0)
-    floor_tex = surface_texture(trng, s["floor_style"], tuple(s["floor_color"]), 384)
+    if not covered:
+        canvas.plane(wall_poly, wall_tex, wall_o + [0, 0, 64.0], side, np.array([0, 0, -1.0]), 4.0)
+
+    def floor_tex() -> np.ndarray:
+        return surface_texture(_rng(scene, 2), s["floor_style"], tuple(s["floor_color"]), 384)
+
     back = np.array([cam.C[0], cam.C[1], -th]) - fwd_h * big
     floor_poly = np.array(
         [back - side * big, wall_o - side * big, wall_o + side * big, back + side * big]
     )
-    canvas.plane(
-        floor_poly,
-        floor_tex,
-        np.array([0, 0, -th]),
-        np.array([1.0, 0, 0]),
-        np.array([0, 1.0, 0]),
-        s["texture_scale"] * 0.6,
-    )
+    if not covered:
+        floor_o, ex, ey = np.array([0, 0, -th]), np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
+        canvas.plane(floor_poly, floor_tex, floor_o, ex, ey, s["texture_scale"] * 0.6)
 
     low = [i for i, p in enumerate(poses) if p.position[2] < -1.0]
     high = [i for i, p in enumerate(poses) if i not in low]
@@ -246,17 +249,17 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         canvas.shade(mask, strength, (x0, y0, x1, y1))
 
     areas: dict[int, float] = {}
-    shadows(low, -th)
-    shadows(low, -th, contact=True)
-    for i in sorted(low, key=lambda i: -cam.depth(poses[i].position[None])[0]):
+    drawn_low = low if not covered else []  # hidden under a table top that fills the frame
+    shadows(drawn_low, -th)
+    shadows(drawn_low, -th, contact=True)
+    for i in sorted(drawn_low, key=lambda i: -cam.depth(poses[i].position[None])[0]):
         tex, st = textures(i)
         areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
 
     # table slab: visible sides, then the top
     slab = 1.5
     edge = np.asarray(s["edge_color"], np.float32)
-    corners_top = np.array([[-tx, -ty, 0], [tx, -ty, 0], [tx, ty, 0], [-tx, ty, 0]], float)
-    for k in range(4):
+    for k in range(4 if not covered else 0):
         a, b = corners_top[k], corners_top[(k + 1) % 4]
         normal = np.cross(b - a, [0, 0, 1.0])
         if normal @ (cam.C - (a + b) / 2) > 0:
@@ -265,7 +268,10 @@ def render_scene(scene: dict[str, Any]) -> Sample:
                 quad,
                 edge * (light["ambient"] + 0.2 * abs(normal[0]) / (np.linalg.norm(normal) + 1e-9)),
             )
-    table_tex = surface_texture(trng, s["table_style"], tuple(s["table_color"]), 512)
+
+    def table_tex() -> np.ndarray:
+        return surface_texture(_rng(scene, 3), s["table_style"], tuple(s["table_color"]), 512)
+
     canvas.plane(
         corners_top,
         table_tex,
@@ -277,7 +283,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     if s.get("board"):
         bx, by, ox, oy = s["board"]
         board_tex = np.zeros((512, 512, 3), np.float32)
-        draw_board(trng, board_tex)
+        draw_board(_rng(scene, 4), board_tex)
         quad = np.array(
             [
                 [ox - bx, oy - by, 0],
@@ -301,7 +307,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     if surface.interior is not None:
         ix, iy = surface.interior
         rh, rt = surface.rim
-        tray_tex = surface_texture(trng, s["tray_style"], tuple(s["tray_color"]), 384)
+        tray_tex = surface_texture(_rng(scene, 5), s["tray_style"], tuple(s["tray_color"]), 384)
         quad = np.array([[-ix, -iy, 0.01], [ix, -iy, 0.01], [ix, iy, 0.01], [-ix, iy, 0.01]])
         canvas.plane(
             quad,
@@ -418,6 +424,11 @@ class _Faces(dict):
         )
         self[value] = tex
         return tex
+
+
+def _rng(scene: dict, k: int) -> np.random.Generator:
+    """The random stream of texture ``k`` of a scene (independent of what else is drawn)."""
+    return np.random.default_rng([scene["texture_seed"], k])
 
 
 def _corners(pose: DiePose) -> np.ndarray:
