@@ -318,6 +318,9 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             s["texture_scale"] * 1.4,
         )
         rims = [_box_corners(np.array(c), np.array(hh)) for c, hh in surface.rim_boxes()]
+    # faces where two rim segments meet are inside the rim: never drawn
+    keys = [k for r in rims for k in _face_keys(r)]
+    shared = {k for k in keys if keys.count(k) > 1}
     shadows(high, 0.0, rims)
     shadows(high, 0.0, contact=True)
 
@@ -331,7 +334,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             tex, st = textures(i)
             areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
         else:
-            _draw_box(canvas, rims[i], rim_color, light, ldir_z)
+            _draw_box(canvas, rims[i], rim_color, light, ldir_z, shared)
 
     shutter = float(scene["post"].get("shutter_s", 0.0))
     for i, pose in enumerate(poses):
@@ -448,15 +451,28 @@ def _box_corners(c: np.ndarray, h: np.ndarray) -> np.ndarray:
     )
 
 
-def _draw_box(
-    canvas: Canvas, corners: np.ndarray, color: np.ndarray, light: dict, ambient: float
-) -> None:
-    c = corners.mean(0)
-    # faces as index quads into the corner list (x, y, z bits: 4x + 2y + z)
-    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+# faces of a box as index quads into its corner list (x, y, z bits: 4x + 2y + z)
+_BOX_QUADS = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
 
+
+def _face_keys(corners: np.ndarray) -> list[tuple[float, ...]]:
+    return [tuple(np.round(corners[list(q)].mean(0), 4).tolist()) for q in _BOX_QUADS]
+
+
+def _draw_box(
+    canvas: Canvas,
+    corners: np.ndarray,
+    color: np.ndarray,
+    light: dict,
+    ambient: float,
+    skip: set = frozenset(),
+) -> None:
+    """Draw the faces of a box that face the camera, except those in ``skip`` (shared faces)."""
+    c = corners.mean(0)
     ldir = _light_dir(light)
-    for q in quads:
+    for q, key in zip(_BOX_QUADS, _face_keys(corners), strict=True):
+        if key in skip:
+            continue
         poly = corners[list(q)]
         fc = poly.mean(0)
         n = fc - c
