@@ -180,7 +180,7 @@ class Canvas:
         pts = np.round((shrunk - [x0, y0]) * 16).astype(np.int32)
         cv2.fillPoly(m, [pts], 255, cv2.LINE_AA, shift=4)
         cv2.polylines(m, [pts], True, 255, max(1, int(round(2 * r))), cv2.LINE_AA, shift=4)
-        edge = body * (light["ambient"] * 0.75)
+        edge = np.clip(body * (light["ambient"] * style.get("edge_tone", 0.75)), 0, 255)
         self._blend(edge, m, (x0, y0, x1, y1), opaque_id=False, alpha=np.float32(opacity))
         self.ids[y0:y1, x0:x1][m > 127] = die_id
         tint = np.asarray(light["tint"], np.float32)

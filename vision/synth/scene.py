@@ -97,6 +97,7 @@ def die_style(rng: np.random.Generator) -> dict[str, Any]:
         "pip_radius": float(rng.uniform(0.075, 0.115)),
         "corner": float(rng.uniform(0.08, 0.26)),
         "gloss": float(rng.uniform(0.0, 0.35)),
+        "edge_tone": float(rng.uniform(0.6, 1.15)),  # rounded edges: shaded or catching light
     }
 
 
@@ -194,7 +195,7 @@ def sample_scene(
         "azimuth_deg": float(rng.uniform(0, 360)),
         "hfov_deg": float(rng.uniform(48, 72)),
         "roll_deg": float(rng.normal(0, 6)),
-        "zoom": float(rng.choice([rng.uniform(0.75, 1.4), rng.uniform(1.4, 3.2)], p=[0.7, 0.3])),
+        "zoom": float(rng.choice([rng.uniform(0.75, 1.4), rng.uniform(1.4, 3.8)], p=[0.6, 0.4])),
         "target_jitter": [float(v) for v in rng.normal(0, 0.2, 2)],
         "min_distance": float(rng.uniform(5, 9)),
         # fy/fx: phone photos (4:3 landscape or portrait) squeezed to a square by an export
