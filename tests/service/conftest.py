@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 
 
@@ -255,3 +256,59 @@ def midday_zone_name(now: datetime | None = None) -> str:
 @pytest.fixture
 def midday_zone() -> str:
     return midday_zone_name()
+
+
+# -- the tracker over a real socket ------------------------------------------------------
+
+
+@pytest.fixture
+def tracker_app(database_url, clock):
+    app = _create_tracker(database_url, clock=clock)
+    yield app
+    app.state.db.dispose()
+
+
+@pytest.fixture
+def tracker(tracker_app, clock, serve):
+    with httpx.Client(base_url=serve(tracker_app).url, timeout=30) as http:
+        yield http, clock
+
+
+@pytest.fixture
+def sqlite_tracker(sqlite_url, clock, serve):
+    app = _create_tracker(sqlite_url, clock=clock)
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        yield http, clock
+    app.state.db.dispose()
+
+
+def join_player(
+    http: httpx.Client, name: str, tz: str = "UTC", password: str = "hunter2hunter2"
+) -> dict:
+    r = http.post("/api/v1/players", json={"name": name, "password": password, "timezone": tz})
+    assert r.status_code == 201, r.text
+    r = http.post("/api/v1/tokens", json={"name": name, "password": password})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def turn_body(player: str, score: int = 600, **kw) -> dict:
+    return {"player": player, "score": score, "idempotency_key": str(uuid.uuid4()), **kw}
+
+
+def _create_tracker(*args, **kw):
+    from service.tracker import create_app
+
+    return create_app(*args, **kw)
+
+
+@pytest.fixture
+def join():
+    """``join(http, name, tz="UTC") -> auth headers``: register over HTTP, then log in."""
+    return join_player
+
+
+@pytest.fixture
+def turn():
+    """``turn(player, score=600, **fields) -> body`` for ``POST /api/v1/turns``, fresh key."""
+    return turn_body

@@ -1,0 +1,61 @@
+"""Concurrent submissions (20 clients at once) and the migrations, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+
+import httpx
+
+from service.tracker import create_app
+
+
+def test_twenty_concurrent_clients_each_store_once(tracker, tracker_app, seed_players, turn):
+    http, clock = tracker
+    clock.set("2026-09-09T12:00:00+00:00")
+    names = [f"p{i:02d}" for i in range(20)]
+    auths = seed_players(tracker_app, names)
+    bodies = {n: turn(n, 50 * (i + 1)) for i, n in enumerate(names)}
+
+    def send(name: str) -> list[int]:
+        with httpx.Client(base_url=str(http.base_url), timeout=60) as c:
+            # each client sends its turn twice at once-ish: the key makes it one turn
+            return [
+                c.post("/api/v1/turns", json=bodies[name], headers=auths[name]).status_code
+                for _ in range(2)
+            ]
+
+    with cf.ThreadPoolExecutor(20) as pool:
+        codes = list(pool.map(send, names))
+    assert all(c == [201, 200] for c in codes), codes
+    board = http.get("/api/v1/leaderboard").json()["standings"]
+    assert sorted((s["player"], s["total"], s["turns"]) for s in board) == [
+        (n, 50 * (i + 1), 1) for i, n in enumerate(names)
+    ]
+
+
+def test_same_key_sent_by_many_connections_at_once_is_stored_once(tracker, join, turn):
+    http, _ = tracker
+    auth = join(http, "heather")
+    body = turn("heather", 350)
+
+    def send(_: int) -> int:
+        with httpx.Client(base_url=str(http.base_url), timeout=60) as c:
+            return c.post("/api/v1/turns", json=body, headers=auth).status_code
+
+    with cf.ThreadPoolExecutor(20) as pool:
+        codes = list(pool.map(send, range(20)))
+    assert sorted(codes) == [200] * 19 + [201]
+    assert len(http.get("/api/v1/players/heather/turns").json()["turns"]) == 1
+
+
+def test_migrations_match_the_models(database_url):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from service.tracker.models import Base
+
+    app = create_app(database_url)
+    with app.state.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    app.state.db.dispose()
+    assert diff == []
