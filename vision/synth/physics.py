@@ -118,10 +118,32 @@ _CUBE_TURNS = _cube_turns()
 _CLIENT: list[int] = []
 
 
+def _pybullet():
+    """Import pybullet without the build-time banner it prints on stderr (from C, at import)."""
+    import contextlib
+    import ctypes
+    import os
+    import sys
+
+    if "pybullet" in sys.modules:
+        return sys.modules["pybullet"]
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        import pybullet
+    finally:
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).fflush(None)
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+    return pybullet
+
+
 def _client() -> int:
     """One DIRECT physics client per process, reset before each throw."""
-    import pybullet as p
-
+    p = _pybullet()
     if not _CLIENT or not p.isConnected(_CLIENT[0]):
         _CLIENT[:] = [p.connect(p.DIRECT)]
     return _CLIENT[0]
@@ -139,8 +161,7 @@ def simulate(
     ``catch_step`` (stop early while dice fly; None to let them settle) and ``lean``
     (place one extra die leaning on a neighbour or a rim; the last size is that die).
     """
-    import pybullet as p
-
+    p = _pybullet()
     rng = np.random.default_rng(seed)
     c = _client()
     p.resetSimulation(physicsClientId=c)
