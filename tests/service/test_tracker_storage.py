@@ -1,4 +1,5 @@
-"""Concurrent submissions (20 clients at once) and the migrations, on SQLite and PostgreSQL."""
+"""Storage: concurrent submissions (20 clients at once) and the Alembic migrations, on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -59,3 +60,25 @@ def test_migrations_match_the_models(database_url):
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     app.state.db.dispose()
     assert diff == []
+
+
+def test_migrations_downgrade_and_upgrade_again(database_url):
+    import sqlalchemy as sa
+    from alembic import command
+    from alembic.config import Config
+
+    from service.tracker.db import MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(database_url)
+    migrate(engine)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "base")
+    assert set(sa.inspect(engine).get_table_names()) <= {"alembic_version"}
+    migrate(engine)
+    assert {"players", "tokens", "turns", "rolls", "corrections"} <= set(
+        sa.inspect(engine).get_table_names()
+    )
+    engine.dispose()
