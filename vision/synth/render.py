@@ -15,7 +15,7 @@ import numpy as np
 from .camera import NEAR, Camera, clip_to_rect
 from .physics import DiePose
 
-__all__ = ["FACES", "Canvas", "face_frames"]
+__all__ = ["BOX_QUADS", "FACES", "Canvas", "box_corners", "draw_box", "face_frames", "face_keys"]
 
 # local outward normal -> value; opposite faces sum to 7
 FACES: list[tuple[np.ndarray, int]] = [
@@ -233,3 +233,46 @@ def shadow_polygon(points: np.ndarray, light: dict, z0: float) -> np.ndarray | N
     if len(hull) < 3:
         return None
     return np.column_stack([hull, np.full(len(hull), z0)])
+
+
+def box_corners(c: np.ndarray, h: np.ndarray) -> np.ndarray:
+    return np.array(
+        [
+            [c[0] + x, c[1] + y, c[2] + z]
+            for x in (-h[0], h[0])
+            for y in (-h[1], h[1])
+            for z in (-h[2], h[2])
+        ]
+    )
+
+
+# faces of a box as index quads into its corner list (x, y, z bits: 4x + 2y + z)
+BOX_QUADS = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+
+
+def face_keys(corners: np.ndarray) -> list[tuple[float, ...]]:
+    return [tuple(np.round(corners[list(q)].mean(0), 4).tolist()) for q in BOX_QUADS]
+
+
+def draw_box(
+    canvas: Canvas,
+    corners: np.ndarray,
+    color: np.ndarray,
+    light: dict,
+    ambient: float,
+    skip: set = frozenset(),
+) -> None:
+    """Draw the faces of a box that face the camera, except those in ``skip`` (shared faces)."""
+    c = corners.mean(0)
+    ldir = _light_dir(light)
+    for q, key in zip(BOX_QUADS, face_keys(corners), strict=True):
+        if key in skip:
+            continue
+        poly = corners[list(q)]
+        fc = poly.mean(0)
+        n = fc - c
+        n /= np.linalg.norm(n) + 1e-9
+        if n @ (canvas.cam.C - fc) <= 0:
+            continue
+        k = ambient + light["diffuse"] * max(0.0, float(n @ ldir))
+        canvas.flat(poly, color * k)

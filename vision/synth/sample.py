@@ -14,11 +14,22 @@ import cv2
 import numpy as np
 
 from .camera import Camera, clip_to_rect, look_at
+from .effects import motion_blur_die, post_process
+from .labels import (
+    COCKED_CLASS,
+    COCKED_TILT_DEG,
+    MIN_VISIBLE,
+    die_box,
+    die_corners,
+    die_state,
+    surface_outline,
+    top_face,
+)
 from .physics import DiePose, Surface, simulate
 from .props import draw_props
-from .render import FACES, Canvas, _light_dir, shadow_polygon
+from .render import Canvas, box_corners, draw_box, face_keys, shadow_polygon
 from .scene import sample_scene
-from .textures import draw_board, face_texture, surface_texture, wall_texture, white_noise
+from .textures import draw_board, face_texture, surface_texture, wall_texture
 
 __all__ = [
     "COCKED_CLASS",
@@ -28,12 +39,6 @@ __all__ = [
     "make_sample",
     "render_scene",
 ]
-
-COCKED_CLASS = 6
-COCKED_TILT_DEG = 12.0
-"""A die whose top face leans more than this from horizontal has no clear top face."""
-MIN_VISIBLE = 0.3
-"""Dice less visible than this (occluded or outside the frame) get no label line."""
 
 
 @dataclass
@@ -71,16 +76,6 @@ def make_sample(
     rng = np.random.default_rng([int(seed), int(index)])
     scene = sample_scene(rng, width, height, **overrides)
     return render_scene(scene)
-
-
-def top_face(rotation: np.ndarray) -> tuple[int, float]:
-    """(value of the face pointing most upward, its tilt from vertical in degrees)."""
-    best, best_z = 1, -2.0
-    for n_local, value in FACES:
-        z = float((rotation @ n_local)[2])
-        if z > best_z:
-            best, best_z = value, z
-    return best, math.degrees(math.acos(max(-1.0, min(1.0, best_z))))
 
 
 def _surface(scene: dict) -> Surface:
@@ -131,17 +126,6 @@ def _camera(scene: dict, poses: list[DiePose], surface: Surface) -> tuple[Camera
         "distance": round(dist, 3),
         "height": round(float(eye[2]), 3),
     }
-
-
-def _state(pose: DiePose, surface: Surface, tilt: float) -> str:
-    px, py = surface.play
-    x, y, z = pose.position
-    on_play = abs(x) <= px and abs(y) <= py and z > -pose.size
-    if not pose.in_contact:
-        return "in_air"
-    if not on_play:
-        return "off_table"
-    return "cocked" if tilt > COCKED_TILT_DEG else "table"
 
 
 def render_scene(scene: dict[str, Any]) -> Sample:
@@ -220,7 +204,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         blur = 0.08 if contact else light["shadow_blur"]
         strength = min(0.7, 0.25 + light["shadow"]) if contact else light["shadow"]
         polys, sizes = [], []
-        for pts in [*(_corners(poses[i]) for i in indices), *extra]:
+        for pts in [*(die_corners(poses[i]) for i in indices), *extra]:
             if contact:
                 if pts[:, 2].min() - z0 > 0.1:
                     continue
@@ -317,9 +301,9 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             np.array([0, 1.0, 0]),
             s["texture_scale"] * 1.4,
         )
-        rims = [_box_corners(np.array(c), np.array(hh)) for c, hh in surface.rim_boxes()]
+        rims = [box_corners(np.array(c), np.array(hh)) for c, hh in surface.rim_boxes()]
     # faces where two rim segments meet are inside the rim: never drawn
-    keys = [k for r in rims for k in _face_keys(r)]
+    keys = [k for r in rims for k in face_keys(r)]
     shared = {k for k in keys if keys.count(k) > 1}
     shadows(high, 0.0, rims)
     shadows(high, 0.0, contact=True)
@@ -334,15 +318,15 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             tex, st = textures(i)
             areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
         else:
-            _draw_box(canvas, rims[i], rim_color, light, ldir_z, shared)
+            draw_box(canvas, rims[i], rim_color, light, ldir_z, shared)
 
     shutter = float(scene["post"].get("shutter_s", 0.0))
     for i, pose in enumerate(poses):
         if shutter > 0 and pose.moving and pose.velocity is not None:
-            _motion_blur_die(canvas, pose, i + 1, shutter)
+            motion_blur_die(canvas, pose, i + 1, shutter)
 
-    outline = _outline(cam, surface)
-    img = _post(canvas.img, scene, cam)
+    outline = surface_outline(cam, surface)
+    img = post_process(canvas.img, scene, cam)
     ok, enc = cv2.imencode(
         ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(scene["post"]["jpeg_quality"])]
     )
@@ -352,9 +336,9 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     dice = []
     for i, pose in enumerate(poses):
         value, tilt = top_face(pose.rotation)
-        state = _state(pose, surface, tilt)
+        state = die_state(pose, surface, tilt)
         cls = COCKED_CLASS if tilt > COCKED_TILT_DEG else value - 1
-        box = _die_box(cam, pose)
+        box = die_box(cam, pose)
         visible, visible_box = 0.0, None
         if areas.get(i, 0.0) > 0 and box is not None:
             x1, y1, x2, y2 = (
@@ -432,154 +416,3 @@ class _Faces(dict):
 def _rng(scene: dict, k: int) -> np.random.Generator:
     """The random stream of texture ``k`` of a scene (independent of what else is drawn)."""
     return np.random.default_rng([scene["texture_seed"], k])
-
-
-def _corners(pose: DiePose) -> np.ndarray:
-    h = pose.size / 2
-    local = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)])
-    return pose.position + local @ pose.rotation.T
-
-
-def _box_corners(c: np.ndarray, h: np.ndarray) -> np.ndarray:
-    return np.array(
-        [
-            [c[0] + x, c[1] + y, c[2] + z]
-            for x in (-h[0], h[0])
-            for y in (-h[1], h[1])
-            for z in (-h[2], h[2])
-        ]
-    )
-
-
-# faces of a box as index quads into its corner list (x, y, z bits: 4x + 2y + z)
-_BOX_QUADS = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-
-
-def _face_keys(corners: np.ndarray) -> list[tuple[float, ...]]:
-    return [tuple(np.round(corners[list(q)].mean(0), 4).tolist()) for q in _BOX_QUADS]
-
-
-def _draw_box(
-    canvas: Canvas,
-    corners: np.ndarray,
-    color: np.ndarray,
-    light: dict,
-    ambient: float,
-    skip: set = frozenset(),
-) -> None:
-    """Draw the faces of a box that face the camera, except those in ``skip`` (shared faces)."""
-    c = corners.mean(0)
-    ldir = _light_dir(light)
-    for q, key in zip(_BOX_QUADS, _face_keys(corners), strict=True):
-        if key in skip:
-            continue
-        poly = corners[list(q)]
-        fc = poly.mean(0)
-        n = fc - c
-        n /= np.linalg.norm(n) + 1e-9
-        if n @ (canvas.cam.C - fc) <= 0:
-            continue
-        k = ambient + light["diffuse"] * max(0.0, float(n @ ldir))
-        canvas.flat(poly, color * k)
-
-
-def _die_box(cam: Camera, pose: DiePose) -> list[float] | None:
-    pts = _corners(pose)
-    if cam.depth(pts).min() < 0.2:
-        return None
-    px = cam.project(pts)
-    x1, y1 = np.clip(px.min(0), 0, [cam.width, cam.height])
-    x2, y2 = np.clip(px.max(0), 0, [cam.width, cam.height])
-    if x2 - x1 < 1 or y2 - y1 < 1:
-        return None
-    return [float(x1), float(y1), float(x2), float(y2)]
-
-
-def _motion_blur_die(canvas: Canvas, pose: DiePose, die_id: int, shutter: float) -> None:
-    """Smear a moving die along its projected motion during the exposure."""
-    cam = canvas.cam
-    pts = _corners(pose)
-    moved = pts + pose.velocity * shutter
-    if min(cam.depth(pts).min(), cam.depth(moved).min()) < 0.5:
-        return
-    a, b = cam.project(pts), cam.project(moved)
-    d = (b - a).mean(0)
-    length = float(np.hypot(*d))
-    if length < 2.0:
-        return
-    length = min(length, 60.0)
-    both = np.concatenate([a, b])
-    pad = int(length) + 2
-    x0, y0 = np.maximum(np.floor(both.min(0)).astype(int) - pad, 0)
-    x1, y1 = np.minimum(np.ceil(both.max(0)).astype(int) + pad, [cam.width, cam.height])
-    if x1 - x0 < 2 or y1 - y0 < 2:
-        return
-    n = int(length) | 1
-    k = np.zeros((n, n), np.float32)
-    k[n // 2, :] = 1.0
-    angle = -math.degrees(math.atan2(d[1], d[0]))
-    k = cv2.warpAffine(k, cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), angle, 1.0), (n, n))
-    k /= max(float(k.sum()), 1e-6)
-    roi = canvas.img[y0:y1, x0:x1]
-    m = (canvas.ids[y0:y1, x0:x1] == die_id).astype(np.float32)
-    smear = cv2.filter2D(roi * m[..., None], -1, k, borderType=cv2.BORDER_CONSTANT)
-    mb = cv2.filter2D(m, -1, k, borderType=cv2.BORDER_CONSTANT)
-    roi[:] = roi * (1.0 - mb)[..., None] + smear
-
-
-def _outline(cam: Camera, surface: Surface) -> list[list[float]] | None:
-    """Playing-surface polygon clipped to the frame; None when it fills the frame."""
-    px, py = surface.play
-    poly = cam.clip_project(
-        np.array([[-px, -py, 0], [px, -py, 0], [px, py, 0], [-px, py, 0]], float)
-    )
-    if poly is None:
-        return []
-    W, H = cam.width, cam.height
-    poly = clip_to_rect(poly, 0, 0, W, H)
-    if len(poly) < 3:
-        return []
-    frame_area = W * H
-    area = abs(float(cv2.contourArea(poly.astype(np.float32))))
-    if area >= frame_area * 0.999:
-        return None
-    return [[round(float(x), 1), round(float(y), 1)] for x, y in poly]
-
-
-def _post(img: np.ndarray, scene: dict, cam: Camera) -> np.ndarray:
-    """Uneven light, exposure, blur, sensor noise; returns uint8 BGR before JPEG."""
-    H, W = img.shape[:2]
-    L, P = scene["light"], scene["post"]
-    rng = np.random.default_rng(scene["texture_seed"] + 1)
-    yy, xx = np.mgrid[0:32, 0:32].astype(np.float32) / 31.0
-    a = math.radians(L["gradient_angle_deg"])
-    g = 1 + L["gradient"] * ((xx - 0.5) * math.cos(a) + (yy - 0.5) * math.sin(a))
-    sx, sy = L["spot_xy"]
-    g += L["spot"] * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / 0.08)
-    g *= L["exposure"]
-    vig = L.get("vignette", 0.0)
-    if vig:
-        g *= 1 - vig * (((xx - 0.5) ** 2 + (yy - 0.5) ** 2) * 2)
-    gain = cv2.resize(g.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR)
-    wb = P.get("white_balance", [1.0, 1.0, 1.0])
-    img = cv2.multiply(
-        img,
-        cv2.merge([gain * np.float32(wb[0]), gain * np.float32(wb[1]), gain * np.float32(wb[2])]),
-    )
-    if P["motion_blur_px"] > 0:
-        n = int(round(P["motion_blur_px"])) | 1
-        k = np.zeros((n, n), np.float32)
-        k[n // 2, :] = 1.0
-        rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), P["motion_angle_deg"], 1.0)
-        k = cv2.warpAffine(k, rot, (n, n))
-        img = cv2.filter2D(img, -1, k / max(k.sum(), 1e-6))
-    if P["defocus_sigma"] > 0:
-        img = cv2.GaussianBlur(img, (0, 0), P["defocus_sigma"])
-    out = cv2.convertScaleAbs(img)
-    if P["noise_sigma"] > 0:
-        sigma = np.float32(P["noise_sigma"])
-        luma = white_noise(rng, H, W)[..., None] * (sigma * 0.6)
-        chroma = np.dstack([white_noise(rng, H, W) for _ in range(3)]) * (sigma * 0.8)
-        out = cv2.add(out.astype(np.int16), (luma + chroma).astype(np.int16), dtype=cv2.CV_16S)
-        out = np.clip(out, 0, 255).astype(np.uint8)
-    return out

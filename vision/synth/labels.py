@@ -1,0 +1,88 @@
+"""Labels from the simulated state: top face, cocked or not, on or off the playing surface,
+the die's box and the playing-surface outline in the image."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from .camera import Camera, clip_to_rect
+from .physics import DiePose, Surface
+from .render import FACES
+
+__all__ = [
+    "COCKED_CLASS",
+    "COCKED_TILT_DEG",
+    "MIN_VISIBLE",
+    "die_box",
+    "die_corners",
+    "die_state",
+    "surface_outline",
+    "top_face",
+]
+
+COCKED_CLASS = 6
+COCKED_TILT_DEG = 12.0
+"""A die whose top face leans more than this from horizontal has no clear top face."""
+MIN_VISIBLE = 0.3
+"""Dice less visible than this (occluded or outside the frame) get no label line."""
+
+
+def top_face(rotation: np.ndarray) -> tuple[int, float]:
+    """(value of the face pointing most upward, its tilt from vertical in degrees)."""
+    best, best_z = 1, -2.0
+    for n_local, value in FACES:
+        z = float((rotation @ n_local)[2])
+        if z > best_z:
+            best, best_z = value, z
+    return best, math.degrees(math.acos(max(-1.0, min(1.0, best_z))))
+
+
+def die_state(pose: DiePose, surface: Surface, tilt: float) -> str:
+    px, py = surface.play
+    x, y, z = pose.position
+    on_play = abs(x) <= px and abs(y) <= py and z > -pose.size
+    if not pose.in_contact:
+        return "in_air"
+    if not on_play:
+        return "off_table"
+    return "cocked" if tilt > COCKED_TILT_DEG else "table"
+
+
+def die_corners(pose: DiePose) -> np.ndarray:
+    h = pose.size / 2
+    local = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)])
+    return pose.position + local @ pose.rotation.T
+
+
+def die_box(cam: Camera, pose: DiePose) -> list[float] | None:
+    pts = die_corners(pose)
+    if cam.depth(pts).min() < 0.2:
+        return None
+    px = cam.project(pts)
+    x1, y1 = np.clip(px.min(0), 0, [cam.width, cam.height])
+    x2, y2 = np.clip(px.max(0), 0, [cam.width, cam.height])
+    if x2 - x1 < 1 or y2 - y1 < 1:
+        return None
+    return [float(x1), float(y1), float(x2), float(y2)]
+
+
+def surface_outline(cam: Camera, surface: Surface) -> list[list[float]] | None:
+    """Playing-surface polygon clipped to the frame; None when it fills the frame."""
+    px, py = surface.play
+    poly = cam.clip_project(
+        np.array([[-px, -py, 0], [px, -py, 0], [px, py, 0], [-px, py, 0]], float)
+    )
+    if poly is None:
+        return []
+    W, H = cam.width, cam.height
+    poly = clip_to_rect(poly, 0, 0, W, H)
+    if len(poly) < 3:
+        return []
+    frame_area = W * H
+    area = abs(float(cv2.contourArea(poly.astype(np.float32))))
+    if area >= frame_area * 0.999:
+        return None
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in poly]
