@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -249,4 +250,64 @@ def test_unreadable_outbox_file_is_skipped_and_kept(app, serve, seed_players, tm
     assert list(report.delivered) == [turn.idempotency_key]
     assert [p.name for p in client.outbox.unreadable()] == ["hand-edited.json", "wrong-shape.json"]
     assert junk.read_text() == "{not json"
+    client.close()
+
+
+class FlakyFront:
+    """ASGI wrapper: answers 503 to the first ``failures`` turn submissions, then passes on."""
+
+    def __init__(self, app, failures: int) -> None:
+        self.app, self.failures, self.seen = app, failures, []
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].endswith("/api/v1/turns"):
+            self.seen.append(time.monotonic())
+            if len(self.seen) <= self.failures:
+                body = b'{"detail": "busy"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 503,
+                        "headers": [(b"content-type", b"application/json")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def test_retries_with_exponential_backoff_then_delivers(app, serve, seed_players, tmp_path):
+    token = seed_players(app, ["molly"])["molly"]["Authorization"][7:]
+    front = FlakyFront(app, failures=3)
+    client = TrackerClient(
+        serve(front).url, token=token, outbox_dir=tmp_path, retries=3, backoff=0.2
+    )
+    result = client.submit_turn(TurnSubmission(player="molly", score=250))
+    assert result["score"] == 250
+    gaps = [b - a for a, b in zip(front.seen, front.seen[1:], strict=False)]
+    assert len(gaps) == 3
+    # jittered exponential: attempt n waits between 0.5 and 1 times 0.2 * 2**n seconds
+    for n, gap in enumerate(gaps):
+        assert 0.5 * 0.2 * 2**n - 0.01 <= gap <= 0.2 * 2**n + 0.5, gaps
+    assert client.outbox.find(result["idempotency_key"]).attempts == 4
+    client.close()
+
+
+def test_vision_reading_is_kept_as_evidence(app, serve, seed_players, tmp_path):
+    from vision.types import Die, Reading
+
+    token = seed_players(app, ["jeremy"])["jeremy"]["Authorization"][7:]
+    reading = Reading(
+        width=640, height=480, dice=[Die(1, (10, 10, 40, 40), 0.97), Die(5, (60, 12, 90, 41), 0.91)]
+    )
+    client = TrackerClient(serve(app).url, token=token, outbox_dir=tmp_path)
+    result = client.submit_turn(
+        TurnSubmission(
+            player="jeremy",
+            score=150,
+            rolls=[{"values": reading.values, "reading": reading.to_dict(), "photo": JPEG}],
+        )
+    )
+    assert result["rolls"][0]["values"] == [1, 5]
+    assert result["rolls"][0]["reading"] == json.loads(json.dumps(reading.to_dict()))
     client.close()
