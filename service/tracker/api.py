@@ -129,6 +129,15 @@ def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenO
     return TokenOut(token=token, player=player_out(player))
 
 
+@router.delete("/tokens/current", status_code=204)
+def logout(token: Token, request: Request) -> Response:
+    """Revoke the bearer token of this request."""
+    with writing(request) as session:
+        store.revoke_token(session, token)
+        session.commit()
+    return Response(status_code=204)
+
+
 @router.get("/me", response_model=PlayerOut)
 def me(session: DB, token: Token) -> PlayerOut:
     return player_out(store.authenticate(session, token))

@@ -36,6 +36,7 @@ __all__ = [
     "login",
     "player_turns",
     "register",
+    "revoke_token",
     "roll_call",
     "rounds",
     "submit_turn",
@@ -123,6 +124,13 @@ def check_password(session: Session, name: str, password: str) -> Player:
 def login(session: Session, name: str, password: str, now: datetime) -> tuple[Player, str]:
     player = check_password(session, name, password)
     return player, issue_token(session, player, now)
+
+
+def revoke_token(session: Session, token: str | None) -> None:
+    """Log out: the token stops working."""
+    authenticate(session, token)
+    session.query(Token).filter(Token.token_hash == hash_token(token)).delete()
+    session.flush()
 
 
 def authenticate(session: Session, token: str | None) -> Player:

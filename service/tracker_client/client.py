@@ -175,6 +175,11 @@ class TrackerClient:
         self.token = self._request("POST", "/api/v1/tokens", json=body).json()["token"]
         return self.token
 
+    def logout(self) -> None:
+        """Revoke this client's token on the tracker."""
+        self._request("DELETE", "/api/v1/tokens/current")
+        self.token = None
+
     def leaderboard(self, round: int | None = None) -> dict[str, Any]:
         params = {} if round is None else {"round": round}
         return self._request("GET", "/api/v1/leaderboard", params=params).json()

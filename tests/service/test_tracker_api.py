@@ -297,3 +297,13 @@ def test_default_database_is_a_sqlite_file_in_the_data_dir(tmp_path, monkeypatch
     assert (tmp_path / "deep" / "data" / "tracker.sqlite3").is_file()
     assert app.state.db.sqlite
     app.state.db.dispose()
+
+
+def test_logout_revokes_the_token(sqlite_tracker, join, turn):
+    http, _ = sqlite_tracker
+    auth = join(http, "stefan")
+    assert http.get("/api/v1/me", headers=auth).json()["name"] == "stefan"
+    assert http.delete("/api/v1/tokens/current", headers=auth).status_code == 204
+    r = http.post("/api/v1/turns", json=turn("stefan"), headers=auth)
+    assert r.status_code == 401 and "unknown or revoked token" in r.json()["detail"]
+    assert http.delete("/api/v1/tokens/current", headers=auth).status_code == 401

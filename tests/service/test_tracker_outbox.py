@@ -310,4 +310,10 @@ def test_vision_reading_is_kept_as_evidence(app, serve, seed_players, tmp_path):
     )
     assert result["rolls"][0]["values"] == [1, 5]
     assert result["rolls"][0]["reading"] == json.loads(json.dumps(reading.to_dict()))
+    old = client.token
+    client.logout()
+    assert client.token is None
+    client.token = old
+    with pytest.raises(TrackerAuthError, match="unknown or revoked token"):
+        client.logout()
     client.close()
