@@ -165,10 +165,12 @@ def train_surface(
     seed: int = 0,
     threads: int = 2,
     limit: int | None = None,
+    resume: str | Path | None = None,
     log: Any = print,
 ) -> dict[str, Any]:
     """Train on ``data``'s train split, score on its val split, export ONNX to ``out``.
 
+    The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
     """
     import torch
@@ -184,6 +186,8 @@ def train_surface(
     )
     vx, vy = _plain(val_images, val_masks)
     net = _net()
+    if resume is not None:
+        net.load_state_dict(torch.load(str(resume), map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * math.ceil(len(images) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -206,7 +210,7 @@ def train_surface(
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         log(f"epoch {epoch} done ({time.perf_counter() - t_train:.0f}s)")
         if epoch % 5 == 0 or epoch == epochs:
             iou = _evaluate(net, vx, vy)
@@ -225,6 +229,7 @@ def train_surface(
         "stride": STRIDE,
         "params": sum(p.numel() for p in net.parameters()),
     }
+    torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
     export_surface(net, out, figures | {"data": str(data)})
     return figures
 
@@ -285,6 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--limit", type=int, default=None, help="use at most this many train samples")
+    p.add_argument("--resume", default=None, help="start from these torch weights (.pt)")
     a = p.parse_args(argv)
     figures = train_surface(
         a.data,
@@ -295,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=a.seed,
         threads=a.threads,
         limit=a.limit,
+        resume=a.resume,
     )
     print(json.dumps(figures))
     return 0
