@@ -16,6 +16,7 @@ import pytest
 from service.tracker_client import TrackerClient
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # each runs `dicecam` subprocesses: a few seconds apiece
 
 
 def dicecam(*args: str, env: dict, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -115,7 +116,6 @@ def test_standalone_tracker_submit_and_outbox(standalone, env, midday_zone, tmp_
     assert "kenny" in httpx.get(url + "/").text
 
 
-@pytest.mark.slow
 def test_submit_while_tracker_down_then_outbox_deliver(tmp_path, env, midday_zone, unused_port):
     db = f"sqlite:///{tmp_path / 'standalone.sqlite3'}"
     url = f"http://127.0.0.1:{unused_port}"
