@@ -41,11 +41,11 @@ def writing(request: Request):
     return request.app.state.db.writing()
 
 
-def now(request: Request) -> datetime:
+async def now(request: Request) -> datetime:
     return request.app.state.clock()
 
 
-def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+async def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
     if authorization is None:
         return None
     scheme, _, token = authorization.partition(" ")
