@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# ultralytics (the train extra) must never pip-install or phone home during tests.
+os.environ["YOLO_AUTOINSTALL"] = "false"
+os.environ.setdefault("YOLO_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -81,6 +81,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="synthetic images to render (overrides the recipe; 0 = none)",
     )
+    p.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="start the detector from this checkpoint (.pt) instead of the recipe's architecture",
+    )
     p.add_argument("--workers", type=int, default=1, help="processes rendering synthetic images")
     p.add_argument(
         "--holdout",
@@ -106,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
         recipe.detector.time_hours = None
     if args.time_hours is not None:
         recipe.detector.time_hours = args.time_hours
+    if args.init is not None:
+        if args.init.suffix != ".pt" or not args.init.is_file():
+            raise UsageError(f"--init must be a detector checkpoint (.pt file), got {args.init}")
+        recipe.detector.model = str(args.init.resolve())
     if args.faces_epochs is not None:
         recipe.faces.epochs = args.faces_epochs
     if args.synth is not None:
@@ -113,11 +123,10 @@ def run(args: argparse.Namespace) -> int:
     for d in args.data or []:
         if not d.is_dir():
             raise UsageError(f"--data must be a YOLO dataset folder, got {d} (not a folder)")
-    try:
-        import torch  # noqa: F401
-        import ultralytics  # noqa: F401
-    except ImportError:
-        raise UsageError("training needs the train extra: pip install -e '.[train]'") from None
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in ("torch", "ultralytics")):
+        raise UsageError("training needs the train extra: pip install -e '.[train]'")
 
     if args.from_model is not None:
         from vision.train.finetune import finetune

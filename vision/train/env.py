@@ -49,6 +49,9 @@ def prepare_ultralytics(
     if _PREPARED is not None:
         return _PREPARED
     os.environ.setdefault("YOLO_OFFLINE", "1")
+    # Never let ultralytics pip-install anything at run time (it tries pi-heif on any
+    # photo Pillow cannot identify).
+    os.environ["YOLO_AUTOINSTALL"] = "false"
     os.environ.setdefault("YOLO_VERBOSE", "False")
     cfg = Path(
         config_dir or os.environ.get("YOLO_CONFIG_DIR") or tempfile.mkdtemp(prefix="dicecam-yolo-")
@@ -71,8 +74,15 @@ def prepare_ultralytics(
                 shutil.copyfile(font, target)
 
     import torch
+    from PIL import Image
+
+    pillow_open = Image.open
     import ultralytics
     from ultralytics.utils import SETTINGS, torch_utils
+
+    # ultralytics monkey-patches PIL.Image.open process-wide; give Pillow its own back so
+    # an unreadable photo stays a plain UnidentifiedImageError everywhere else.
+    Image.open = pillow_open
 
     n = threads or int(os.environ.get("DICECAM_TRAIN_THREADS") or 0) or os.cpu_count() or 1
     torch.set_num_threads(n)
