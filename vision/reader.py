@@ -4,7 +4,8 @@ The model is an ultralytics ONNX export: input ``1x3xSxS`` float32 RGB in 0..1, 
 gray 114; output either raw ``(B, 4 + nc, N)`` (boxes ``cx, cy, w, h`` in input pixels, then one
 score per class; ``nms=False`` on YOLO11) or end-to-end ``(B, K, 6)`` rows of
 ``x1, y1, x2, y2, score, class`` (YOLO26). Classes come from the ``names`` metadata: ``'1'`` to
-``'6'`` are top faces, ``'cocked'`` marks a leaning die.
+``'6'`` are top faces, ``'cocked'`` marks a leaning die. A one-class detector (any name, e.g.
+``'die'``) only finds dice, and needs the face classifier below to read them.
 
 When a face classifier ``NAME-faces.onnx`` lies beside ``NAME.onnx`` (see :mod:`vision.faces`),
 it re-reads every die found from a crop of the photo at the die's own scale: the detector then only
@@ -23,13 +24,14 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
+from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.types import Die, Reading
 
@@ -38,69 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
-PAD_VALUE = 114
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 class ModelError(RuntimeError):
     """The reader model is missing, unreadable or not a dice detector dicecam understands."""
-
-
-@dataclass(slots=True, frozen=True)
-class Letterbox:
-    """Where a letterboxed image sits in the model input: ``x_in = x * gain + left``."""
-
-    gain: float
-    left: int
-    top: int
-
-
-def letterbox(
-    rgb: NDArray[np.uint8], size: tuple[int, int], out: NDArray[np.uint8] | None = None
-) -> tuple[NDArray[np.uint8], Letterbox]:
-    """Resize ``rgb`` to fit ``size`` (height, width), keeping its aspect, centred on gray 114.
-
-    Same arithmetic as ultralytics' ``LetterBox(auto=False, center=True)``, so a box found in the
-    model input maps back exactly.
-    """
-    import cv2
-
-    th, tw = size
-    h, w = rgb.shape[:2]
-    gain = min(th / h, tw / w)
-    nw, nh = round(w * gain), round(h * gain)
-    dw, dh = (tw - nw) / 2, (th - nh) / 2
-    top, left = round(dh - 0.1), round(dw - 0.1)
-    if out is None:
-        out = np.empty((th, tw, 3), np.uint8)
-    out[...] = PAD_VALUE
-    if (nw, nh) != (w, h):
-        interp = cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
-        out[top : top + nh, left : left + nw] = cv2.resize(rgb, (nw, nh), interpolation=interp)
-    else:
-        out[top : top + nh, left : left + nw] = rgb
-    return out, Letterbox(gain, left, top)
-
-
-def nms(boxes: NDArray[np.floating], scores: NDArray[np.floating], iou: float) -> NDArray[np.intp]:
-    """Indices of the boxes kept by greedy non-maximum suppression, best score first.
-
-    Class-agnostic: a die has one value, so two overlapping boxes are one die whatever they read.
-    """
-    order = np.argsort(-scores, kind="stable")
-    x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
-    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
-    keep: list[int] = []
-    while order.size:
-        i = int(order[0])
-        keep.append(i)
-        rest = order[1:]
-        iw = np.clip(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0, None)
-        ih = np.clip(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0, None)
-        inter = iw * ih
-        overlap = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
-        order = rest[overlap <= iou]
-    return np.asarray(keep, dtype=np.intp)
 
 
 class DiceReader:
@@ -184,8 +128,18 @@ class DiceReader:
         self.end2end = self.metadata.get("end2end", "False").strip().lower() == "true"
         self.names = self._names() or self._default_names()
         self.num_classes = len(self.names)
-        self._face_idx, self._cocked_idx = self._class_roles(self.names)
+        self.dice_only = self.num_classes == 1
+        """A one-class detector finds dice without reading them: the face classifier must."""
+        self._face_idx, self._cocked_idx = (
+            (np.zeros(6, np.intp), None) if self.dice_only else self._class_roles(self.names)
+        )
         self.faces = self._load_faces(faces, int(threads or settings.threads))
+        if self.dice_only and self.faces is None:
+            raise ModelError(
+                f"{self.model_path}: a one-class detector ({self.names[0]!r}) only finds dice; "
+                f"expected its face classifier at {faces_model_for(self.model_path)} "
+                "(or DICECAM_FACES_MODEL)"
+            )
         self.decode_side = max(self.imgsz) * (4 if self.faces is not None else 1)
         """JPEGs decode at reduced scale down to this many pixels a side (more with a classifier,
         which reads dice at their own scale)."""
@@ -247,7 +201,7 @@ class DiceReader:
     # -- internals -------------------------------------------------------------------------
 
     def _load_faces(self, faces: str | Path | bool | None, threads: int) -> Any:
-        from vision.faces import FaceClassifier, faces_model_for
+        from vision.faces import FaceClassifier
 
         if faces is False:
             return None

@@ -87,3 +87,17 @@ def test_large_jpeg_is_decoded_finer_for_the_classifier(detector, tmp_path):
     assert (reading.width, reading.height) == (4000, 3000)
     assert [d.value for d in reading.dice] == [2, 6]
     np.testing.assert_allclose(reading.dice[0].box, (1000, 500, 1500, 1000), rtol=2e-3)
+
+
+def test_one_class_detector_finds_dice_and_the_classifier_reads_them(tmp_path):
+    one = [(100, 100, 40, 40, {0: 0.9}), (220, 200, 40, 40, {0: 0.7}), (300, 50, 9, 9, {0: 0.1})]
+    det = models.make_model(tmp_path / "die.onnx", models.raw_preds(one, nc=1), names="{0: 'die'}")
+    with pytest.raises(ModelError, match=r"one-class detector \('die'\).*die-faces\.onnx"):
+        DiceReader(det)
+    _classifier(det.with_name("die-faces.onnx"))
+    reader = DiceReader(det)
+    assert reader.dice_only
+    dice = reader.read(_photo()).dice
+    assert [d.value for d in dice] == [2, 6]  # the 0.1 box is under the confidence threshold
+    assert [d.confidence for d in dice] == pytest.approx([0.9, 0.7])
+    np.testing.assert_allclose(dice[1].box, (400, 280, 480, 360), atol=1e-3)

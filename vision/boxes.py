@@ -1,0 +1,72 @@
+"""Box geometry shared by the reader: letterboxing into a model input and greedy NMS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["PAD_VALUE", "Letterbox", "letterbox", "nms"]
+
+PAD_VALUE = 114
+
+
+@dataclass(slots=True, frozen=True)
+class Letterbox:
+    """Where a letterboxed image sits in the model input: ``x_in = x * gain + left``."""
+
+    gain: float
+    left: int
+    top: int
+
+
+def letterbox(
+    rgb: NDArray[np.uint8], size: tuple[int, int], out: NDArray[np.uint8] | None = None
+) -> tuple[NDArray[np.uint8], Letterbox]:
+    """Resize ``rgb`` to fit ``size`` (height, width), keeping its aspect, centred on gray 114.
+
+    Same arithmetic as ultralytics' ``LetterBox(auto=False, center=True)``, so a box found in the
+    model input maps back exactly.
+    """
+    import cv2
+
+    th, tw = size
+    h, w = rgb.shape[:2]
+    gain = min(th / h, tw / w)
+    nw, nh = round(w * gain), round(h * gain)
+    dw, dh = (tw - nw) / 2, (th - nh) / 2
+    top, left = round(dh - 0.1), round(dw - 0.1)
+    if out is None:
+        out = np.empty((th, tw, 3), np.uint8)
+    out[...] = PAD_VALUE
+    if (nw, nh) != (w, h):
+        interp = cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
+        out[top : top + nh, left : left + nw] = cv2.resize(rgb, (nw, nh), interpolation=interp)
+    else:
+        out[top : top + nh, left : left + nw] = rgb
+    return out, Letterbox(gain, left, top)
+
+
+def nms(boxes: NDArray[np.floating], scores: NDArray[np.floating], iou: float) -> NDArray[np.intp]:
+    """Indices of the boxes kept by greedy non-maximum suppression, best score first.
+
+    Class-agnostic: a die has one value, so two overlapping boxes are one die whatever they read.
+    """
+    order = np.argsort(-scores, kind="stable")
+    x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    keep: list[int] = []
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        iw = np.clip(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0, None)
+        ih = np.clip(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0, None)
+        inter = iw * ih
+        overlap = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
+        order = rest[overlap <= iou]
+    return np.asarray(keep, dtype=np.intp)
