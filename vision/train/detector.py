@@ -27,11 +27,14 @@ def train_detector(
     fraction: float = 1.0,
     patience: int = 100,
     cache: str | bool = False,
+    single_cls: bool = False,
 ) -> Path:
     """Train a detector and return the path of its final weights (``.pt``).
 
     ``model`` is an architecture yaml shipped with ultralytics (``yolo11n.yaml``: built from
     scratch, nothing downloaded) or a checkpoint ``.pt`` of our own to fine-tune.
+    ``single_cls`` trains one class (a die, whatever its face): its ONNX then needs the face
+    classifier beside it.
     """
     ultralytics = prepare_ultralytics()
     out_dir = Path(out_dir).resolve()
@@ -56,6 +59,7 @@ def train_detector(
         fraction=fraction,
         patience=patience,
         cache=cache,
+        single_cls=single_cls,
         pretrained=str(model).endswith(".pt"),
     )
     if time_hours:

@@ -28,6 +28,8 @@ class DetectorRecipe(BaseModel):
     time_hours: float | None = None
     batch: int = Field(16, ge=1)
     cache: str | bool = "ram"
+    single_cls: bool = False
+    """One class, "die": the detector only finds dice and the face classifier reads them."""
     augment: dict[str, Any] = Field(default_factory=dict)
 
     def model_path(self) -> str:

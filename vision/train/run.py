@@ -55,6 +55,7 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             seed=args.seed,
             augment=d.augment,
             time_hours=d.time_hours,
+            single_cls=d.single_cls,
         )
         ship_detector(weights, onnx, imgsz=d.imgsz)
         print(f"detector -> {onnx}")
