@@ -101,6 +101,20 @@ def split_dataset(
     return train, held, n_train, n_held
 
 
+def _one_class(onnx_file: Path) -> bool:
+    """Whether an exported detector finds dice only (one class; the classifier reads faces)."""
+    import ast
+
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    names = session.get_modelmeta().custom_metadata_map.get("names", "{}")
+    try:
+        return len(ast.literal_eval(names)) == 1
+    except (ValueError, SyntaxError):
+        return False
+
+
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     import yaml
 
@@ -147,6 +161,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         seed=args.seed,
         augment={**d.augment, "close_mosaic": 0, "warmup_epochs": 0},
         time_hours=args.time_hours,
+        single_cls=_one_class(base),
     )
     onnx = ship_detector(weights, out / f"{name}.onnx", imgsz=d.imgsz)
     recipe.faces.epochs = args.faces_epochs or 6

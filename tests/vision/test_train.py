@@ -1,0 +1,121 @@
+"""Training smoke tests: the real pipeline (synthetic data -> detector -> face classifier -> ONNX
+-> model card -> reader), one epoch on a handful of tiny images, then a fine-tuning run from it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+if any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")):
+    pytest.skip("training needs the [train] extra (ultralytics, torch)", allow_module_level=True)
+
+from service.cli import main  # noqa: E402
+
+RECIPE = """
+name: tiny
+synth: {n: 10, seed: 3, size: [192, 192], val_fraction: 0.2}
+real: []
+detector:
+  model: datasets/recipes/yolo11-dice.yaml
+  imgsz: 128
+  epochs: 1
+  batch: 4
+  cache: false
+  single_cls: true
+  augment: {mosaic: 0.0}
+faces: {epochs: 1, batch: 32, jitter: 0}
+"""
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("train")
+    recipe = root / "recipe.yaml"
+    recipe.write_text(RECIPE)
+    out = root / "models"
+    code = main(["train", "--recipe", str(recipe), "--work", str(root / "work"), "--out", str(out)])
+    assert code == 0
+    return out
+
+
+@pytest.mark.slow
+def test_one_epoch_training_ships_models_the_reader_loads(trained: Path, tmp_path: Path):
+    from vision import DiceReader
+    from vision.faces import FaceClassifier
+
+    detector, faces, card = trained / "tiny.onnx", trained / "tiny-faces.onnx", trained / "tiny.md"
+    for path in (detector, faces, card, trained / "tiny.pt", trained / "tiny-faces.pt"):
+        assert path.is_file(), f"{path.name} was not written"
+    text = card.read_text()
+    assert "## Reproduce" in text and "dicecam train" in text and "CC BY 4.0" in text
+    figures = json.loads(card.with_suffix(".json").read_text())["evaluations"]
+    assert figures["synthetic val"]["images"] == 2  # 20% of 10 rendered images
+
+    reader = DiceReader(detector, conf=0.0)
+    assert reader.imgsz == (128, 128)
+    assert reader.dice_only and reader.faces is not None  # one class: the classifier reads faces
+    image = np.full((120, 160, 3), 200, np.uint8)
+    reading = reader.read(image)
+    assert (reading.width, reading.height) == (160, 120)
+    for die in reading.dice:
+        assert 1 <= die.value <= 6
+        x1, y1, x2, y2 = die.box
+        assert 0 <= x1 <= x2 <= 160 and 0 <= y1 <= y2 <= 120
+
+    values, cocked, probs = FaceClassifier(faces).classify(
+        np.zeros((64, 64, 3), np.uint8), np.array([[8, 8, 40, 40]], np.float32)
+    )
+    assert probs.shape == (1, 7) and abs(float(probs.sum()) - 1) < 1e-4
+    assert 1 <= int(values[0]) <= 6
+
+
+@pytest.mark.slow
+def test_finetune_from_the_shipped_checkpoint(trained: Path, tmp_path: Path, capsys):
+    from vision import DiceReader
+    from vision.synth import write_dataset
+
+    new_dice = tmp_path / "new-dice"
+    write_dataset(new_dice, 10, seed=11, size=(192, 192), val_fraction=0.0)
+    out = tmp_path / "ft"
+    code = main(
+        [
+            "train",
+            "--from",
+            str(trained / "tiny.onnx"),
+            "--data",
+            str(new_dice),
+            "--epochs",
+            "1",
+            "--faces-epochs",
+            "1",
+            "--work",
+            str(tmp_path / "work"),
+            "--out",
+            str(out),
+            "--synth",
+            "0",
+            "--holdout",
+            "0.3",
+        ]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "held out" in printed and "fine-tuning took" in printed
+    assert (out / "tiny-ft.onnx").is_file() and (out / "tiny-ft-faces.onnx").is_file()
+    card = json.loads((out / "tiny-ft.json").read_text())["evaluations"]
+    before, after = card["before, held-out (new dice)"], card["after, held-out (new dice)"]
+    assert before["images"] == after["images"] > 0
+    assert DiceReader(out / "tiny-ft.onnx").dice_only  # a one-class detector stays one class
+
+
+def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
+    assert main(["train", "--recipe", str(tmp_path / "missing.yaml")]) == 2
+    assert "recipe not found" in capsys.readouterr().err
+    assert main(["train", "--from", str(tmp_path / "m.onnx")]) == 2
+    assert "--data" in capsys.readouterr().err
+    assert main(["train", "--data", str(tmp_path / "nope")]) == 2
+    assert "not a folder" in capsys.readouterr().err
