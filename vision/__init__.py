@@ -13,26 +13,58 @@ from vision.annotate import annotate, save_annotated
 from vision.config import VisionSettings
 from vision.evaluate import DatasetError, evaluate_dataset
 from vision.io import ImageError, ImageSource, LoadedImage, load_image
+from vision.labelling import (
+    LabelFormatError,
+    LabelledPhoto,
+    LabelRun,
+    label_folder,
+    label_photos,
+    read_labels,
+    write_labels,
+    write_training_folder,
+)
 from vision.metrics import EvalResult, TruthDie, match_dice
 from vision.reader import DiceReader, ModelError
+from vision.table import (
+    Calibration,
+    CalibrationError,
+    SurfaceModel,
+    TableStage,
+    apply_table,
+    evaluate_table,
+)
 from vision.types import Box, Die, Reading
 
 __all__ = [
     "Box",
+    "Calibration",
+    "CalibrationError",
     "DatasetError",
     "DiceReader",
     "Die",
     "EvalResult",
     "ImageError",
     "ImageSource",
+    "LabelFormatError",
+    "LabelRun",
+    "LabelledPhoto",
     "LoadedImage",
     "ModelError",
     "Reading",
+    "SurfaceModel",
+    "TableStage",
     "TruthDie",
     "VisionSettings",
     "annotate",
+    "apply_table",
     "evaluate_dataset",
+    "evaluate_table",
+    "label_folder",
+    "label_photos",
     "load_image",
     "match_dice",
+    "read_labels",
     "save_annotated",
+    "write_labels",
+    "write_training_folder",
 ]

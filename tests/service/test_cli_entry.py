@@ -23,3 +23,17 @@ def test_unknown_subcommand_exits_2():
 
 def test_parser_builds():
     assert build_parser().prog == "dicecam"
+
+
+def test_closed_output_pipe_stops_quietly():
+    # `dicecam advise ... | head -1`: the reader goes away before dicecam has written everything
+    code = (
+        "import os, sys\n"
+        "r, w = os.pipe(); os.close(r)\n"
+        "sys.stdout = os.fdopen(w, 'w', buffering=1)\n"
+        "from service.cli import main\n"
+        "sys.exit(main(['advise', '--game', 'morning-roll', '1', '5', '2', '3', '4', '6']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
