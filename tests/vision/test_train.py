@@ -18,6 +18,8 @@ from service.cli import main  # noqa: E402
 RECIPE = """
 name: tiny
 synth: {n: 10, seed: 3, size: [192, 192], val_fraction: 0.2}
+test: {n: 3, seed: 5, size: [192, 192]}
+reproduce: ["dicecam train --recipe tiny.yaml"]
 real: []
 detector:
   model: datasets/recipes/yolo11-dice.yaml
@@ -54,6 +56,8 @@ def test_one_epoch_training_ships_models_the_reader_loads(trained: Path, tmp_pat
     assert "## Reproduce" in text and "dicecam train" in text and "CC BY 4.0" in text
     figures = json.loads(card.with_suffix(".json").read_text())["evaluations"]
     assert figures["synthetic val"]["images"] == 2  # 20% of 10 rendered images
+    assert figures["synthetic test (seed 5, held out)"]["images"] == 3
+    assert "dicecam train --recipe tiny.yaml" in text  # the recipe's reproduce commands
 
     reader = DiceReader(detector, conf=0.0)
     assert reader.imgsz == (128, 128)

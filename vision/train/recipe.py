@@ -7,7 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-__all__ = ["DetectorRecipe", "FacesRecipe", "Recipe", "SynthRecipe", "load_recipe"]
+__all__ = [
+    "DetectorRecipe",
+    "FacesRecipe",
+    "Recipe",
+    "SynthRecipe",
+    "TestRecipe",
+    "load_recipe",
+]
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_RECIPE = REPO / "datasets" / "recipes" / "dicecam-reader.yaml"
@@ -44,12 +51,24 @@ class FacesRecipe(BaseModel):
     jitter: int = Field(2, ge=0)
 
 
+class TestRecipe(BaseModel):
+    """A synthetic test set from a seed never used for training, rendered for the card."""
+
+    n: int = Field(200, ge=0)
+    seed: int = 7
+    size: tuple[int, int] = (640, 640)
+
+
 class Recipe(BaseModel):
     name: str = "dicecam-reader"
     synth: SynthRecipe = SynthRecipe()
+    test: TestRecipe = TestRecipe()
     real: list[Path] = Field(default_factory=list)
     detector: DetectorRecipe = DetectorRecipe()
     faces: FacesRecipe = FacesRecipe()
+    reproduce: list[str] = Field(default_factory=list)
+    """The commands that made the shipped model, for its card (default: the command run)."""
+    notes: list[str] = Field(default_factory=list)
 
     def real_dirs(self) -> list[Path]:
         """The real photo folders that exist here (relative paths are from the repository)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .recipe import REPO, Recipe
 
-__all__ = ["evaluate_model", "train_reader"]
+__all__ = ["evaluate_model", "synth_test_set", "train_reader"]
 
 ROBOFLOW_EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval"
 
@@ -25,6 +25,23 @@ def evaluate_model(
     result = evaluate_dataset(dataset, model=model, split=split, limit=limit)
     print(f"== {model.name} on {dataset} ({split})\n{result.format()}")
     return result.to_dict()
+
+
+def synth_test_set(recipe: Recipe, work: Path) -> Path | None:
+    """Render (once) the recipe's held-out synthetic test set; None when it has no images."""
+    from vision.synth import write_dataset
+
+    t = recipe.test
+    if t.n == 0:
+        return None
+    if t.seed == recipe.synth.seed:
+        raise ValueError(f"the test seed must differ from the training seed, both are {t.seed}")
+    out = work / f"synth-test-s{t.seed}-{t.n}"
+    done = out / "DONE"
+    if not done.is_file():
+        write_dataset(out, t.n, seed=t.seed, size=tuple(t.size), val_fraction=0.0)
+        done.write_text("ok\n")
+    return out
 
 
 def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
@@ -66,6 +83,11 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
         evaluations = {}
         if prepared.synth_dir is not None:
             evaluations["synthetic val"] = evaluate_model(onnx, prepared.synth_dir, split="val")
+        test = synth_test_set(recipe, work)
+        if test is not None:
+            evaluations[f"synthetic test (seed {recipe.test.seed}, held out)"] = evaluate_model(
+                onnx, test, split="train"
+            )
         evaluations["roboflow-dice eval (real)"] = evaluate_model(onnx, ROBOFLOW_EVAL)
         card = write_card(
             out / f"{name}.md",
@@ -80,9 +102,11 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
                 *[f"Real: {p}" for p in recipe.real],
                 *[f"Extra: {p}" for p in args.data or []],
             ],
-            command="dicecam train " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
+            command="\n".join(recipe.reproduce)
+            or "dicecam train " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
             recipe=recipe.model_dump(mode="json"),
             evaluations=evaluations,
+            notes=recipe.notes,
         )
         print(f"model card -> {card}")
     return 0
