@@ -74,7 +74,11 @@ def create_app(
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.reader = ReaderService(reader=reader)
+    app.state.reader = ReaderService(
+        reader=reader,
+        calibration_path=settings.calibration_file(),
+        missing_is_bust=settings.missing_dice == "bust",
+    )
     if submitter is _DEFAULT:
         from service.api.submit import TrackerSubmitter
 
@@ -114,6 +118,7 @@ def create_app(
             "games": list(GAME_NAMES),
             "max_upload_mb": settings.max_upload_mb,
             "live_settle_frames": settings.live_settle_frames,
+            "missing_dice": settings.missing_dice,
         }
 
     @app.get("/", include_in_schema=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -32,6 +33,18 @@ class Settings(BaseSettings):
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
     live_settle_frames: int = 3
     """Live mode: identical consecutive readings before the page takes a roll."""
+    calibration: Path | None = None
+    """A fixed camera's boundary polygon (``DICECAM_CALIBRATION``, as ``dicecam calibrate``);
+    default ``data_dir / "calibration.json"``."""
+    missing_dice: Literal["bust", "ask"] = "bust"
+    """A Morning Roll photo with fewer dice than rolled: ``bust`` the turn, or ``ask`` the
+    player to retake the photo or type the values (``DICECAM_MISSING_DICE``)."""
+
+    def calibration_file(self) -> Path:
+        """Where the calibration lives: ``calibration``, else ``data_dir/calibration.json``."""
+        if self.calibration is not None:
+            return Path(self.calibration).expanduser()
+        return Path(self.data_dir).expanduser() / "calibration.json"
 
 
 def get_settings() -> Settings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from service.api import reading, turns
+from service.api import calibration, reading, turns
 from service.api.reader import ReaderService
 from service.api.uploads import UploadLimitMiddleware
 
@@ -17,6 +17,7 @@ def build_api_router() -> APIRouter:
     v1 = APIRouter(prefix="/api/v1")
     v1.include_router(reading.router)
     v1.include_router(turns.router)
+    v1.include_router(calibration.router)
     api.include_router(v1)
     api.add_api_route(
         "/api/read",

@@ -1,18 +1,29 @@
-"""The dice reader as the service holds it: loaded lazily, once, and never fatal."""
+"""The dice reader as the service holds it: loaded lazily, once, and never fatal.
+
+The service also owns the reader's table step: the calibration file of the service's settings
+(``DICECAM_CALIBRATION`` or ``<data dir>/calibration.json``) is checked before every read, so a
+boundary stored by ``PUT /api/v1/calibration`` or ``dicecam calibrate`` applies to the next read
+without a restart (cached readings are dropped when it changes).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from fastapi import HTTPException
 
 __all__ = ["ReaderService"]
+
+log = logging.getLogger("dicecam.service")
+_UNSEEN: Any = object()
 
 
 def _default_factory() -> Any:
@@ -44,15 +55,33 @@ class ReaderService:
     """Recent readings by photo hash: the page reads a photo, then posts the same photo as the
     roll; the roll reuses the reading instead of running the model twice."""
 
-    def __init__(self, reader: Any | None = None, factory: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        reader: Any | None = None,
+        factory: Callable[[], Any] | None = None,
+        *,
+        calibration_path: Path | None = None,
+        missing_is_bust: bool = True,
+    ) -> None:
         self._reader = reader
         self._factory = factory or _default_factory
         self._lock = threading.Lock()
         self._failed_at: float | None = None
         self._failure: str | None = None
-        self._cache: OrderedDict[bytes, Any] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, bytes], Any] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
+        self.missing_is_bust = missing_is_bust
+        """Copied into every reading (``DICECAM_MISSING_DICE``: bust or ask the player)."""
+        self.calibration_path = calibration_path
+        self._table_lock = threading.Lock()
+        self._calibration: Any = None
+        self.calibration_error: str | None = None
+        self._signature: Any = _UNSEEN
+        self._generation = 0
+        """Bumped when the calibration changes: cached readings of other generations are stale."""
+        self._installed = -1
+        """The generation whose table step the loaded reader has."""
 
     @property
     def loaded(self) -> bool:
@@ -85,19 +114,103 @@ class ReaderService:
             self._failure = None
             return self._reader
 
+    # -- calibration -------------------------------------------------------------------------
+    def calibration(self) -> Any:
+        """The stored :class:`vision.table.Calibration`, or None (reloaded when the file changed)."""
+        self._sync_calibration()
+        return self._calibration
+
+    def calibration_changed(self) -> None:
+        """Forget what was seen of the calibration file: the next read reloads it (call after
+        writing or removing it, in case the file's time stamp did not move)."""
+        with self._table_lock:
+            self._signature = _UNSEEN
+        self._sync_calibration()
+
+    def _file_signature(self) -> tuple[int, int, int] | None:
+        if self.calibration_path is None:
+            return None
+        try:
+            st = self.calibration_path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _sync_calibration(self) -> None:
+        if self.calibration_path is None:
+            return
+        signature = self._file_signature()
+        if signature == self._signature:
+            return
+        with self._table_lock:
+            if signature == self._signature:
+                return
+            from vision.table import Calibration, CalibrationError
+
+            try:
+                self._calibration = Calibration.load(self.calibration_path)
+                self.calibration_error = None
+            except CalibrationError as exc:  # the learned outline meanwhile; GET shows why
+                log.warning("calibration ignored: %s", exc)
+                self._calibration, self.calibration_error = None, str(exc)
+            self._signature = signature
+            self._generation += 1
+        with self._cache_lock:
+            self._cache.clear()
+
+    def _install_table(self, reader: Any) -> None:
+        """Give a reader with a table step (``reader.table``, as :class:`vision.DiceReader`) the
+        service's calibration, or the learned outline when there is none."""
+        if self.calibration_path is None or self._installed == self._generation:
+            return
+        with self._table_lock:
+            generation, calibration = self._generation, self._calibration
+            if self._installed == generation or not hasattr(reader, "table"):
+                self._installed = generation
+                return
+            from vision.table import TOLERANCE, TableSettings, TableStage
+
+            if not TableSettings().table:  # DICECAM_TABLE=0: no table step at all
+                self._installed = generation
+                return
+            current = reader.table
+            model = getattr(current, "model", None)
+            tolerance = getattr(current, "tolerance", TOLERANCE)
+            if calibration is None and model is None:
+                model = _learned_outline_model()
+            if calibration is None and model is None:
+                reader.table = None
+            else:
+                reader.table = TableStage(model, calibration, tolerance=tolerance)
+            self._installed = generation
+
+    def _finish(self, result: Any, reader: Any, expected_dice: int | None) -> Any:
+        """The reading as the service reports it: the calibration applied for a reader without
+        a table step of its own, and the missing-dice policy."""
+        if (
+            self._calibration is not None
+            and not hasattr(reader, "table")
+            and hasattr(result, "dice")
+        ):
+            from vision.table import apply_table
+
+            apply_table(result, self._calibration.outline(result.width, result.height))
+        return _replace(result, expected_dice=expected_dice, missing_is_bust=self.missing_is_bust)
+
+    # -- reading -----------------------------------------------------------------------------
     def read(self, photo: bytes, expected_dice: int | None = None) -> Any:
         """Read a photo; 415 for a file that is not an image, 500 when the reader fails."""
-        key = hashlib.sha256(photo).digest()
+        self._sync_calibration()
+        generation = self._generation
+        key = (generation, hashlib.sha256(photo).digest())
         with self._cache_lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
         if hit is not None:
-            try:
-                return dataclasses.replace(hit, expected_dice=expected_dice)
-            except TypeError:
-                return hit
+            return _replace(hit, expected_dice=expected_dice, missing_is_bust=self.missing_is_bust)
         reader = self.get()
+        self._install_table(reader)
         bad_image = _image_error_types()
         try:
             with self._slots:
@@ -112,8 +225,33 @@ class ReaderService:
             raise HTTPException(
                 500, f"the dice reader failed on this photo ({type(exc).__name__}: {exc})"
             ) from None
-        with self._cache_lock:
-            self._cache[key] = result
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+        result = self._finish(result, reader, expected_dice)
+        if generation == self._generation:  # not read across a calibration change
+            with self._cache_lock:
+                self._cache[key] = result
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
         return result
+
+
+def _replace(result: Any, **fields: Any) -> Any:
+    """A copy of a dataclass reading with ``fields`` changed (those it has)."""
+    if not dataclasses.is_dataclass(result):
+        return result
+    names = {f.name for f in dataclasses.fields(result)}
+    return dataclasses.replace(result, **{k: v for k, v in fields.items() if k in names})
+
+
+def _learned_outline_model() -> Any:
+    """The learned outline model of the settings, or None when it is absent or broken."""
+    from vision.table import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError, TableSettings
+
+    setting = TableSettings().surface_model
+    path = Path(setting) if setting else DEFAULT_SURFACE_MODEL
+    if not path.is_file():
+        return None
+    try:
+        return SurfaceModel(path)
+    except SurfaceModelError as exc:
+        log.warning("learned outline unavailable: %s", exc)
+        return None
