@@ -1,0 +1,113 @@
+"""Calibration on the camera page in Debian's chromium (Playwright): the camera frame is shown,
+corners are tapped (one undone), the boundary is saved and read back through the API, then
+removed from the page."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.api.server import BackgroundServer
+from service.app import create_app
+from service.settings import Settings
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _page_helpers():
+    spec = importlib.util.spec_from_file_location(
+        "_page_helpers", Path(__file__).with_name("test_page.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tap(page, x: float, y: float) -> None:
+    """Click the calibration canvas at image pixel (x, y) (scrolled into view first)."""
+    canvas = page.locator("#calib-canvas")
+    canvas.scroll_into_view_if_needed()
+    w, h = page.evaluate(
+        "() => { const c = document.getElementById('calib-canvas'); return [c.width, c.height]; }"
+    )
+    box = canvas.bounding_box()
+    canvas.click(position={"x": x * box["width"] / w, "y": y * box["height"] / h})
+
+
+def test_tap_corners_save_and_remove_the_calibration(tmp_path):
+    helpers = _page_helpers()
+    helpers.chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    sample = helpers.DrawnRoll()
+    video = helpers.write_y4m(sample.image, tmp_path / "roll.y4m")
+    app = create_app(
+        Settings(data_dir=tmp_path),
+        reader=helpers.TruthReader([]),
+        tracker_app=None,
+        submitter=None,
+    )
+    corners = [(40, 30), (600, 25), (630, 470), (10, 460)]
+    with (
+        BackgroundServer(app) as server,
+        sync_playwright() as p,
+        httpx.Client(base_url=server.url) as api,
+    ):
+        browser = helpers.launch(p, video)
+        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/")
+        expect(page.locator("#calib-status")).to_contain_text("not calibrated")
+        expect(page.locator("#calib-remove")).to_be_disabled()
+
+        page.click("#start-camera")
+        expect(page.locator("#capture")).to_be_enabled()
+        page.wait_for_function("document.getElementById('preview').videoWidth > 0")
+        page.click("#calibrate")
+        expect(page.locator("#calib-editor")).to_be_visible()
+        expect(page.locator("#calib-note")).to_contain_text("proposal", timeout=20_000)
+        size = page.evaluate(
+            "() => { const c = document.getElementById('calib-canvas'); return [c.width, c.height]; }"
+        )
+        assert size == [640, 480]  # the camera frame, at its own resolution
+        expect(page.locator("#calib-save")).to_be_disabled()
+
+        for x, y in corners[:3]:
+            tap(page, x, y)
+        tap(page, 320, 240)  # a wrong corner ...
+        page.click("#calib-undo")  # ... undone
+        tap(page, *corners[3])
+        expect(page.locator("#calib-note")).to_contain_text("4 corners")
+        page.click("#calib-save")
+        expect(page.locator("#calib-status")).to_have_text("calibrated: 4 corners")
+        expect(page.locator("#calib-note")).to_contain_text("Saved")
+
+        stored = api.get("/api/v1/calibration").json()["calibration"]
+        assert stored is not None and stored["image"] == "camera.jpg"
+        assert len(stored["points"]) == 4
+        for (x, y), (nx, ny) in zip(corners, stored["points"], strict=True):
+            assert nx == pytest.approx(x / 640, abs=0.004) and ny == pytest.approx(
+                y / 480, abs=0.004
+            )
+
+        # the stored boundary is drawn on the frame in green
+        x, y = 320, 27.5  # on the top edge between corners 1 and 2
+        green = page.evaluate(
+            """([x, y]) => { const g = document.getElementById('calib-canvas').getContext('2d');
+                const d = g.getImageData(x - 3, y - 3, 7, 7).data; let n = 0;
+                for (let i = 0; i < d.length; i += 4) if (d[i + 1] > 150 && d[i] < 100) n++;
+                return n; }""",
+            [x, y],
+        )
+        assert green > 0
+
+        page.click("#calib-remove")
+        expect(page.locator("#calib-status")).to_contain_text("not calibrated")
+        assert api.get("/api/v1/calibration").json()["calibration"] is None
+        assert not (tmp_path / "calibration.json").exists()
+        assert not errors, errors
+        browser.close()
