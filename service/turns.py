@@ -32,11 +32,17 @@ Submitter = Callable[["TurnSession"], dict[str, Any]]
 
 
 class TurnError(ValueError):
-    """A move the turn does not allow now (``status`` is the HTTP status to answer with)."""
+    """A move the turn does not allow now (``status`` is the HTTP status to answer with;
+    ``info`` holds extra JSON fields for the answer, such as ``missing``)."""
 
-    def __init__(self, message: str, status: int = 409) -> None:
+    def __init__(self, message: str, status: int = 409, **info: Any) -> None:
         super().__init__(message)
         self.status = status
+        self.info = info
+
+
+def _dice(n: int) -> str:
+    return f"{n} {'die' if n == 1 else 'dice'}"
 
 
 @dataclass(slots=True)
@@ -46,11 +52,14 @@ class RollRecord:
     reading: dict[str, Any] | None = None
     photo: bytes | None = None
     source: str = "typed"
+    missing: int = 0
+    """Dice rolled but not found in the photo."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "values": self.values,
             "off_table": self.off_table,
+            "missing": self.missing,
             "source": self.source,
             "reading": self.reading,
         }
@@ -126,37 +135,67 @@ class TurnSession:
         off_table: int = 0,
         reading: dict[str, Any] | None = None,
         photo: bytes | None = None,
+        missing: int = 0,
+        missing_is_bust: bool = True,
     ) -> None:
-        """Record a roll of the dice left. Dice off the table bust a Morning Roll turn at once."""
+        """Record a roll of the dice left. Dice off the table bust a Morning Roll turn at once.
+
+        ``missing``: dice the photo did not show (only for values read from a photo; typed
+        values must count every die). They bust a Morning Roll turn when ``missing_is_bust``,
+        else the roll is refused (409, with ``missing``) so the player retakes or types it.
+        """
         self._ensure_open()
         if self.awaiting == "keep":
             raise TurnError("choose what to keep from the last roll before rolling again")
         if off_table and self.game != MORNING_ROLL:
             raise TurnError(
-                f"{off_table} {'die' if off_table == 1 else 'dice'} left the table: "
-                "roll again (only Morning Roll busts on it)",
+                f"{_dice(off_table)} left the table: roll again (only Morning Roll busts on it)",
                 422,
             )
         expected = self.dice_left
-        if len(values) + off_table != expected:
-            seen = f"{len(values)} on the table" + (f" and {off_table} off it" if off_table else "")
+        seen = len(values) + off_table
+        if missing < 0 or (missing and seen + missing != expected):
+            raise ValueError(f"expected 0 <= missing <= {expected - seen}, got {missing}")
+        busts = self.game == MORNING_ROLL and (off_table > 0 or missing_is_bust)
+        if missing and not busts:
+            raise TurnError(
+                f"{_dice(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
+                "retake the photo with every die in view, or type the values",
+                409,
+                missing=missing,
+                expected=expected,
+                seen=seen,
+            )
+        if seen + missing != expected:
+            shown = f"{len(values)} on the table" + (
+                f" and {off_table} off it" if off_table else ""
+            )
             raise TurnError(
                 f"this roll should have {expected} dice, but {'the photo shows' if photo else 'got'} "
-                f"{seen} ({values}); retake the photo or type the values",
+                f"{shown} ({values}); retake the photo or type the values",
                 422,
             )
         try:
-            self.turn.roll(list(values), off_table=off_table)
+            self.turn.roll(list(values), off_table=off_table + missing)
         except ValueError as exc:  # ScoringError
             raise TurnError(f"cannot roll {values}: {exc}", 422) from None
-        self.rolls.append(RollRecord(list(values), off_table, reading, photo, _src(photo)))
+        if missing:  # the scoring turn counted them as off the table: say what they were
+            self.turn.rolls[-1].update(off_table=off_table, missing=missing)
+        record = RollRecord(list(values), off_table, reading, photo, _src(photo), missing)
+        self.rolls.append(record)
         if self.turn.state == "bust":
             self.outcome = "bust"
-            self.bust_reason = (
-                f"{off_table} {'die' if off_table == 1 else 'dice'} left the table"
-                if off_table
-                else f"no scoring dice in {sorted(values)}"
-            )
+            if off_table:
+                self.bust_reason = f"{_dice(off_table)} left the table" + (
+                    f" ({missing} more missing)" if missing else ""
+                )
+            elif missing:
+                self.bust_reason = (
+                    f"{_dice(missing)} missing: the photo shows {seen} of the {expected} "
+                    "dice rolled"
+                )
+            else:
+                self.bust_reason = f"no scoring dice in {sorted(values)}"
         elif self.turn.state == "banked":
             self.outcome = "banked"
 

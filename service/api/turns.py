@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -90,20 +91,37 @@ async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
 async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
     """A photo of the roll (multipart ``photo``, optional ``values`` corrections) or JSON values.
 
-    Any die off the table busts a Morning Roll turn at once.
+    Any die off the table busts a Morning Roll turn at once; so do dice missing from the photo
+    (``DICECAM_MISSING_DICE=bust``, the default), else (``ask``, and in other games) the roll is
+    refused with 409 and ``missing``, ``expected``, ``seen``. Typed values must count every die.
     """
     session = _session(request, turn_id)
     roll = await parse_roll_input(request)
     values, off_table, reading = await read_roll(request, roll, expected_dice=session.dice_left)
+    missing = 0
+    if roll.values is None:  # read from the photo: dice it did not show are missing
+        missing = max(0, session.dice_left - len(values) - off_table)
+    missing_is_bust = request.app.state.settings.missing_dice == "bust"
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            session.roll(values, off_table=off_table, reading=reading, photo=roll.photo)
+            session.roll(
+                values,
+                off_table=off_table,
+                reading=reading,
+                photo=roll.photo,
+                missing=missing,
+                missing_is_bust=missing_is_bust,
+            )
             return _view(request, session)
 
     try:
         view = await run_in_threadpool(apply)
     except TurnError as exc:
+        if exc.info:  # e.g. dice missing: the page says how many, nothing of the turn is lost
+            return JSONResponse(
+                {"detail": str(exc), **exc.info, "reading": reading}, status_code=exc.status
+            )
         raise HTTPException(exc.status, str(exc)) from None
     view["reading"] = reading
     return view

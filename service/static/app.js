@@ -51,6 +51,7 @@ async function loadConfig() {
   try {
     const cfg = await api("/api/v1/config");
     state.settleFrames = cfg.live_settle_frames || 3;
+    state.missingDice = cfg.missing_dice || "bust";
     ui.game.innerHTML = "";
     for (const g of cfg.games) {
       const opt = document.createElement("option");
@@ -149,9 +150,17 @@ async function showReading(reading, blob) {
   const notes = [`${n} ${n === 1 ? "die" : "dice"}`];
   if (reading.off_table) notes.push(`${reading.off_table} off the table`);
   if (reading.cocked) notes.push(`${reading.cocked} cocked: tap to set it or re-roll`);
-  if (reading.missing) notes.push(`${reading.missing} missing`);
+  if (reading.missing) notes.push(missingNote(reading.missing));
   if (reading.latency_ms != null) notes.push(`${Math.round(reading.latency_ms)} ms`);
   ui.readingNote.textContent = notes.join(" · ");
+}
+
+function missingNote(n) {
+  const what = `${n} ${n === 1 ? "die" : "dice"} missing`;
+  if (state.turn && !state.turn.over && state.turn.game === "morning-roll" && state.missingDice === "bust") {
+    return `${what}: using this roll busts the turn (retake it if a die is just out of view)`;
+  }
+  return `${what}: retake the photo with every die in view, or type the values`;
 }
 
 function draw() {
