@@ -87,6 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="start the detector from this checkpoint (.pt) instead of the recipe's architecture",
     )
+    p.add_argument(
+        "--faces-init",
+        type=Path,
+        default=None,
+        help="start the face classifier from these weights (.pt) instead of from scratch",
+    )
     p.add_argument("--workers", type=int, default=1, help="processes rendering synthetic images")
     p.add_argument(
         "--holdout",
@@ -116,6 +122,10 @@ def run(args: argparse.Namespace) -> int:
         if args.init.suffix != ".pt" or not args.init.is_file():
             raise UsageError(f"--init must be a detector checkpoint (.pt file), got {args.init}")
         recipe.detector.model = str(args.init.resolve())
+    if args.faces_init is not None and not args.faces_init.is_file():
+        raise UsageError(
+            f"--faces-init must be face classifier weights (.pt), got {args.faces_init}"
+        )
     if args.faces_epochs is not None:
         recipe.faces.epochs = args.faces_epochs
     if args.synth is not None:

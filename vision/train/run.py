@@ -77,7 +77,8 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
         ship_detector(weights, onnx, imgsz=d.imgsz)
         print(f"detector -> {onnx}")
     if stage in ("all", "faces"):
-        train_faces(recipe, prepared.train_dirs, faces, val_dirs=prepared.val_dirs)
+        init = getattr(args, "faces_init", None)
+        train_faces(recipe, prepared.train_dirs, faces, val_dirs=prepared.val_dirs, init=init)
         print(f"face classifier -> {faces}")
     if stage in ("all", "card"):
         evaluations = {}
