@@ -18,7 +18,8 @@ from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, UploadLimitMiddleware, build_api_router
 from service.settings import Settings
-from service.turns import Submitter, TurnStore
+from service.turn_store import TurnStore
+from service.turns import Submitter
 
 __all__ = ["create_app"]
 
@@ -83,7 +84,13 @@ def create_app(
         from service.api.submit import TrackerSubmitter
 
         submitter = TrackerSubmitter(Path(settings.data_dir).expanduser() / "outbox")
-    app.state.turns = TurnStore(submitter=submitter)
+    from service.turn_db import TurnDatabase
+
+    turns_db = TurnDatabase(
+        settings.turns_database_file(), settings.turns_database_file().parent / "turn-photos"
+    )
+    app.state.turns = TurnStore(submitter=submitter, database=turns_db)
+    app.router.add_event_handler("shutdown", turns_db.dispose)
 
     max_bytes = int(settings.max_upload_mb * 1_000_000)
     app.add_middleware(UploadLimitMiddleware, max_bytes=max_bytes)

@@ -40,6 +40,16 @@ class Settings(BaseSettings):
     """A Morning Roll photo with fewer dice than rolled: ``bust`` the turn, or ``ask`` the
     player to retake the photo or type the values (``DICECAM_MISSING_DICE``)."""
 
+    turns_database: Path | None = None
+    """SQLite file of the turns in progress (``DICECAM_TURNS_DATABASE``); default
+    ``data_dir / "turns.sqlite3"``, their photos in ``turn-photos/`` beside it."""
+
+    def turns_database_file(self) -> Path:
+        """Where turns are saved: ``turns_database``, else ``data_dir/turns.sqlite3``."""
+        if self.turns_database is not None:
+            return Path(self.turns_database).expanduser()
+        return Path(self.data_dir).expanduser() / "turns.sqlite3"
+
     def calibration_file(self) -> Path:
         """Where the calibration lives: ``calibration``, else ``data_dir/calibration.json``."""
         if self.calibration is not None:

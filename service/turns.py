@@ -2,8 +2,9 @@
 
 A :class:`TurnSession` wraps a :class:`scoring.FarkleTurn` and adds what the camera brings: each
 roll's reading and photo (the evidence sent to the tracker), dice off the table (an immediate
-bust in Morning Roll), and the advisor's ranking of the legal keeps. Sessions live in memory in a
-:class:`TurnStore`; a finished Morning Roll turn is handed to a submitter (the tracker client).
+bust in Morning Roll), and the advisor's ranking of the legal keeps. Sessions live in a
+:class:`service.turn_store.TurnStore` (in memory, and saved to SQLite after every move:
+:mod:`service.turn_db`); a finished Morning Roll turn is handed to a submitter (the tracker).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ __all__ = [
     "RollRecord",
     "TurnError",
     "TurnSession",
-    "TurnStore",
     "Submitter",
 ]
 
@@ -97,6 +97,8 @@ class TurnSession:
     submission: dict[str, Any] | None = None
     tracker_url: str | None = None
     tracker_token: str | None = field(default=None, repr=False)
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    """Every move as played (``roll``, ``keep``, ``bank``): replayed to restore the turn."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- what the turn says --------------------------------------------------------------
@@ -181,6 +183,9 @@ class TurnSession:
             raise TurnError(f"cannot roll {values}: {exc}", 422) from None
         if missing:  # the scoring turn counted them as off the table: say what they were
             self.turn.rolls[-1].update(off_table=off_table, missing=missing)
+        self.moves.append(
+            {"op": "roll", "values": list(values), "off_table": off_table, "missing": missing}
+        )
         record = RollRecord(list(values), off_table, reading, photo, _src(photo), missing)
         self.rolls.append(record)
         if self.turn.state == "bust":
@@ -204,9 +209,12 @@ class TurnSession:
         if self.awaiting != "keep":
             raise TurnError("nothing to keep now: roll the dice first")
         try:
-            self.turn.keep(list(dice), forced_reroll=forced_reroll)
+            chosen = self.turn.keep(list(dice), forced_reroll=forced_reroll)
         except ValueError as exc:  # ScoringError
             raise TurnError(str(exc), 422) from None
+        self.moves.append(
+            {"op": "keep", "dice": list(chosen.dice), "forced_reroll": chosen.forced_reroll}
+        )
         if self.turn.state == "banked":  # five 1s win a five-dice Farkle game (F4)
             self.outcome = "banked"
 
@@ -216,7 +224,29 @@ class TurnSession:
             self.turn.bank()
         except ValueError as exc:  # ScoringError: forced re-roll, total ending in 50, ...
             raise TurnError(str(exc), 409) from None
+        self.moves.append({"op": "bank"})
         self.outcome = "banked"
+
+    def replay(self, moves: list[dict[str, Any]]) -> None:
+        """Play ``moves`` (as recorded in :attr:`moves`) on this fresh turn.
+
+        Raises:
+            TurnError, ValueError: a move the rules refuse (the moves are not of this game).
+        """
+        for move in moves:
+            op = move.get("op")
+            if op == "roll":
+                self.roll(
+                    list(move["values"]),
+                    off_table=int(move.get("off_table", 0)),
+                    missing=int(move.get("missing", 0)),
+                )
+            elif op == "keep":
+                self.keep(list(move["dice"]), move.get("forced_reroll"))
+            elif op == "bank":
+                self.bank()
+            else:
+                raise ValueError(f"expected a move 'roll', 'keep' or 'bank', got {op!r}")
 
     @property
     def points(self) -> int:
@@ -294,81 +324,3 @@ def rank_keeps(keeps: list[dict[str, Any]], advice: list[dict[str, Any]]) -> lis
 
 def _src(photo: bytes | None) -> str:
     return "photo" if photo else "typed"
-
-
-class TurnStore:
-    """Turn sessions by id, in memory: at most ``max_turns`` (finished ones go first), none
-    older than ``max_age_s``."""
-
-    def __init__(self, submitter: Submitter | None = None, max_turns: int = 500) -> None:
-        self._turns: dict[str, TurnSession] = {}
-        self._lock = threading.Lock()
-        self.submitter = submitter
-        self.max_turns = max_turns
-        self.max_age_s = 24 * 3600.0
-        """Turns are dropped a day after they started (Morning Roll: one turn a day)."""
-        self._advisors: dict[str, Any] = {}
-
-    def start(
-        self,
-        player: str,
-        game: str,
-        *,
-        tracker_url: str | None = None,
-        tracker_token: str | None = None,
-    ) -> TurnSession:
-        from scoring import FarkleTurn, get_advisor, get_game
-
-        rules = get_game(game)
-        if not callable(getattr(rules, "keeps", None)):
-            raise TurnError(
-                f"{game} is not played as keep-and-reroll turns; score its rolls with "
-                f"POST /api/v1/score?game={game}",
-                422,
-            )
-        if game not in self._advisors:
-            try:
-                self._advisors[game] = get_advisor(game)
-            except Exception:  # no advice is better than no turn
-                self._advisors[game] = None
-        advisor = self._advisors[game]
-        session = TurnSession(player, game, FarkleTurn(rules), rules, advisor)
-        session.tracker_url, session.tracker_token = tracker_url, tracker_token
-        with self._lock:
-            stale = time.time() - self.max_age_s
-            for old in [k for k, t in self._turns.items() if t.created < stale]:
-                del self._turns[old]
-            if len(self._turns) >= self.max_turns:
-                victim = min(self._turns.values(), key=lambda s: (not s.over, s.created))
-                del self._turns[victim.id]
-            self._turns[session.id] = session
-        return session
-
-    def get(self, turn_id: str) -> TurnSession:
-        with self._lock:
-            session = self._turns.get(turn_id)
-        if session is None:
-            raise TurnError(
-                f"no turn with id {turn_id!r} (turns are kept in memory until restart)", 404
-            )
-        return session
-
-    def finish(self, session: TurnSession) -> None:
-        """Submit a finished Morning Roll turn (bank or bust) once, then let go of its photos
-        (a submitted or queued turn keeps them in the tracker or the outbox)."""
-        if not session.over or session.submission is not None:
-            return
-        if session.game != MORNING_ROLL:
-            session.submission = {
-                "status": "not-submitted",
-                "detail": "only Morning Roll turns are tracked",
-            }
-        elif self.submitter is None:
-            session.submission = {"status": "not-submitted", "detail": "no tracker configured"}
-        else:
-            try:
-                session.submission = self.submitter(session)
-            except Exception as exc:  # the turn is kept; the player sees why it was not sent
-                session.submission = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"}
-        for roll in session.rolls:
-            roll.photo = None

@@ -11,7 +11,8 @@ from starlette.concurrency import run_in_threadpool
 
 from service.api.reading import read_roll
 from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
-from service.turns import TurnError, TurnSession, TurnStore
+from service.turn_store import TurnStore
+from service.turns import TurnError, TurnSession
 
 __all__ = ["router"]
 
@@ -45,7 +46,10 @@ def _session(request: Request, turn_id: str) -> TurnSession:
 
 
 def _view(request: Request, session: TurnSession) -> dict[str, Any]:
-    _store(request).finish(session)
+    """After a move: submit a finished turn, save the turn, and say where it stands."""
+    store = _store(request)
+    store.finish(session)
+    store.save(session)
     return session.to_dict()
 
 

@@ -222,7 +222,7 @@ def test_every_game_is_scored_from_a_photo(server, rules_dir):
 
 
 def test_turn_store_lets_go_of_photos_and_old_turns():
-    from service.turns import TurnStore
+    from service.turn_store import TurnStore
 
     sent = []
     store = TurnStore(

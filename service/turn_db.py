@@ -1,0 +1,213 @@
+"""Turns in progress on disk, so that a restart or a crash of the service loses no turn.
+
+One SQLite row per turn (``<data dir>/turns.sqlite3``, SQLAlchemy), rewritten in one
+transaction after every move: the player, the game, the moves as played (replayed through the
+rules on load, so the turn's state is never stored twice), each roll's values and reading, the
+outcome and the tracker submission. Photos stay out of the database: each roll's photo is a file
+``<data dir>/turn-photos/<turn id>-<roll>.photo`` (written atomically) until the finished turn
+has been handed to the tracker, then it is deleted, as the in-memory copy was before.
+
+The file is created readable by its owner only: it holds the players' tracker tokens (needed to
+submit a turn finished after a restart).
+
+Example:
+    >>> db = TurnDatabase(tmp / "turns.sqlite3", tmp / "turn-photos")  # doctest: +SKIP
+    >>> db.save(session); db.load(restore)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import JSON, Float, Integer, String, Text, delete, select
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+if TYPE_CHECKING:
+    from service.turns import TurnSession
+
+__all__ = ["FORMAT", "TurnDatabase", "TurnRow"]
+
+log = logging.getLogger("dicecam.service")
+
+FORMAT = 1
+"""Version of a row's layout (``moves``, ``rolls``): rows of other versions are not loaded."""
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class TurnRow(Base):
+    __tablename__ = "turns"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    format: Mapped[int] = mapped_column(Integer, default=FORMAT)
+    player: Mapped[str] = mapped_column(String(80))
+    game: Mapped[str] = mapped_column(String(40))
+    created: Mapped[float] = mapped_column(Float, index=True)
+    updated: Mapped[float] = mapped_column(Float)
+    moves: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    rolls: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    """Each roll's values, off_table, missing, source, reading and photo file name (or null)."""
+    outcome: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    submission: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    tracker_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    tracker_token: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` readable by its owner only (SQLite gives its -wal/-shm files the same)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    if os.name == "posix":
+        path.chmod(0o600)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".photo-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class TurnDatabase:
+    """Saves, loads and deletes turns (:class:`service.turns.TurnSession`) and their photos.
+
+    Args:
+        path: the SQLite file (created, with its folder).
+        photo_dir: where the photos of unfinished turns are kept (created).
+    """
+
+    def __init__(self, path: str | Path, photo_dir: str | Path) -> None:
+        from service.tracker.db import make_engine
+
+        self.path = Path(path).expanduser()
+        self.photo_dir = Path(photo_dir).expanduser()
+        self.photo_dir.mkdir(parents=True, exist_ok=True)
+        _private_file(self.path)
+        self.engine = make_engine(f"sqlite:///{self.path}")
+        Base.metadata.create_all(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._lock = threading.Lock()  # one writer at a time in this process
+
+    # -- photos --------------------------------------------------------------------------------
+    def _photo_name(self, turn_id: str, index: int) -> str:
+        return f"{turn_id}-{index}.photo"
+
+    def _sync_photos(self, session: TurnSession) -> tuple[list[str | None], list[Path]]:
+        """Write the photos the turn still holds; returns each roll's file name and the files
+        to delete once the row is committed (photos the turn has let go of)."""
+        names: list[str | None] = []
+        stale: list[Path] = []
+        for i, roll in enumerate(session.rolls):
+            name = self._photo_name(session.id, i)
+            path = self.photo_dir / name
+            if roll.photo is not None:
+                if not path.is_file():
+                    _write_atomically(path, roll.photo)
+                names.append(name)
+            else:
+                names.append(None)
+                if path.exists():
+                    stale.append(path)
+        return names, stale
+
+    def _photo(self, name: str | None) -> bytes | None:
+        if not name:
+            return None
+        try:
+            return (self.photo_dir / Path(name).name).read_bytes()
+        except OSError as exc:
+            log.warning("turn photo %s is gone (%s): the turn goes on without it", name, exc)
+            return None
+
+    # -- rows ----------------------------------------------------------------------------------
+    def save(self, session: TurnSession) -> None:
+        """Write the whole turn in one transaction (photos first, as files)."""
+        names, stale = self._sync_photos(session)
+        rolls = [
+            {**r.to_dict(), "photo": name} for r, name in zip(session.rolls, names, strict=True)
+        ]
+        row = TurnRow(
+            id=session.id,
+            format=FORMAT,
+            player=session.player,
+            game=session.game,
+            created=session.created,
+            updated=time.time(),
+            moves=list(session.moves),
+            rolls=rolls,
+            outcome=session.outcome,
+            submission=session.submission,
+            tracker_url=session.tracker_url,
+            tracker_token=session.tracker_token,
+        )
+        with self._lock, self._sessions() as db, db.begin():
+            db.merge(row)
+        for path in stale:
+            path.unlink(missing_ok=True)
+
+    def load(
+        self, restore: Callable[[TurnRow, list[bytes | None]], TurnSession | None], since: float
+    ) -> list[TurnSession]:
+        """The turns started at or after ``since`` (epoch seconds), rebuilt by ``restore``
+        from each row and its photos; rows ``restore`` cannot use are skipped with a warning."""
+        with self._sessions() as db:
+            rows = list(
+                db.scalars(
+                    select(TurnRow)
+                    .where(TurnRow.created >= since, TurnRow.format == FORMAT)
+                    .order_by(TurnRow.created)
+                )
+            )
+        out = []
+        for row in rows:
+            photos = [self._photo(r.get("photo")) for r in row.rolls]
+            try:
+                session = restore(row, photos)
+            except Exception as exc:
+                log.warning("turn %s could not be restored and is skipped: %s", row.id, exc)
+                continue
+            if session is not None:
+                out.append(session)
+        return out
+
+    def delete(self, turn_ids: Iterable[str] = (), *, before: float | None = None) -> None:
+        """Delete these turns, and those started before ``before``, with their photos."""
+        ids = list(turn_ids)
+        with self._lock, self._sessions() as db, db.begin():
+            if ids:
+                db.execute(delete(TurnRow).where(TurnRow.id.in_(ids)))
+            if before is not None:
+                old = list(db.scalars(select(TurnRow.id).where(TurnRow.created < before)))
+                db.execute(delete(TurnRow).where(TurnRow.created < before))
+                ids += old
+        for turn_id in ids:
+            for path in self.photo_dir.glob(f"{turn_id}-*.photo"):
+                path.unlink(missing_ok=True)
+
+    def remove_orphan_photos(self) -> int:
+        """Delete photo files of turns the database does not hold; returns how many."""
+        with self._sessions() as db:
+            known = set(db.scalars(select(TurnRow.id)))
+        removed = 0
+        for path in self.photo_dir.glob("*.photo"):
+            if path.name.rsplit("-", 1)[0] not in known:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    def dispose(self) -> None:
+        self.engine.dispose()

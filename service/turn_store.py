@@ -1,0 +1,154 @@
+"""The turns the service holds: by id, a day at most, saved after every move when there is a
+database (:mod:`service.turn_db`), reloaded at start; finished turns go to the submitter."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from service.turns import MORNING_ROLL, Submitter, TurnError, TurnSession
+
+__all__ = ["TurnStore"]
+
+log = logging.getLogger("dicecam.service")
+
+
+class TurnStore:
+    """Turn sessions by id: at most ``max_turns`` (finished ones go first), none older than
+    ``max_age_s``. With a ``database`` (:class:`service.turn_db.TurnDatabase`) every change is
+    saved (:meth:`save`) and the turns of the last ``max_age_s`` are reloaded at start."""
+
+    def __init__(
+        self, submitter: Submitter | None = None, max_turns: int = 500, database: Any = None
+    ) -> None:
+        self._turns: dict[str, TurnSession] = {}
+        self._lock = threading.Lock()
+        self.submitter = submitter
+        self.max_turns = max_turns
+        self.max_age_s = 24 * 3600.0
+        """Turns are dropped a day after they started (Morning Roll: one turn a day)."""
+        self._advisors: dict[str, Any] = {}
+        self.database = database
+        if database is not None:
+            stale = time.time() - self.max_age_s
+            database.delete(before=stale)
+            for session in database.load(self._restore, since=stale):
+                self._turns[session.id] = session
+            database.remove_orphan_photos()
+
+    def _advisor(self, game: str) -> Any:
+        from scoring import get_advisor
+
+        if game not in self._advisors:
+            try:
+                self._advisors[game] = get_advisor(game)
+            except Exception:  # no advice is better than no turn
+                self._advisors[game] = None
+        return self._advisors[game]
+
+    def _new(self, player: str, game: str) -> TurnSession:
+        from scoring import FarkleTurn, get_game
+
+        rules = get_game(game)
+        if not callable(getattr(rules, "keeps", None)):
+            raise TurnError(
+                f"{game} is not played as keep-and-reroll turns; score its rolls with "
+                f"POST /api/v1/score?game={game}",
+                422,
+            )
+        return TurnSession(player, game, FarkleTurn(rules), rules, self._advisor(game))
+
+    def _restore(self, row: Any, photos: list[bytes | None]) -> TurnSession:
+        """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves."""
+        session = self._new(row.player, row.game)
+        session.id, session.created = row.id, row.created
+        session.replay(row.moves)
+        if len(row.rolls) != len(session.rolls):
+            raise ValueError(f"expected {len(session.rolls)} saved rolls, got {len(row.rolls)}")
+        for record, saved, photo in zip(session.rolls, row.rolls, photos, strict=True):
+            record.reading, record.photo = saved.get("reading"), photo
+            record.source = saved.get("source", record.source)
+        session.submission = row.submission
+        session.tracker_url, session.tracker_token = row.tracker_url, row.tracker_token
+        return session
+
+    def start(
+        self,
+        player: str,
+        game: str,
+        *,
+        tracker_url: str | None = None,
+        tracker_token: str | None = None,
+    ) -> TurnSession:
+        session = self._new(player, game)
+        session.tracker_url, session.tracker_token = tracker_url, tracker_token
+        dropped: list[str] = []
+        with self._lock:
+            stale = time.time() - self.max_age_s
+            dropped += [k for k, t in self._turns.items() if t.created < stale]
+            for old in dropped:
+                del self._turns[old]
+            if len(self._turns) >= self.max_turns:
+                victim = min(self._turns.values(), key=lambda s: (not s.over, s.created))
+                del self._turns[victim.id]
+                dropped.append(victim.id)
+            self._turns[session.id] = session
+        if self.database is not None:
+            if dropped:
+                self.database.delete(dropped)
+            self.save(session)
+        return session
+
+    def get(self, turn_id: str) -> TurnSession:
+        with self._lock:
+            session = self._turns.get(turn_id)
+        if session is None:
+            kept = "a day" if self.database is not None else "in memory until restart"
+            raise TurnError(f"no turn with id {turn_id!r} (turns are kept {kept})", 404)
+        return session
+
+    def save(self, session: TurnSession) -> None:
+        """Write the turn to the database (nothing without one). When that fails the turn
+        goes back to its last saved state and TurnError (503) says so."""
+        if self.database is None:
+            return
+        try:
+            self.database.save(session)
+        except Exception as exc:
+            log.exception("turn %s could not be saved", session.id)
+            restored = self.database.load(
+                lambda row, photos: self._restore(row, photos) if row.id == session.id else None,
+                since=session.created,
+            )
+            with self._lock:
+                if restored:
+                    self._turns[session.id] = restored[0]
+                else:
+                    self._turns.pop(session.id, None)
+            raise TurnError(
+                f"the turn could not be saved ({type(exc).__name__}: {exc}); "
+                "its last move was undone, try again",
+                503,
+            ) from None
+
+    def finish(self, session: TurnSession) -> None:
+        """Submit a finished Morning Roll turn (bank or bust) once, then let go of its photos
+        (a submitted or queued turn keeps them in the tracker or the outbox)."""
+        if not session.over or session.submission is not None:
+            return
+        if session.game != MORNING_ROLL:
+            session.submission = {
+                "status": "not-submitted",
+                "detail": "only Morning Roll turns are tracked",
+            }
+        elif self.submitter is None:
+            session.submission = {"status": "not-submitted", "detail": "no tracker configured"}
+        else:
+            try:
+                session.submission = self.submitter(session)
+            except Exception as exc:  # the turn is kept; the player sees why it was not sent
+                session.submission = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"}
+        for roll in session.rolls:
+            roll.photo = None
