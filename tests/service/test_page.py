@@ -288,3 +288,35 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
         expect(page.locator("#keeps li button").first).to_contain_text("Keep 1 5")
         expect(page.locator("#keeps li button").first).to_contain_text("150 pts")
         browser.close()
+
+
+def test_dice_missing_from_the_photo_bust_and_the_page_says_why(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    truth = sorted(truth_dice(sample), key=lambda d: d.box[0])
+    reader = TruthReader(truth)
+    reader.script.append(truth[:4])  # two dice rolled out of view
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        page.goto(server.url + "/")
+        page.fill("#player", "tom")
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        page.set_input_files(
+            "#file",
+            files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": photo(sample, 85)}],
+        )
+        expect(page.locator("#reading-note")).to_contain_text(
+            "2 dice missing: using this roll busts the turn"
+        )
+        page.click("#use-roll")
+        expect(page.locator("#message")).to_contain_text(
+            "Bust: 2 dice missing: the photo shows 4 of the 6 dice rolled"
+        )
+        expect(page.locator("#turn-state")).to_have_text("bust")
+        browser.close()
