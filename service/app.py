@@ -56,6 +56,19 @@ def _default_tracker_app(settings: Settings) -> Any | None:
     return create_tracker_app(url)
 
 
+def _turns_database(settings: Settings) -> Any | None:
+    """The SQLite file turns are saved to; None (turns in memory only, with a warning) when it
+    cannot be opened, so that a read-only data dir does not stop the service."""
+    from service.turn_db import TurnDatabase
+
+    path = settings.turns_database_file()
+    try:
+        return TurnDatabase(path, path.parent / "turn-photos")
+    except Exception as exc:
+        log.warning("turns are kept in memory only: cannot open %s (%s)", path, exc)
+        return None
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -84,13 +97,9 @@ def create_app(
         from service.api.submit import TrackerSubmitter
 
         submitter = TrackerSubmitter(Path(settings.data_dir).expanduser() / "outbox")
-    from service.turn_db import TurnDatabase
-
-    turns_db = TurnDatabase(
-        settings.turns_database_file(), settings.turns_database_file().parent / "turn-photos"
-    )
-    app.state.turns = TurnStore(submitter=submitter, database=turns_db)
-    app.router.add_event_handler("shutdown", turns_db.dispose)
+    app.state.turns = TurnStore(submitter=submitter, database=_turns_database(settings))
+    if app.state.turns.database is not None:
+        app.router.add_event_handler("shutdown", app.state.turns.database.dispose)
 
     max_bytes = int(settings.max_upload_mb * 1_000_000)
     app.add_middleware(UploadLimitMiddleware, max_bytes=max_bytes)

@@ -185,3 +185,15 @@ def test_turns_older_than_a_day_are_not_reloaded(tmp_path):
     assert not list((tmp_path / "photos").glob("*.photo"))
     assert oct((tmp_path / "turns.sqlite3").stat().st_mode & 0o777) == "0o600"
     db.dispose()
+
+
+def test_a_database_that_cannot_be_opened_keeps_turns_in_memory(tmp_path, caplog):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the database folder should be")
+    settings = Settings(data_dir=tmp_path, turns_database=blocker / "turns.sqlite3")
+    app = create_app(settings, reader=QueueReader(), tracker_app=None, submitter=None)
+    assert "turns are kept in memory only" in caplog.text
+    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        t = c.post("/api/v1/turns", json={"player": "ann"}).json()
+        r = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [1, 2, 2, 3, 4, 6]})
+        assert r.status_code == 200 and r.json()["awaiting"] == "keep"
