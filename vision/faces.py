@@ -65,12 +65,15 @@ class FaceClassifier:
     Args:
         model: ONNX file with input N x 3 x S x S (RGB, 0..1) and output N x 7 logits.
         threads: onnxruntime intra-op threads.
+        tta: average the probabilities of the crop's four quarter turns (a top face has no
+            "up"; about 2 points of accuracy on held-out synthetic dice for 4x a tiny cost).
     """
 
-    def __init__(self, model: str | Path, *, threads: int = 2) -> None:
+    def __init__(self, model: str | Path, *, threads: int = 2, tta: bool = True) -> None:
         import onnxruntime as ort
 
         self.model_path = Path(model)
+        self.tta = tta
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -96,10 +99,15 @@ class FaceClassifier:
             return np.zeros(0, np.intp), np.zeros(0, bool), np.zeros((0, 7), np.float32)
         crops = np.stack([crop_die(rgb, b, self.size) for b in boxes])
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
-        logits = self._session.run(None, {self._input: blob})[0].astype(np.float32)
+        if self.tta:
+            blob = np.concatenate([np.rot90(blob, k, axes=(2, 3)) for k in range(4)])
+        logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
+        logits = logits.astype(np.float32)
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         probs /= probs.sum(axis=1, keepdims=True)
+        if self.tta:
+            probs = probs.reshape(4, n, -1).mean(axis=0)
         values = probs[:, :6].argmax(axis=1) + 1
         cocked = probs[:, 6] > probs[:, :6].max(axis=1) if probs.shape[1] > 6 else np.zeros(n, bool)
         return values, cocked, probs

@@ -217,7 +217,7 @@ class DiceReader:
                 raise ModelError(f"face classifier not found: {path}")
             return None
         try:
-            return FaceClassifier(path, threads=threads)
+            return FaceClassifier(path, threads=threads, tta=self.settings.faces_tta)
         except Exception as exc:
             raise ModelError(f"cannot load face classifier {path}: {exc}") from None
 

@@ -101,3 +101,29 @@ def test_one_class_detector_finds_dice_and_the_classifier_reads_them(tmp_path):
     assert [d.value for d in dice] == [2, 6]  # the 0.1 box is under the confidence threshold
     assert [d.confidence for d in dice] == pytest.approx([0.9, 0.7])
     np.testing.assert_allclose(dice[1].box, (400, 280, 480, 360), atol=1e-3)
+
+
+def test_classifier_averages_the_four_quarter_turns(tmp_path):
+    from vision.faces import FaceClassifier
+
+    model = _classifier(tmp_path / "c-faces.onnx")
+    seen = []
+
+    class Turned:  # the k-th quarter turn of every crop reads face k + 1
+        def run(self, names, feeds):
+            blob = next(iter(feeds.values()))
+            seen.append(blob.shape[0])
+            logits = np.full((blob.shape[0], 7), -20.0, np.float32)
+            n = blob.shape[0] // 4
+            for k in range(4):
+                logits[k * n : (k + 1) * n, k] = 20.0
+            return [logits]
+
+    fc = FaceClassifier(model, tta=True)
+    fc._session = Turned()
+    boxes = np.array([[10, 10, 50, 50], [60, 60, 100, 100]], np.float32)
+    values, _, probs = fc.classify(np.zeros((120, 120, 3), np.uint8), boxes)
+    assert seen == [8]  # 2 dice x 4 turns in one run
+    np.testing.assert_allclose(probs[:, :4], 0.25, atol=1e-4)
+    plain = FaceClassifier(model, tta=False)
+    assert plain.classify(np.zeros((120, 120, 3), np.uint8), boxes)[2].shape == (2, 7)

@@ -13,13 +13,22 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FaceNet", "export_classifier", "train_classifier"]
+__all__ = [
+    "FaceNet",
+    "export_classifier",
+    "load_classifier",
+    "save_classifier",
+    "train_classifier",
+]
 
 N_CLASSES = 7
 
 
-def _build_model():
+def _build_model(width: float = 1.0):
+    """The network; ``width`` scales every layer's channels (1.0: 16-32-64-96)."""
     import torch.nn as nn
+
+    c1, c2, c3, c4 = (max(8, round(c * width / 8) * 8) for c in (16, 32, 64, 96))
 
     def block(cin: int, cout: int) -> nn.Sequential:
         return nn.Sequential(
@@ -32,22 +41,43 @@ def _build_model():
             nn.MaxPool2d(2),
         )
 
-    return nn.Sequential(
-        nn.Conv2d(3, 16, 3, padding=1, bias=False),
-        nn.BatchNorm2d(16),
+    model = nn.Sequential(
+        nn.Conv2d(3, c1, 3, padding=1, bias=False),
+        nn.BatchNorm2d(c1),
         nn.ReLU(inplace=True),
         nn.MaxPool2d(2),  # 24
-        block(16, 32),  # 12
-        block(32, 64),  # 6
-        block(64, 96),  # 3
+        block(c1, c2),  # 12
+        block(c2, c3),  # 6
+        block(c3, c4),  # 3
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(96, N_CLASSES),
+        nn.Linear(c4, N_CLASSES),
     )
+    model.width = width
+    return model
 
 
 FaceNet = _build_model
+
+
+def save_classifier(model, path: Path) -> Path:
+    """Save weights with the width they need (``load_classifier`` rebuilds the network)."""
+    import torch
+
+    torch.save({"width": getattr(model, "width", 1.0), "state_dict": model.state_dict()}, path)
+    return Path(path)
+
+
+def load_classifier(path: Path):
+    """The network saved at ``path`` (also reads plain state dicts of width 1.0)."""
+    import torch
+
+    saved = torch.load(path, map_location="cpu")
+    width, state = (saved["width"], saved["state_dict"]) if "state_dict" in saved else (1.0, saved)
+    model = FaceNet(width)
+    model.load_state_dict(state)
+    return model
 
 
 def _augment(batch, generator):
@@ -96,6 +126,7 @@ def train_classifier(
     init: Path | None = None,
     val: tuple[np.ndarray, np.ndarray] | None = None,
     threads: int | None = None,
+    width: float = 1.0,
     log=print,
 ):
     """Train the face classifier on crops (N x 64 x 64 x 3 BGR uint8) and return the model."""
@@ -106,9 +137,7 @@ def train_classifier(
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model = FaceNet()
-    if init is not None:
-        model.load_state_dict(torch.load(init, map_location="cpu"))
+    model = load_classifier(init) if init is not None else FaceNet(width)
     x_all = _to_tensor(crops)
     y_all = torch.from_numpy(np.asarray(classes, np.int64))
     counts = torch.bincount(y_all, minlength=N_CLASSES).float()

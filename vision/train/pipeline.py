@@ -99,9 +99,8 @@ def train_faces(
 
     The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later.
     """
-    import torch
 
-    from .classifier import export_classifier, train_classifier
+    from .classifier import export_classifier, save_classifier, train_classifier
     from .crops import load_crops
 
     x, y = load_crops(train_dirs, jitter=recipe.faces.jitter)
@@ -116,11 +115,12 @@ def train_faces(
         init=init,
         val=val,
         threads=threads,
+        width=recipe.faces.width,
         log=log,
     )
     out_onnx = Path(out_onnx)
     export_classifier(model, out_onnx)
-    torch.save(model.state_dict(), out_onnx.with_suffix(".pt"))
+    save_classifier(model, out_onnx.with_suffix(".pt"))
     return out_onnx
 
 

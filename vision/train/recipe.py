@@ -49,6 +49,8 @@ class FacesRecipe(BaseModel):
     batch: int = Field(128, ge=1)
     lr: float = Field(3e-3, gt=0)
     jitter: int = Field(2, ge=0)
+    width: float = Field(1.0, gt=0)
+    """Channel multiplier of the network (1.0: 16-32-64-96 channels)."""
 
 
 class TestRecipe(BaseModel):
