@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections import Counter
 from pathlib import Path
 
 from .recipe import REPO, Recipe
@@ -100,7 +101,10 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             data=[
                 f"Synthetic: {recipe.synth.n} images rendered by `dicecam synth` (seed "
                 f"{recipe.synth.seed}, {recipe.synth.size[0]}x{recipe.synth.size[1]}).",
-                *[f"Real: {p}" for p in recipe.real],
+                *[
+                    f"Real: {p}" + (f" (listed {k} times: weighs {k}x)" if k > 1 else "")
+                    for p, k in Counter(recipe.real).items()
+                ],
                 *[f"Extra: {p}" for p in args.data or []],
             ],
             command="\n".join(recipe.reproduce)
