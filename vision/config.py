@@ -31,7 +31,7 @@ class VisionSettings(BaseSettings):
         None, description="face classifier ONNX (default: NAME-faces.onnx beside the model)"
     )
     faces_tta: bool = Field(
-        True, description="face classifier reads each die at four quarter turns (DICECAM_FACES_TTA)"
+        True, description="face classifier reads each die and its mirror image (DICECAM_FACES_TTA)"
     )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")

@@ -103,27 +103,28 @@ def test_one_class_detector_finds_dice_and_the_classifier_reads_them(tmp_path):
     np.testing.assert_allclose(dice[1].box, (400, 280, 480, 360), atol=1e-3)
 
 
-def test_classifier_averages_the_four_quarter_turns(tmp_path):
+def test_classifier_averages_the_crop_and_its_mirror(tmp_path):
     from vision.faces import FaceClassifier
 
     model = _classifier(tmp_path / "c-faces.onnx")
     seen = []
 
-    class Turned:  # the k-th quarter turn of every crop reads face k + 1
+    class Mirrored:  # a crop reads face 1, its mirror face 2; checks the second half is mirrored
         def run(self, names, feeds):
             blob = next(iter(feeds.values()))
             seen.append(blob.shape[0])
+            n = blob.shape[0] // 2
+            np.testing.assert_array_equal(blob[n:], blob[:n, :, :, ::-1])
             logits = np.full((blob.shape[0], 7), -20.0, np.float32)
-            n = blob.shape[0] // 4
-            for k in range(4):
-                logits[k * n : (k + 1) * n, k] = 20.0
+            logits[:n, 0] = logits[n:, 1] = 20.0
             return [logits]
 
     fc = FaceClassifier(model, tta=True)
-    fc._session = Turned()
+    fc._session = Mirrored()
+    rgb = np.random.default_rng(0).integers(0, 255, (120, 120, 3), dtype=np.uint8)
     boxes = np.array([[10, 10, 50, 50], [60, 60, 100, 100]], np.float32)
-    values, _, probs = fc.classify(np.zeros((120, 120, 3), np.uint8), boxes)
-    assert seen == [8]  # 2 dice x 4 turns in one run
-    np.testing.assert_allclose(probs[:, :4], 0.25, atol=1e-4)
+    values, _, probs = fc.classify(rgb, boxes)
+    assert seen == [4]  # 2 dice and their mirrors in one run
+    np.testing.assert_allclose(probs[:, :2], 0.5, atol=1e-4)
     plain = FaceClassifier(model, tta=False)
     assert plain.classify(np.zeros((120, 120, 3), np.uint8), boxes)[2].shape == (2, 7)
