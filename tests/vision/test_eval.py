@@ -230,12 +230,16 @@ def test_evaluate_dataset_rejects_an_empty_dataset(tmp_path):
 
 
 @pytest.mark.slow
-def test_shipped_model_on_real_photos(roboflow_eval, repo_root):
+def test_shipped_model_reads_real_photos_as_its_card_says(roboflow_eval, repo_root):
     model = repo_root / "models" / "dicecam-reader.onnx"
     if not model.is_file():
         pytest.skip(f"shipped model not committed yet: {model}")
+    card = json.loads(model.with_suffix(".json").read_text())["evaluations"]
+    stated = card["roboflow-dice eval (real)"]
     result = evaluate_dataset(roboflow_eval, model=model)
-    # the targets are 99.5% / 99.5% / 97%; this guards against a broken runtime or export
-    assert result.images == 132 and not result.errors
-    assert result.face_accuracy >= 0.9 and result.recall >= 0.9 and result.exact_accuracy >= 0.7
+    assert result.images == stated["images"] == 132 and not result.errors
+    # the figures the model card states (the targets, 99.5% / 99.5% / 97%, are not met)
+    got = result.to_dict()
+    for key in ("face_accuracy", "recall", "precision", "exact_accuracy"):
+        assert got[key] == pytest.approx(stated[key], abs=0.01), key
     assert np.median(result.latencies_ms) < 1000

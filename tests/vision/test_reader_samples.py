@@ -3,6 +3,8 @@
 ``datasets/samples/truth.json`` maps each photo to its values, either ``{"a.jpg": [1, 3, 5]}`` or
 ``{"a.jpg": {"values": [1, 3, 5], "off_table": 0, "cocked": 0}}`` (or a list of objects with an
 ``"image"`` key). Values are compared as multisets; ``off_table``/``cocked`` counts when given.
+A photo the shipped model is known to misread carries ``"known_misread": "why"``: its test is a
+strict xfail, so it fails (and the mark must go) as soon as a model reads it right.
 """
 
 from __future__ import annotations
@@ -39,8 +41,20 @@ def reader() -> DiceReader:
     return DiceReader(MODEL)
 
 
+def _cases() -> list:
+    return [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(strict=True, reason=TRUTH[name]["known_misread"])
+            if TRUTH[name].get("known_misread")
+            else (),
+        )
+        for name in sorted(TRUTH)
+    ]
+
+
 @pytest.mark.skipif(not TRUTH, reason=f"no sample photos with truth at {SAMPLES / 'truth.json'}")
-@pytest.mark.parametrize("name", sorted(TRUTH))
+@pytest.mark.parametrize("name", _cases())
 def test_sample_photo_reads_true_values(reader, name):
     truth = TRUTH[name]
     reading = reader.read(SAMPLES / name, expected_dice=truth.get("expected_dice"))

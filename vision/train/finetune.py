@@ -133,7 +133,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     name = args.name or f"{base.stem}-ft"
     out = (args.out or Path("runs/finetune")).resolve()
     work = args.work.resolve() / name
-    replay = recipe.real_dirs()
+    replay = list(dict.fromkeys(recipe.real_dirs()))  # a folder listed twice weighs twice
     train_dir, held_dir, n_train, n_held = split_dataset(
         args.data, work / "split", holdout=args.holdout, replay=replay, seed=args.seed
     )
