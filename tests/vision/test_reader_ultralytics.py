@@ -3,6 +3,7 @@ dice as ultralytics' own predictor on the same file: metadata, layout and box ma
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -44,8 +45,12 @@ rows = [[*map(float, b.xyxy[0]), float(b.conf[0]), int(b.cls[0])] for b in pred.
 
 @pytest.mark.slow
 def test_matches_ultralytics_predictions_on_its_own_export(tmp_path):
-    pytest.importorskip("ultralytics", reason="the train extra (ultralytics) makes the export")
-    pytest.importorskip("onnxslim", reason="ultralytics' ONNX export needs onnxslim offline")
+    # find_spec, not importorskip: importing ultralytics here would patch PIL.Image.open for
+    # every later test of the session (the export runs in a subprocess)
+    if importlib.util.find_spec("ultralytics") is None:
+        pytest.skip("the train extra (ultralytics) makes the export")
+    if importlib.util.find_spec("onnxslim") is None:
+        pytest.skip("ultralytics' ONNX export needs onnxslim offline")
     image = tmp_path / "scene.png"
     rng = np.random.default_rng(1)
     Image.fromarray(rng.integers(0, 255, (160, 160, 3), dtype=np.uint8)).save(image)

@@ -78,10 +78,12 @@ def prepare_ultralytics(
 
     pillow_open = Image.open
     import ultralytics
+    import ultralytics.utils.patches  # noqa: F401  (patches Image.open on its first import)
     from ultralytics.utils import SETTINGS, torch_utils
 
-    # ultralytics monkey-patches PIL.Image.open process-wide; give Pillow its own back so
-    # an unreadable photo stays a plain UnidentifiedImageError everywhere else.
+    # ultralytics monkey-patches PIL.Image.open process-wide when its patches module is first
+    # imported (lazily, by training or export, unless imported above); give Pillow its own back
+    # so an unreadable photo stays a plain UnidentifiedImageError everywhere else.
     Image.open = pillow_open
 
     n = threads or int(os.environ.get("DICECAM_TRAIN_THREADS") or 0) or os.cpu_count() or 1
