@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -75,13 +76,23 @@ def train_detector(
 
 
 def export_onnx(weights: Path, out_file: Path, *, imgsz: int = 320) -> Path:
-    """Export ``weights`` to an ONNX file the runtime loads with onnxruntime (no NMS inside)."""
+    """Export ``weights`` to an ONNX file the runtime loads with onnxruntime (no NMS inside).
+
+    ultralytics writes its export beside the weights (``NAME.onnx``), which for a shipped
+    ``models/NAME.pt`` is the shipped model itself: the export runs on a copy in a temporary
+    folder, and only ``out_file`` is written.
+    """
     ultralytics = prepare_ultralytics()
-    yolo = ultralytics.YOLO(str(weights))
-    exported = Path(
-        yolo.export(format="onnx", imgsz=imgsz, dynamic=False, simplify=True, opset=17, nms=False)
-    )
-    out_file = Path(out_file)
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exported, out_file)
+    with tempfile.TemporaryDirectory(prefix="dicecam-export-") as tmp:
+        copy = Path(tmp) / Path(weights).name
+        shutil.copyfile(weights, copy)
+        yolo = ultralytics.YOLO(str(copy))
+        exported = Path(
+            yolo.export(
+                format="onnx", imgsz=imgsz, dynamic=False, simplify=True, opset=17, nms=False
+            )
+        )
+        out_file = Path(out_file)
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(exported, out_file)
     return out_file
