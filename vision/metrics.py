@@ -145,12 +145,25 @@ class TableCounts:
         }
 
 
+def _bin_name(lo: float, hi: float) -> str:
+    return f"{lo:g}+ px" if math.isinf(hi) else f"{lo:g}-{hi:g} px"
+
+
 def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
 def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 5)
+
+
+SIZE_BINS: tuple[tuple[float, float], ...] = ((0, 20), (20, 30), (30, 50), (50, 80), (80, math.inf))
+"""Bins of a true die's size (the longer side of its box, in photo pixels) for recall by size."""
+
+
+def _size_bin(box: Sequence[float]) -> int:
+    side = max(box[2] - box[0], box[3] - box[1])
+    return next(k for k, (lo, hi) in enumerate(SIZE_BINS) if lo <= side < hi)
 
 
 @dataclass(slots=True)
@@ -180,6 +193,8 @@ class EvalResult:
     table: TableCounts = field(default_factory=TableCounts)
     mistakes: list[str] = field(default_factory=list)
     """Names of photos not read exactly (for looking at them)."""
+    by_size: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in SIZE_BINS])
+    """Per :data:`SIZE_BINS` bin of true die size: [dice found, true dice]."""
 
     def add(
         self,
@@ -217,6 +232,11 @@ class EvalResult:
             self.face_correct += int(right)
             exact = exact and right and not p.cocked
         self.truth_cocked += sum(1 for t in truth if t.cocked)
+        found = {i for i, _ in pairs}
+        for i, t in enumerate(truth):
+            counts = self.by_size[_size_bin(t.box)]
+            counts[0] += int(i in found)
+            counts[1] += 1
         self.exact_images += int(exact)
         if not exact:
             self.mistakes.append(reading.image or f"#{self.images}")
@@ -229,6 +249,8 @@ class EvalResult:
         self.images += 1
         self.truth_dice += len(truth)
         self.truth_cocked += sum(1 for t in truth if t.cocked)
+        for t in truth:
+            self.by_size[_size_bin(t.box)][1] += 1
         self.errors.append((image, message))
         self.mistakes.append(image)
 
@@ -273,6 +295,10 @@ class EvalResult:
             "median_latency_ms": None
             if self.median_latency_ms is None
             else round(self.median_latency_ms, 2),
+            "recall_by_size": {
+                _bin_name(lo, hi): {"found": f, "dice": n}
+                for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
+            },
             "table": self.table.to_dict() if self.table.images else None,
             "errors": [{"image": i, "error": m} for i, m in self.errors],
         }
@@ -303,6 +329,14 @@ class EvalResult:
                 f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
                 f"false busts       {pct(t.false_bust_rate)}  ({t.false_busts}/{t.clean_images} photos with every die on the table)",
             ]
+        lines.append(
+            "recall by size    "
+            + "  ".join(
+                f"{_bin_name(lo, hi)} {f}/{n}"
+                for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
+                if n
+            )
+        )
         med = self.median_latency_ms
         lines.append(f"median latency    {'n/a' if med is None else f'{med:.1f} ms'}")
         lines.append("confusion (rows: true face, columns: read as)")

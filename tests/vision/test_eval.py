@@ -67,6 +67,20 @@ def test_figures_on_hand_made_readings():
     assert "face accuracy     75.00%" in text and "cocked recall" in text
 
 
+def test_recall_by_die_size_counts_found_and_true_dice_per_bin():
+    result = EvalResult()
+    small, mid, big = (0, 0, 15, 12), (100, 0, 140, 25), (200, 0, 300, 90)  # 15, 40, 100 px
+    result.add(
+        [TruthDie(1, small), TruthDie(2, mid), TruthDie(3, big)],
+        Reading(400, 400, [_die(2, 100), _die(3, 200)]),  # the small die is missed
+    )
+    result.add_error("broken.jpg", "not an image", [TruthDie(4, big)])
+    assert result.by_size == [[0, 1], [0, 0], [1, 1], [0, 0], [1, 2]]
+    d = result.to_dict()["recall_by_size"]
+    assert d["0-20 px"] == {"found": 0, "dice": 1} and d["80+ px"] == {"found": 1, "dice": 2}
+    assert "recall by size    0-20 px 0/1  30-50 px 1/1  80+ px 1/2" in result.format()
+
+
 def test_flat_die_read_as_cocked_spoils_the_exact_photo():
     result = EvalResult()
     result.add([TruthDie(3, (0, 0, 10, 10))], Reading(100, 100, [_die(3, 0, cocked=True)]))
