@@ -162,7 +162,7 @@ SIZE_BINS: tuple[tuple[float, float], ...] = ((0, 20), (20, 30), (30, 50), (50, 
 
 
 def _size_bin(box: Sequence[float]) -> int:
-    side = max(box[2] - box[0], box[3] - box[1])
+    side = max(box[2] - box[0], box[3] - box[1], 0.0)  # a degenerate box counts as tiny
     return next(k for k, (lo, hi) in enumerate(SIZE_BINS) if lo <= side < hi)
 
 
