@@ -125,6 +125,10 @@ class DiceReader:
         batch, _, h, w = inp.shape
         self.fixed_batch: int | None = batch if isinstance(batch, int) else None
         self.imgsz: tuple[int, int] = self._input_size(h, w)
+        self.dynamic = not (isinstance(h, int) and isinstance(w, int))
+        """A model exported with dynamic height and width reads each photo at its own aspect: the
+        longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
+        self.stride = self._stride()
         self.end2end = self.metadata.get("end2end", "False").strip().lower() == "true"
         self.names = self._names() or self._default_names()
         self.num_classes = len(self.names)
@@ -194,6 +198,24 @@ class DiceReader:
             readings.extend(self._read_chunk(chunk, expected_dice))
         return readings
 
+    def input_shape(self, height: int, width: int) -> tuple[int, int]:
+        """The model input (height, width) for a photo of ``height`` x ``width`` pixels.
+
+        A fixed-size model always reads at ``imgsz``. A dynamic one fits the photo in a square of
+        ``max(imgsz)`` and pads only up to the next multiple of the stride, as ultralytics'
+        rectangular inference does: a 640x480 photo at 416 runs at 416x320, a quarter fewer
+        pixels than 416x416.
+
+        Example:
+            ``DiceReader(...).input_shape(480, 640)`` is ``(320, 416)`` for a dynamic 416 model.
+        """
+        if not self.dynamic:
+            return self.imgsz
+        size, stride = max(self.imgsz), self.stride
+        gain = min(size / height, size / width)
+        nh, nw = max(round(height * gain), 1), max(round(width * gain), 1)
+        return nh + (size - nh) % stride, nw + (size - nw) % stride
+
     def __repr__(self) -> str:
         h, w = self.imgsz
         return f"DiceReader(model={str(self.model_path)!r}, imgsz={w}x{h}, conf={self.conf}, iou={self.iou})"
@@ -232,6 +254,13 @@ class DiceReader:
         if isinstance(size, int):
             return size, size
         return int(size[0]), int(size[1])
+
+    def _stride(self) -> int:
+        try:
+            stride = int(self.metadata.get("stride", "32"))
+        except ValueError:
+            stride = 32
+        return stride if stride > 0 else 32
 
     def _names(self) -> dict[int, str]:
         raw = self.metadata.get("names")
@@ -279,30 +308,45 @@ class DiceReader:
     def _read_chunk(
         self, chunk: list[ImageSource | LoadedImage], expected_dice: int | None
     ) -> list[Reading]:
-        th, tw = self.imgsz
         n = len(chunk)
-        rows = self.fixed_batch or n
-        blob = np.zeros((rows, 3, th, tw), np.float32)
-        buf = np.empty((th, tw, 3), np.uint8)
-        loaded: list[tuple[LoadedImage, Letterbox, float]] = []
-        for i, image in enumerate(chunk):
+        loaded: list[tuple[LoadedImage, float]] = []
+        for image in chunk:
             t0 = time.perf_counter()
             img = image if isinstance(image, LoadedImage) else self._load(image)
-            _, lb = letterbox(img.rgb, self.imgsz, out=buf)
-            np.multiply(buf.transpose(2, 0, 1), np.float32(1 / 255), out=blob[i])
-            loaded.append((img, lb, time.perf_counter() - t0))
-        t0 = time.perf_counter()
-        out = self._run(blob)
-        readings = [
-            self._decode(out[i], img, lb, expected_dice) for i, (img, lb, _) in enumerate(loaded)
-        ]
+            loaded.append((img, time.perf_counter() - t0))
+        # photos of one input shape share an inference (always all of them for a fixed model)
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i, (img, _) in enumerate(loaded):
+            groups.setdefault(self.input_shape(*img.rgb.shape[:2]), []).append(i)
+        readings: list[Reading | None] = [None] * n
+        own = [t for _, t in loaded]
+        shared = 0.0
+        for (th, tw), members in groups.items():
+            t0 = time.perf_counter()
+            blob = np.zeros((self.fixed_batch or len(members), 3, th, tw), np.float32)
+            buf = np.empty((th, tw, 3), np.uint8)
+            boxes: list[Letterbox] = []
+            for row, i in enumerate(members):
+                _, lb = letterbox(loaded[i][0].rgb, (th, tw), out=buf)
+                np.multiply(buf.transpose(2, 0, 1), np.float32(1 / 255), out=blob[row])
+                boxes.append(lb)
+            prep = time.perf_counter()
+            out = self._run(blob)
+            for row, i in enumerate(members):
+                readings[i] = self._decode(out[row], loaded[i][0], boxes[row], expected_dice)
+            per_photo = (prep - t0) / len(members)
+            for i in members:
+                own[i] += per_photo
+            shared += time.perf_counter() - prep
+        done = [r for r in readings if r is not None]
         if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
-            for reading, (img, _, _) in zip(readings, loaded, strict=True):
+            t0 = time.perf_counter()
+            for reading, (img, _) in zip(done, loaded, strict=True):
                 self.table.apply(reading, img.rgb)
-        shared = (time.perf_counter() - t0) / n
-        for reading, (_, _, own) in zip(readings, loaded, strict=True):
-            reading.latency_ms = (own + shared) * 1000
-        return readings
+            shared += time.perf_counter() - t0
+        for reading, t in zip(done, own, strict=True):
+            reading.latency_ms = (t + shared / n) * 1000
+        return done
 
     def _load(self, image: ImageSource) -> LoadedImage:
         s = self.settings

@@ -193,6 +193,37 @@ def test_batch_keeps_order_and_matches_single_reads(tmp_path):
         assert all(r.latency_ms > 0 for r in readings)
 
 
+def test_dynamic_model_reads_each_photo_at_its_own_aspect(tmp_path):
+    # a 5 at input pixels (150, 118)-(170, 138); imgsz 320, stride 32
+    preds = models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
+    path = models.make_model(tmp_path / "dyn.onnx", preds, batch="b", dynamic=True)
+    reader = DiceReader(path, faces=False, table=None)
+    assert reader.dynamic and reader.imgsz == (320, 320)
+    # 640x480 at gain 0.5 is 320x240, padded to 256 rows only (not 320): 8 rows above
+    assert reader.input_shape(480, 640) == (256, 320)
+    assert reader.input_shape(640, 480) == (320, 256)
+    assert reader.input_shape(100, 100) == (320, 320)
+    assert reader.input_shape(10, 1000) == (32, 320)
+    landscape = np.zeros((480, 640, 3), np.uint8)
+    portrait = np.zeros((640, 480, 3), np.uint8)
+    seen: list[tuple[int, ...]] = []
+    run = reader._run
+    reader._run = lambda blob: seen.append(blob.shape) or run(blob)
+    readings = reader.read_batch([landscape, portrait, landscape], batch_size=8)
+    # one inference per input shape, each photo mapped back through its own letterbox
+    assert sorted(seen) == [(1, 3, 320, 256), (2, 3, 256, 320)]
+    expected = [(300, 220, 340, 260), (284, 236, 324, 276), (300, 220, 340, 260)]
+    for reading, box in zip(readings, expected, strict=True):
+        (die,) = reading.dice
+        assert die.value == 5
+        np.testing.assert_allclose(die.box, box, atol=1e-6)
+    # a fixed-size model of the same predictions letterboxes to its square (40 rows above)
+    fixed = models.make_model(tmp_path / "fixed.onnx", preds)
+    (die,) = DiceReader(fixed, faces=False, table=None).read(landscape).dice
+    assert not DiceReader(fixed, faces=False, table=None).dynamic
+    np.testing.assert_allclose(die.box, (300, 156, 340, 196), atol=1e-6)
+
+
 def test_large_jpeg_is_decoded_reduced_but_boxes_are_in_original_pixels(one_die_model, tmp_path):
     photo = tmp_path / "big.jpg"
     Image.new("RGB", (4000, 3000), (120, 120, 120)).save(photo, quality=70)

@@ -39,9 +39,14 @@ def make_model(
     names: str | None = NAMES7,
     end2end: bool = False,
     brightness_mask: np.ndarray | None = None,
+    dynamic: bool = False,
 ) -> Path:
-    """Write an ONNX model whose output is ``preds`` (plus mean input * ``brightness_mask``)."""
-    h, w = imgsz
+    """Write an ONNX model whose output is ``preds`` (plus mean input * ``brightness_mask``).
+
+    ``dynamic``: free input height and width, as ultralytics' ``dynamic=True`` export; ``imgsz``
+    is then only in the metadata.
+    """
+    h, w = ("height", "width") if dynamic else imgsz
     inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, [batch, 3, h, w])
     out = helper.make_tensor_value_info("output0", TensorProto.FLOAT, [batch, *preds.shape])
     mask = np.zeros_like(preds) if brightness_mask is None else brightness_mask

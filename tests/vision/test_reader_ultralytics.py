@@ -17,14 +17,14 @@ from PIL import Image
 from vision import DiceReader
 
 SCRIPT = r"""
-import json, sys
+import json, shutil, sys
 from pathlib import Path
 import numpy as np
 import torch
 from ultralytics import YOLO
 from ultralytics.nn.tasks import DetectionModel
 
-out, image = Path(sys.argv[1]), sys.argv[2]
+out, image, wide = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 torch.manual_seed(0)
 yolo = YOLO("yolo11n.yaml")
 model = DetectionModel("yolo11n.yaml", nc=7, verbose=False)
@@ -35,11 +35,21 @@ for seq in model.model[-1].cv3:  # random class logits: scores spread, classes v
 yolo.model = model
 onnx = yolo.export(format="onnx", imgsz=160, nms=False, dynamic=False, simplify=True, opset=12,
                    project=str(out), verbose=False)
-onnx = str(Path(onnx).resolve())
-pred = YOLO(onnx, task="detect").predict(image, imgsz=160, conf=0.3, iou=0.5, agnostic_nms=True,
+# ultralytics writes NAME.onnx beside the weights: keep each export under its own name
+onnx = shutil.copyfile(onnx, out / "fixed.onnx").resolve()
+pred = YOLO(str(onnx), task="detect").predict(image, imgsz=160, conf=0.3, iou=0.5, agnostic_nms=True,
                                          max_det=300, verbose=False)[0]
 rows = [[*map(float, b.xyxy[0]), float(b.conf[0]), int(b.cls[0])] for b in pred.boxes]
-(out / "result.json").write_text(json.dumps({"onnx": str(onnx), "boxes": rows}))
+# the same weights with free height and width: ultralytics reads a wide photo at its own aspect
+dyn = yolo.export(format="onnx", imgsz=160, nms=False, dynamic=True, simplify=True, opset=12,
+                  project=str(out), verbose=False)
+dyn = shutil.copyfile(dyn, out / "dynamic.onnx").resolve()
+pred = YOLO(str(dyn), task="detect").predict(wide, imgsz=160, conf=0.3, iou=0.5, agnostic_nms=True,
+                                        max_det=300, verbose=False)[0]
+wide_rows = [[*map(float, b.xyxy[0]), float(b.conf[0]), int(b.cls[0])] for b in pred.boxes]
+(out / "result.json").write_text(json.dumps(
+    {"onnx": str(onnx), "boxes": rows, "dynamic": str(dyn), "wide_boxes": wide_rows}
+))
 """
 
 
@@ -54,6 +64,8 @@ def test_matches_ultralytics_predictions_on_its_own_export(tmp_path):
     image = tmp_path / "scene.png"
     rng = np.random.default_rng(1)
     Image.fromarray(rng.integers(0, 255, (160, 160, 3), dtype=np.uint8)).save(image)
+    wide = tmp_path / "wide.png"
+    Image.fromarray(rng.integers(0, 255, (150, 200, 3), dtype=np.uint8)).save(wide)
     env = dict(
         os.environ,
         YOLO_OFFLINE="1",
@@ -62,7 +74,7 @@ def test_matches_ultralytics_predictions_on_its_own_export(tmp_path):
         YOLO_VERBOSE="False",
     )
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path), str(image)],
+        [sys.executable, "-c", SCRIPT, str(tmp_path), str(image), str(wide)],
         capture_output=True,
         text=True,
         env=env,
@@ -73,13 +85,21 @@ def test_matches_ultralytics_predictions_on_its_own_export(tmp_path):
     expected = json.loads((tmp_path / "result.json").read_text())
 
     reader = DiceReader(Path(expected["onnx"]), conf=0.3, iou=0.5)
-    assert reader.imgsz == (160, 160) and reader.fixed_batch == 1
+    assert reader.imgsz == (160, 160) and reader.fixed_batch == 1 and not reader.dynamic
     assert reader.names[6] == "cocked"
-    dice = reader.read(image).dice
-    theirs = sorted(expected["boxes"], key=lambda r: -r[4])[:20]
+    _assert_same(reader.read(image).dice, expected["boxes"])
+    # dynamic export: a 200x150 photo runs at 160x128 (ultralytics' rectangular letterbox)
+    reader = DiceReader(Path(expected["dynamic"]), conf=0.3, iou=0.5)
+    assert reader.dynamic and reader.imgsz == (160, 160)
+    assert reader.input_shape(150, 200) == (128, 160)
+    _assert_same(reader.read(wide).dice, expected["wide_boxes"])
+
+
+def _assert_same(dice, boxes) -> None:
+    theirs = sorted(boxes, key=lambda r: -r[4])[:20]
     assert len(theirs) >= 5, "the untrained model should still produce boxes"
-    assert len(dice) == len(expected["boxes"])
-    assert {c for *_, c in expected["boxes"]} != {expected["boxes"][0][5]}  # several classes
+    assert len(dice) == len(boxes)
+    assert {c for *_, c in boxes} != {boxes[0][5]}  # several classes
     for x1, y1, x2, y2, conf, cls in theirs:
         best = min(dice, key=lambda d: np.abs(np.subtract(d.box, (x1, y1, x2, y2))).max())
         np.testing.assert_allclose(best.box, (x1, y1, x2, y2), atol=0.5)
