@@ -1,12 +1,13 @@
 """Training the playing-surface outline model (``models/dicecam-surface.onnx``).
 
-A tiny fully-convolutional net (about 90k parameters) segments the playing surface (table top,
-tray or box floor, board) at 1/4 of a 128x128 input. Its targets are the outline polygons of the
+A tiny fully-convolutional net (about 140k parameters) segments the playing surface (table top,
+tray or box floor, board) at 1/4 of its square input (``--input``, 128 by default). Its targets are the outline polygons of the
 synthetic sidecars (``meta/<split>/<name>.json``; ``"outline": null`` = the surface fills the
 frame, ``[]`` = no surface in view). A few minutes on two CPU cores are enough.
 
 Example:
-    python -m vision.train.surface /work/data/synth-a --out models/dicecam-surface.onnx
+    python -m vision.train.surface runs/synth-a runs/synth-b --input 192 \
+        --out models/dicecam-surface.onnx
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ __all__ = ["SurfaceNet", "export_surface", "load_surface_split", "train_surface"
 
 INPUT = 128
 STRIDE = 4
-CACHE = 176  # images are kept at this size and cropped/resized to INPUT on the fly
+CACHE_RATIO = 1.375  # images are kept at this multiple of the input and cropped on the fly
 
 
 def load_surface_split(
-    root: str | Path, split: str, size: int = CACHE, limit: int | None = None
+    root: str | Path, split: str, size: int = round(INPUT * CACHE_RATIO), limit: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images (N, size, size, 3 uint8 RGB) and surface masks (N, size, size uint8) of a split.
 
@@ -67,22 +68,22 @@ def load_surface_split(
 
 
 def _augment(
-    rng: np.random.Generator, images: np.ndarray, masks: np.ndarray
+    rng: np.random.Generator, images: np.ndarray, masks: np.ndarray, size_in: int = INPUT
 ) -> tuple[np.ndarray, np.ndarray]:
     """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter."""
     import cv2
 
     n, size = len(images), images.shape[1]
-    x = np.empty((n, INPUT, INPUT, 3), np.float32)
-    y = np.empty((n, INPUT // STRIDE, INPUT // STRIDE), np.float32)
+    x = np.empty((n, size_in, size_in, 3), np.float32)
+    y = np.empty((n, size_in // STRIDE, size_in // STRIDE), np.float32)
     for i in range(n):
         cw = int(size * rng.uniform(0.7, 1.0))
         ch = int(size * rng.uniform(0.7, 1.0))
         x0, y0 = rng.integers(0, size - cw + 1), rng.integers(0, size - ch + 1)
         img = images[i, y0 : y0 + ch, x0 : x0 + cw]
         msk = masks[i, y0 : y0 + ch, x0 : x0 + cw].astype(np.float32)
-        img = cv2.resize(img, (INPUT, INPUT), interpolation=cv2.INTER_AREA).astype(np.float32)
-        msk = cv2.resize(msk, (INPUT // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
+        img = cv2.resize(img, (size_in, size_in), interpolation=cv2.INTER_AREA).astype(np.float32)
+        msk = cv2.resize(msk, (size_in // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
         if rng.random() < 0.5:
             img, msk = img[:, ::-1], msk[:, ::-1]
         if rng.random() < 0.3:
@@ -94,13 +95,17 @@ def _augment(
     return x.transpose(0, 3, 1, 2).copy(), y
 
 
-def _plain(images: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _plain(
+    images: np.ndarray, masks: np.ndarray, size_in: int = INPUT
+) -> tuple[np.ndarray, np.ndarray]:
     import cv2
 
-    x = np.stack([cv2.resize(im, (INPUT, INPUT), interpolation=cv2.INTER_AREA) for im in images])
+    x = np.stack(
+        [cv2.resize(im, (size_in, size_in), interpolation=cv2.INTER_AREA) for im in images]
+    )
     y = np.stack(
         [
-            cv2.resize(m.astype(np.float32), (INPUT // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
+            cv2.resize(m.astype(np.float32), (size_in // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
             for m in masks
         ]
     )
@@ -156,9 +161,10 @@ def _iou(prob: np.ndarray, target: np.ndarray) -> float:
 
 
 def train_surface(
-    data: str | Path,
+    data: str | Path | Sequence[str | Path],
     out: str | Path,
     *,
+    input_size: int = INPUT,
     epochs: int = 30,
     batch: int = 32,
     lr: float = 3e-3,
@@ -168,7 +174,8 @@ def train_surface(
     resume: str | Path | None = None,
     log: Any = print,
 ) -> dict[str, Any]:
-    """Train on ``data``'s train split, score on its val split, export ONNX to ``out``.
+    """Train on the train split of ``data`` (one or more `dicecam synth` folders), score on
+    their val splits, export ONNX to ``out`` with a ``input_size`` square input.
 
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
@@ -179,12 +186,20 @@ def train_surface(
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    images, masks = load_surface_split(data, "train", limit=limit)
-    val_images, val_masks = load_surface_split(data, "val")
+    if input_size % 16:
+        raise ValueError(f"expected an input size that is a multiple of 16, got {input_size}")
+    folders = [data] if isinstance(data, str | Path) else list(data)
+    cache = round(input_size * CACHE_RATIO)
+    parts = [load_surface_split(f, "train", cache, limit) for f in folders]
+    images = np.concatenate([im for im, _ in parts])
+    masks = np.concatenate([m for _, m in parts])
+    parts = [load_surface_split(f, "val", cache) for f in folders]
+    val_images = np.concatenate([im for im, _ in parts])
+    val_masks = np.concatenate([m for _, m in parts])
     log(
         f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
     )
-    vx, vy = _plain(val_images, val_masks)
+    vx, vy = _plain(val_images, val_masks, input_size)
     net = _net()
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
@@ -199,7 +214,7 @@ def train_surface(
         total = 0.0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            x, y = _augment(rng, images[idx], masks[idx])
+            x, y = _augment(rng, images[idx], masks[idx], input_size)
             logits = net(torch.from_numpy(x))[:, 0]
             target = torch.from_numpy(y)
             prob = torch.sigmoid(logits)
@@ -225,12 +240,14 @@ def train_surface(
         "train_samples": len(images),
         "val_samples": len(val_images),
         "train_seconds": round(time.perf_counter() - t_train),
-        "input": INPUT,
+        "input": input_size,
         "stride": STRIDE,
         "params": sum(p.numel() for p in net.parameters()),
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
-    export_surface(net, out, figures | {"data": str(data)})
+    export_surface(
+        net, out, figures | {"data": ", ".join(map(str, folders))}, input_size=input_size
+    )
     return figures
 
 
@@ -243,9 +260,16 @@ def _evaluate(net: Any, x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean([_iou(p, t) for p, t in zip(prob, y, strict=True)]))
 
 
-def export_surface(net: Any, out: str | Path, metadata: dict[str, Any] | None = None) -> Path:
-    """Export to ONNX: input ``image`` (B, 3, 128, 128) float RGB 0..1, output ``surface``
-    (B, 1, 32, 32) probabilities; ``metadata`` goes into the custom metadata map."""
+def export_surface(
+    net: Any,
+    out: str | Path,
+    metadata: dict[str, Any] | None = None,
+    *,
+    input_size: int = INPUT,
+) -> Path:
+    """Export to ONNX: input ``image`` (B, 3, S, S) float RGB 0..1 with S = ``input_size``,
+    output ``surface`` (B, 1, S/4, S/4) probabilities; ``metadata`` goes into the custom
+    metadata map."""
     import onnx
     import torch
 
@@ -262,7 +286,7 @@ def export_surface(net: Any, out: str | Path, metadata: dict[str, Any] | None = 
     net.eval()
     torch.onnx.export(
         WithSigmoid(net),
-        torch.zeros(1, 3, INPUT, INPUT),
+        torch.zeros(1, 3, input_size, input_size),
         str(out),
         input_names=["image"],
         output_names=["surface"],
@@ -271,7 +295,7 @@ def export_surface(net: Any, out: str | Path, metadata: dict[str, Any] | None = 
         dynamo=False,
     )
     model = onnx.load(str(out))
-    meta = {"task": "dicecam-surface", "imgsz": str(INPUT), "stride": str(STRIDE)}
+    meta = {"task": "dicecam-surface", "imgsz": str(input_size), "stride": str(STRIDE)}
     meta |= {k: str(v) for k, v in (metadata or {}).items()}
     for key, value in meta.items():
         entry = model.metadata_props.add()
@@ -282,7 +306,10 @@ def export_surface(net: Any, out: str | Path, metadata: dict[str, Any] | None = 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Train the dicecam playing-surface outline model.")
-    p.add_argument("data", help="a `dicecam synth` folder (images/, meta/ with train and val)")
+    p.add_argument(
+        "data", nargs="+", help="`dicecam synth` folders (images/, meta/ with train and val)"
+    )
+    p.add_argument("--input", type=int, default=INPUT, help="square input side (default 128)")
     p.add_argument("--out", default="models/dicecam-surface.onnx")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--batch", type=int, default=32)
@@ -295,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures = train_surface(
         a.data,
         a.out,
+        input_size=a.input,
         epochs=a.epochs,
         batch=a.batch,
         lr=a.lr,

@@ -1,0 +1,56 @@
+"""Training the surface outline model: a tiny run on rendered rolls exports an ONNX file the
+runtime loads, at the input size asked for, with the figures in its metadata."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+if importlib.util.find_spec("torch") is None:
+    pytest.skip("the train extra (torch) trains the surface model", allow_module_level=True)
+
+from vision.synth import write_dataset  # noqa: E402
+from vision.table import SurfaceModel  # noqa: E402
+from vision.train.surface import main, train_surface  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def rolls(tmp_path_factory):
+    """Two small `dicecam synth` folders (12 photos in all, some in val)."""
+    root = tmp_path_factory.mktemp("surface")
+    folders = []
+    for seed in (3, 4):
+        out = root / f"synth-{seed}"
+        write_dataset(out, 6, seed=seed, size=(320, 240), val_fraction=0.34)
+        folders.append(out)
+    return folders
+
+
+def test_tiny_run_exports_a_model_of_the_asked_input_size(rolls, tmp_path):
+    out = tmp_path / "surface.onnx"
+    figures = train_surface(rolls, out, input_size=64, epochs=1, batch=4, log=lambda _: None)
+    assert figures["input"] == 64 and figures["epochs"] == 1
+    assert figures["train_samples"] + figures["val_samples"] == 12
+    assert 0.0 <= figures["val_mean_iou"] <= 1.0
+    assert out.with_suffix(".pt").is_file()
+    model = SurfaceModel(out)
+    assert model.imgsz == (64, 64)
+    assert model.metadata["input"] == "64" and str(rolls[1]) in model.metadata["data"]
+    prob = model.probability(np.full((240, 320, 3), 128, np.uint8))
+    assert prob.shape == (16, 16) and ((prob >= 0) & (prob <= 1)).all()
+
+
+def test_command_line_trains_and_prints_figures(rolls, tmp_path, capsys):
+    out = tmp_path / "cli.onnx"
+    code = main([str(rolls[0]), "--out", str(out), "--input", "48", "--epochs", "1"])
+    assert code == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["input"] == 48 and SurfaceModel(out).imgsz == (48, 48)
+
+
+def test_input_size_must_be_a_multiple_of_16(rolls, tmp_path):
+    with pytest.raises(ValueError, match="multiple of 16, got 50"):
+        train_surface(rolls, tmp_path / "x.onnx", input_size=50, epochs=1)
