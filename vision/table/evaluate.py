@@ -40,6 +40,22 @@ class TableReport:
     missed: list[str] = field(default_factory=list)
     """Photos with an off-table die called on the table."""
     false_busts: list[str] = field(default_factory=list)
+    kinds: dict[str, list[float]] = field(default_factory=dict)
+    """Per surface kind of the sidecars (table, tray, box, board): [photos, outline IoU sum,
+    resting off-table dice, of them found off]."""
+
+    def by_kind(self) -> dict[str, dict[str, Any]]:
+        """Per surface kind: photos, outline mean IoU (None for the true outline) and the
+        recall of off-table dice resting on something (in-air ones left out)."""
+        out = {}
+        for kind, (n, iou, off, found) in sorted(self.kinds.items()):
+            out[kind] = {
+                "photos": int(n),
+                "outline_mean_iou": round(iou / n, 4) if self.ious and n else None,
+                "resting_off": int(off),
+                "resting_off_recall": round(found / off, 4) if off else None,
+            }
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         c = self.counts
@@ -52,6 +68,7 @@ class TableReport:
             "outline_ms_median": round(statistics.median(self.outline_ms), 2)
             if self.outline_ms
             else None,
+            "by_kind": self.by_kind(),
         }
 
     def format(self) -> str:
@@ -70,6 +87,17 @@ class TableReport:
             lines.append(f"outline mean IoU  {d['outline_mean_iou']:.4f}")
         if self.outline_ms:
             lines.append(f"outline time      {d['outline_ms_median']:.2f} ms median")
+        for kind, k in d["by_kind"].items():
+            iou = (
+                ""
+                if k["outline_mean_iou"] is None
+                else f"outline IoU {k['outline_mean_iou']:.3f}, "
+            )
+            found = round((k["resting_off_recall"] or 0) * k["resting_off"])
+            lines.append(
+                f"  {kind:<6} {k['photos']:>4} photos: {iou}resting off-table dice found "
+                f"{found}/{k['resting_off']}"
+            )
         return "\n".join(lines)
 
 
@@ -104,6 +132,7 @@ def evaluate_table(
         dice = [d for d in meta["dice"] if d.get("labelled", True) and d.get("box")]
         truth = [TruthDie(d["value"], tuple(d["box"]), d["state"]) for d in dice]
         reading = Reading(w, h, [Die(d["value"], tuple(d["box"]), 1.0) for d in dice])
+        iou = 1.0
         if stage is None:
             outline = meta["outline"]
             outline = None if outline is None else [tuple(p) for p in outline]
@@ -122,13 +151,20 @@ def evaluate_table(
             true_mask = outline_mask(meta["outline"], w, h, (160, 160))
             pred_mask = outline_mask(outline, w, h, (160, 160))
             union = (true_mask | pred_mask).sum()
-            report.ious.append(float((true_mask & pred_mask).sum() / union) if union else 1.0)
+            iou = float((true_mask & pred_mask).sum() / union) if union else 1.0
+            report.ious.append(iou)
         apply_table(reading, outline, tolerance=tolerance)
         report.counts.add(truth, reading, [(i, i) for i in range(len(truth))])
+        kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
+        kind[0] += 1
+        kind[1] += iou
         for t, die in zip(truth, reading.dice, strict=True):
             if t.state == "in_air":
                 report.in_air += 1
                 report.in_air_found += int(not die.on_table)
+            elif t.on_table is False:
+                kind[2] += 1
+                kind[3] += int(not die.on_table)
         off = [t.on_table is False for t in truth]
         if any(o and die.on_table for o, die in zip(off, reading.dice, strict=True)):
             report.missed.append(path.stem)
