@@ -123,3 +123,38 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "--data" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_face_training_mixes_in_replay_crops(tmp_path: Path):
+    from vision.synth import write_dataset
+    from vision.train.crops import load_crops
+    from vision.train.pipeline import train_faces
+    from vision.train.recipe import Recipe
+
+    new, old = tmp_path / "new", tmp_path / "old"
+    write_dataset(new, 2, seed=21, size=(160, 160), val_fraction=0.0)
+    write_dataset(old, 6, seed=22, size=(160, 160), val_fraction=0.0)
+    n_new = len(load_crops([new / "images"], jitter=0)[0])
+    n_old = len(load_crops([old / "images"], jitter=0)[0])
+    assert n_old > n_new > 0
+    recipe = Recipe.model_validate({"faces": {"epochs": 1, "batch": 16, "jitter": 0}})
+    logs: list[str] = []
+    out = train_faces(
+        recipe,
+        [new / "images"],
+        tmp_path / "faces.onnx",
+        replay_dirs=[old / "images"],
+        replay_share=0.5,
+        log=logs.append,
+    )
+    assert out.is_file() and out.with_suffix(".pt").is_file()
+    repeat = max(1, round(n_old / n_new))
+    assert f"+ {n_old} replay crops, new crops repeated {repeat}x" in "\n".join(logs)
+    with pytest.raises(ValueError, match="replay_share < 1, got 1.0"):
+        train_faces(
+            recipe,
+            [new / "images"],
+            tmp_path / "x.onnx",
+            replay_dirs=[old / "images"],
+            replay_share=1.0,
+        )

@@ -172,6 +172,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         out / f"{name}-faces.onnx",
         init=faces_pt if faces_pt.is_file() else None,
         val_dirs=[held_dir / "images"],
+        replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
     )
     minutes = (time.perf_counter() - start) / 60
     after = {"held-out (new dice)": evaluate_model(onnx, held_dir, split="")}

@@ -92,19 +92,33 @@ def train_faces(
     *,
     init: Path | None = None,
     val_dirs: list[Path] | None = None,
+    replay_dirs: list[Path] | None = None,
+    replay_share: float = 0.6,
     threads: int | None = None,
     log=print,
 ) -> Path:
     """Train the face classifier on crops of every labelled die and export it to ONNX.
 
-    The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later.
+    ``replay_dirs``: dice the model already reads (fine-tuning), mixed in so it does not forget
+    them; the ``train_dirs`` crops are repeated until the replay crops are about
+    ``replay_share`` of each epoch. The torch weights are saved beside the ONNX file (``.pt``)
+    so it can be fine-tuned later.
     """
+    import numpy as np
 
     from .classifier import export_classifier, save_classifier, train_classifier
     from .crops import load_crops
 
     x, y = load_crops(train_dirs, jitter=recipe.faces.jitter)
     log(f"face classifier: {len(x)} crops from {len(train_dirs)} folders")
+    if replay_dirs and len(x):
+        if not 0.0 <= replay_share < 1.0:
+            raise ValueError(f"expected 0 <= replay_share < 1, got {replay_share}")
+        rx, ry = load_crops(replay_dirs, jitter=0)
+        repeat = max(1, round(len(rx) * (1 - replay_share) / (replay_share * len(x))))
+        x = np.concatenate([np.tile(x, (repeat, 1, 1, 1)), rx])
+        y = np.concatenate([np.tile(y, repeat), ry])
+        log(f"face classifier: + {len(rx)} replay crops, new crops repeated {repeat}x")
     val = load_crops(val_dirs, jitter=0) if val_dirs else None
     model = train_classifier(
         x,
