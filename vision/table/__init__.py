@@ -1,6 +1,8 @@
 """The playing surface: its outline (learned or calibrated) and which dice lie on it.
 
 - :class:`SurfaceModel`: the learned outline (``models/dicecam-surface.onnx``, onnxruntime).
+- :class:`OffTableModel`: each die with its surroundings, off the surface or not
+  (``models/dicecam-offtable.onnx``).
 - :func:`apply_table`: sets ``on_table`` of every die and the reading's ``outline``.
 - :class:`Calibration`: a fixed camera's boundary polygon (``dicecam calibrate``).
 - :class:`TableStage`: what :class:`vision.DiceReader` runs after detection.
@@ -15,16 +17,19 @@ Example:
 """
 
 from vision.table.calibration import Calibration, CalibrationError, TableSettings, calibration_path
+from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel, context_crop
 from vision.table.evaluate import TableReport, evaluate_table
 from vision.table.geometry import Outline, mask_to_outline, outline_mask, resting_point
 from vision.table.logic import TOLERANCE, TableStage, apply_table, die_on_table
 from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError
 
 __all__ = [
+    "DEFAULT_OFFTABLE_MODEL",
     "DEFAULT_SURFACE_MODEL",
     "TOLERANCE",
     "Calibration",
     "CalibrationError",
+    "OffTableModel",
     "Outline",
     "SurfaceModel",
     "SurfaceModelError",
@@ -33,6 +38,7 @@ __all__ = [
     "TableStage",
     "apply_table",
     "calibration_path",
+    "context_crop",
     "die_on_table",
     "evaluate_table",
     "mask_to_outline",

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vision.table.geometry import Outline
@@ -41,6 +42,11 @@ class TableSettings(BaseSettings):
     """The calibration file (default ``data_dir / "calibration.json"``)."""
     surface_model: Path | None = None
     """The outline model (default ``<repo>/models/dicecam-surface.onnx``)."""
+    offtable_model: Path | None = None
+    """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``; an empty
+    ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""
+    offtable_threshold: float = Field(0.5, gt=0.0, lt=1.0)
+    """P(off) from which the off-table die model calls a die off the surface."""
     table: bool = True
     """Run the table logic in the reader (``DICECAM_TABLE=0`` turns it off)."""
 

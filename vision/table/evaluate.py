@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vision.metrics import TableCounts, TruthDie
 from vision.table.geometry import outline_mask
 from vision.table.logic import TOLERANCE, TableStage, apply_table
@@ -111,6 +113,9 @@ def evaluate_table(
 ) -> TableReport:
     """Score the table logic on the true dice of ``dataset``'s ``split`` (see module doc).
 
+    A ``stage`` runs as the reader runs it (:meth:`TableStage.apply`: its outline, its own
+    tolerance, its off-table die model); ``tolerance`` applies to the true outline only.
+
     Raises:
         FileNotFoundError: no ``meta/<split>`` sidecars under ``dataset``.
     """
@@ -144,16 +149,17 @@ def evaluate_table(
                 bgr = cv2.imread(str(root / "images" / f"{path.stem}.jpg"))
             if bgr is None:
                 continue
-            rgb = bgr[..., ::-1]
+            rgb = np.ascontiguousarray(bgr[..., ::-1])
             t0 = time.perf_counter()
-            outline = stage.outline(rgb, w, h)
+            stage.apply(reading, rgb)  # the outline, then the off-table die model if any
             report.outline_ms.append((time.perf_counter() - t0) * 1000)
             true_mask = outline_mask(meta["outline"], w, h, (160, 160))
-            pred_mask = outline_mask(outline, w, h, (160, 160))
+            pred_mask = outline_mask(reading.outline, w, h, (160, 160))
             union = (true_mask | pred_mask).sum()
             iou = float((true_mask & pred_mask).sum() / union) if union else 1.0
             report.ious.append(iou)
-        apply_table(reading, outline, tolerance=tolerance)
+        if stage is None:
+            apply_table(reading, outline, tolerance=tolerance)
         report.counts.add(truth, reading, [(i, i) for i in range(len(truth))])
         kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
         kind[0] += 1

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vision.table.calibration import Calibration, TableSettings
+from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel
 from vision.table.geometry import Outline, resting_point, signed_distance
 from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel
 
@@ -62,6 +63,9 @@ class TableStage:
         model: a :class:`SurfaceModel`, or a path to its ONNX file (None: no learned outline).
         calibration: a fixed camera's boundary (None: none).
         tolerance: see :func:`die_on_table`.
+        dice_model: an :class:`OffTableModel` that looks at each die's surroundings: a die it
+            calls off the surface is off even inside the learned outline. Not used with a
+            calibration, which is the user's own boundary.
 
     Example:
         >>> stage = TableStage(calibration=Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]))
@@ -75,15 +79,19 @@ class TableStage:
         calibration: Calibration | None = None,
         *,
         tolerance: float = TOLERANCE,
+        dice_model: OffTableModel | None = None,
     ) -> None:
         self.model = SurfaceModel(model) if isinstance(model, (str, Path)) else model
         self.calibration = calibration
         self.tolerance = float(tolerance)
+        self.dice_model = dice_model
 
     @classmethod
     def default(cls) -> TableStage | None:
-        """From the settings: the stored calibration and the shipped (or ``DICECAM_SURFACE_MODEL``)
-        outline model, when either exists; None when neither does or ``DICECAM_TABLE=0``.
+        """From the settings: the stored calibration, else the shipped (or
+        ``DICECAM_SURFACE_MODEL``) outline model with the off-table die model (or
+        ``DICECAM_OFFTABLE_MODEL``) when it exists; None when neither a calibration nor an
+        outline model exists, or ``DICECAM_TABLE=0``.
 
         Raises:
             CalibrationError: a calibration file exists but is broken (fix or delete it).
@@ -96,7 +104,11 @@ class TableStage:
         model = SurfaceModel(path) if calibration is None and path.is_file() else None
         if calibration is None and model is None:
             return None
-        return cls(model, calibration)
+        dice_path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
+        dice_model = None
+        if calibration is None and dice_path.is_file():
+            dice_model = OffTableModel(dice_path, threshold=s.offtable_threshold)
+        return cls(model, calibration, dice_model=dice_model)
 
     def outline(self, rgb: NDArray[np.uint8] | None, width: int, height: int) -> Outline | None:
         """The surface polygon in pixels of a ``width`` x ``height`` photo (``rgb`` may be that
@@ -110,8 +122,19 @@ class TableStage:
     def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
         """Fill ``reading.outline`` and each die's ``on_table`` (in place)."""
         outline = self.outline(rgb, reading.width, reading.height)
-        return apply_table(reading, outline, tolerance=self.tolerance)
+        apply_table(reading, outline, tolerance=self.tolerance)
+        if self.dice_model is None or self.calibration is not None or rgb is None:
+            return reading
+        if not reading.dice:
+            return reading
+        sx, sy = rgb.shape[1] / reading.width, rgb.shape[0] / reading.height
+        boxes = [(d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy) for d in reading.dice]
+        for die, p_off in zip(reading.dice, self.dice_model.probability(rgb, boxes), strict=True):
+            if p_off >= self.dice_model.threshold:
+                die.on_table = False
+        return reading
 
     def __repr__(self) -> str:
         source = "calibration" if self.calibration is not None else repr(self.model)
-        return f"TableStage({source}, tolerance={self.tolerance})"
+        dice = "" if self.dice_model is None else f", dice_model={self.dice_model!r}"
+        return f"TableStage({source}, tolerance={self.tolerance}{dice})"

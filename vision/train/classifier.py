@@ -24,8 +24,9 @@ __all__ = [
 N_CLASSES = 7
 
 
-def _build_model(width: float = 1.0):
-    """The network; ``width`` scales every layer's channels (1.0: 16-32-64-96)."""
+def _build_model(width: float = 1.0, n_classes: int = N_CLASSES):
+    """The network; ``width`` scales every layer's channels (1.0: 16-32-64-96). The off-table
+    die model uses it too, with 2 classes."""
     import torch.nn as nn
 
     c1, c2, c3, c4 = (max(8, round(c * width / 8) * 8) for c in (16, 32, 64, 96))
@@ -52,9 +53,10 @@ def _build_model(width: float = 1.0):
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(c4, N_CLASSES),
+        nn.Linear(c4, n_classes),
     )
     model.width = width
+    model.n_classes = n_classes
     return model
 
 
@@ -65,7 +67,14 @@ def save_classifier(model, path: Path) -> Path:
     """Save weights with the width they need (``load_classifier`` rebuilds the network)."""
     import torch
 
-    torch.save({"width": getattr(model, "width", 1.0), "state_dict": model.state_dict()}, path)
+    torch.save(
+        {
+            "width": getattr(model, "width", 1.0),
+            "n_classes": getattr(model, "n_classes", N_CLASSES),
+            "state_dict": model.state_dict(),
+        },
+        path,
+    )
     return Path(path)
 
 
@@ -75,7 +84,9 @@ def load_classifier(path: Path):
 
     saved = torch.load(path, map_location="cpu")
     width, state = (saved["width"], saved["state_dict"]) if "state_dict" in saved else (1.0, saved)
-    model = FaceNet(width)
+    model = FaceNet(
+        width, saved.get("n_classes", N_CLASSES) if "state_dict" in saved else N_CLASSES
+    )
     model.load_state_dict(state)
     return model
 
@@ -140,9 +151,10 @@ def train_classifier(
     val: tuple[np.ndarray, np.ndarray] | None = None,
     threads: int | None = None,
     width: float = 1.0,
+    n_classes: int = N_CLASSES,
     log=print,
 ):
-    """Train the face classifier on crops (N x 64 x 64 x 3 BGR uint8) and return the model."""
+    """Train the face classifier on crops (N x S x S x 3 BGR uint8) and return the model."""
     import torch
     import torch.nn as nn
 
@@ -150,10 +162,11 @@ def train_classifier(
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model = load_classifier(init) if init is not None else FaceNet(width)
+    model = load_classifier(init) if init is not None else FaceNet(width, n_classes)
+    n_classes = model.n_classes
     x_all = _to_tensor(crops)
     y_all = torch.from_numpy(np.asarray(classes, np.int64))
-    counts = torch.bincount(y_all, minlength=N_CLASSES).float()
+    counts = torch.bincount(y_all, minlength=n_classes).float()
     weights = torch.where(counts > 0, (counts.sum() / counts.clamp(min=1)) ** 0.5, 0.0)
     loss_fn = nn.CrossEntropyLoss(weight=weights / weights[counts > 0].mean(), label_smoothing=0.05)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)

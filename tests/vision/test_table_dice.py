@@ -1,0 +1,116 @@
+"""The off-table die model at run time: a tiny ONNX model whose P(off) is the brightness around
+the die, so each test knows which dice must be called off the surface."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.table import (
+    Calibration,
+    OffTableModel,
+    TableStage,
+    context_crop,
+)
+from vision.types import Die, Reading
+
+onnx = pytest.importorskip("onnx", reason="the onnx package builds the test model")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def _bright_is_off(path, classes: int = 2):
+    """logits (on, off) = (0, 40 * (mean brightness - 0.5)): P(off) > 0.5 on bright crops."""
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 48, 48])
+    out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", classes])
+    w = np.zeros((1, classes), np.float32)
+    w[0, -1] = 40.0
+    b = np.zeros((classes,), np.float32)
+    b[-1] = -20.0
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
+        helper.make_node("Unsqueeze", ["m", "one"], ["m2"]),
+        helper.make_node("MatMul", ["m2", "w"], ["mw"]),
+        helper.make_node("Add", ["mw", "b"], ["logits"]),
+    ]
+    inits = [
+        numpy_helper.from_array(w, "w"),
+        numpy_helper.from_array(b, "b"),
+        numpy_helper.from_array(np.array([1], np.int64), "one"),
+    ]
+    graph = helper.make_graph(nodes, "bright_is_off", [inp], [out], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+@pytest.fixture
+def photo() -> np.ndarray:
+    """640x480: dark on the left half, bright on the right half."""
+    rgb = np.full((480, 640, 3), 30, np.uint8)
+    rgb[:, 320:] = 230
+    return rgb
+
+
+def _reading() -> Reading:
+    return Reading(640, 480, [Die(2, (100, 200, 120, 220), 0.9), Die(5, (500, 200, 520, 220), 0.9)])
+
+
+def test_probability_of_each_die_from_its_surroundings(tmp_path, photo):
+    model = OffTableModel(_bright_is_off(tmp_path / "m.onnx"))
+    p = model.probability(photo, [(100, 200, 120, 220), (500, 200, 520, 220)])
+    assert p.shape == (2,) and p[0] < 0.01 and p[1] > 0.99
+    assert model.probability(photo, []).shape == (0,)
+    assert context_crop(photo, (100, 200, 120, 220)).shape == (48, 48, 3)
+
+
+def test_stage_calls_off_what_the_die_model_says_even_inside_the_outline(tmp_path, photo):
+    stage = TableStage(None, dice_model=OffTableModel(_bright_is_off(tmp_path / "m.onnx")))
+    reading = stage.apply(_reading(), photo)
+    assert reading.outline is None  # no outline model: the surface fills the frame
+    assert [d.on_table for d in reading.dice] == [True, False]
+    assert reading.off_table == 1 and reading.bust
+    assert "dice_model=OffTableModel" in repr(stage)
+
+
+def test_die_boxes_are_scaled_to_a_photo_decoded_smaller(tmp_path, photo):
+    stage = TableStage(None, dice_model=OffTableModel(_bright_is_off(tmp_path / "m.onnx")))
+    half = np.ascontiguousarray(photo[::2, ::2])  # 320x240 pixels for a 640x480 reading
+    reading = stage.apply(_reading(), half)
+    assert [d.on_table for d in reading.dice] == [True, False]
+
+
+def test_a_calibrated_boundary_is_not_overruled_by_the_die_model(tmp_path, photo):
+    whole = Calibration([(0, 0), (1, 0), (1, 1), (0, 1)])
+    dice_model = OffTableModel(_bright_is_off(tmp_path / "m.onnx"))
+    reading = TableStage(calibration=whole, dice_model=dice_model).apply(_reading(), photo)
+    assert [d.on_table for d in reading.dice] == [True, True]
+
+
+def test_default_stage_loads_the_die_model_from_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("DICECAM_CALIBRATION", raising=False)
+    monkeypatch.delenv("DICECAM_TABLE", raising=False)
+    surface = tmp_path / "surface.onnx"
+    from vision.table import DEFAULT_SURFACE_MODEL
+
+    if not DEFAULT_SURFACE_MODEL.is_file():
+        pytest.skip(f"surface model not built: {DEFAULT_SURFACE_MODEL}")
+    surface.write_bytes(DEFAULT_SURFACE_MODEL.read_bytes())
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(surface))
+    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(_bright_is_off(tmp_path / "m.onnx")))
+    monkeypatch.setenv("DICECAM_OFFTABLE_THRESHOLD", "0.8")
+    stage = TableStage.default()
+    assert stage.dice_model is not None and stage.dice_model.threshold == 0.8
+    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(tmp_path / "none.onnx"))
+    assert TableStage.default().dice_model is None  # a path that does not exist: no die model
+
+
+def test_bad_models_and_thresholds_are_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="off-table model not found"):
+        OffTableModel(tmp_path / "missing.onnx")
+    with pytest.raises(ValueError, match="expected 2 classes"):
+        OffTableModel(_bright_is_off(tmp_path / "three.onnx", classes=3))
+    with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 1.5"):
+        OffTableModel(_bright_is_off(tmp_path / "m.onnx"), threshold=1.5)

@@ -1,0 +1,108 @@
+"""OffTableModel: looks at each die with its surroundings and says whether it left the surface.
+
+The outline model sees the whole photo at a small size; its errors sit where dice that left the
+surface lie, just past an edge. This local model (``models/dicecam-offtable.onnx``, trained by
+:mod:`vision.train.offtable` on synthetic rolls) reads a crop ``CONTEXT`` times the die's size
+around each die (``CROP`` pixels a side) and gives the probability that the die rests off the
+playing surface (on the floor, beside the tray).
+
+Example:
+    >>> import numpy as np
+    >>> context_crop(np.zeros((100, 100, 3), np.uint8), (40, 40, 50, 50)).shape
+    (48, 48, 3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.faces import crop_die
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["CONTEXT", "CROP", "DEFAULT_OFFTABLE_MODEL", "OffTableModel", "context_crop"]
+
+CROP = 48
+"""Side of the square crop the off-table model reads, in pixels."""
+
+CONTEXT = 4.0
+"""The crop's side, as a multiple of the die's longer side."""
+
+DEFAULT_OFFTABLE_MODEL = (
+    Path(__file__).resolve().parent.parent.parent / "models" / "dicecam-offtable.onnx"
+)
+"""The shipped off-table die model: ``<repo>/models/dicecam-offtable.onnx``."""
+
+
+def context_crop(
+    image: NDArray[np.uint8], box: Sequence[float], size: int = CROP, context: float = CONTEXT
+) -> NDArray[np.uint8]:
+    """Square crop ``context`` times the die's size around ``box``, resized to ``size``."""
+    return crop_die(image, box, size, margin=(context - 1) / 2)
+
+
+class OffTableModel:
+    """The probability that each die rests off the playing surface.
+
+    Args:
+        model: ONNX file (input N x 3 x CROP x CROP float RGB 0..1, output N x 2 logits: on,
+            off); default ``<repo>/models/dicecam-offtable.onnx``.
+        threshold: probability from which a die is called off the surface.
+        threads: onnxruntime intra-op threads.
+
+    Raises:
+        FileNotFoundError: the model file is missing.
+        ValueError: the threshold is not between 0 and 1, or the model is not a 2-class one.
+    """
+
+    def __init__(
+        self, model: str | Path | None = None, *, threshold: float = 0.5, threads: int = 1
+    ) -> None:
+        import onnxruntime as ort
+
+        self.model_path = Path(model) if model is not None else DEFAULT_OFFTABLE_MODEL
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
+        self.threshold = float(threshold)
+        if not self.model_path.is_file():
+            raise FileNotFoundError(
+                f"off-table model not found: {self.model_path}. Train it with "
+                "`python -m vision.train.offtable DATA`"
+            )
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = int(threads)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(self.model_path), opts, providers=["CPUExecutionProvider"]
+        )
+        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
+        if out.shape[-1] != 2:
+            raise ValueError(
+                f"{self.model_path}: expected 2 classes (on, off the surface), got output "
+                f"shape {out.shape}"
+            )
+        self._input = inp.name
+        size = inp.shape[2]
+        self.size = size if isinstance(size, int) else CROP
+        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
+        self.context = float(self.metadata.get("context", CONTEXT))
+
+    def probability(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray:
+        """P(off the surface) of each die at ``boxes`` (x1, y1, x2, y2 in pixels of ``rgb``)."""
+        if len(boxes) == 0:
+            return np.zeros(0, np.float32)
+        crops = np.stack([context_crop(rgb, b, self.size, self.context) for b in boxes])
+        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
+        logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return (p[:, 1] / p.sum(axis=1)).astype(np.float32)
+
+    def __repr__(self) -> str:
+        return f"OffTableModel(model={str(self.model_path)!r}, threshold={self.threshold})"

@@ -1,0 +1,177 @@
+"""Training the off-table die model (``models/dicecam-offtable.onnx``).
+
+The surface outline sees the whole photo at a small size, and its errors sit exactly where dice
+that left the surface lie: just past an edge. This second, local model looks at each die with
+its surroundings (a crop ``CONTEXT`` times the die's size, ``CROP`` pixels a side) and says
+whether the die rests off the playing surface. Its examples are the dice of `dicecam synth`
+folders: ``off_table`` dice are positives; dice on the table (flat or cocked) are negatives;
+dice in the air are left out (nothing around them says where they will land).
+
+Example:
+    python -m vision.train.offtable runs/synth-a runs/synth-b --out models/dicecam-offtable.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.table.dice import CONTEXT, CROP, context_crop
+
+__all__ = ["load_context_crops", "train_offtable"]
+
+
+def load_context_crops(
+    roots: Iterable[str | Path], split: str, *, limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops (N, CROP, CROP, 3 uint8 BGR) and labels (N,: 1 = off the surface).
+
+    Raises:
+        FileNotFoundError: a folder has no ``meta/<split>`` sidecars.
+    """
+    import cv2
+
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for root in roots:
+        meta_dir = Path(root) / "meta" / split
+        if not meta_dir.is_dir():
+            raise FileNotFoundError(f"expected sidecars in {meta_dir} (a `dicecam synth` folder)")
+        for meta_path in sorted(meta_dir.glob("*.json"))[:limit]:
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            image = cv2.imread(str(Path(root) / "images" / split / f"{meta_path.stem}.jpg"))
+            if image is None:
+                continue
+            for die in meta.get("dice", []):
+                if not die.get("labelled") or not die.get("box") or die["state"] == "in_air":
+                    continue
+                crops.append(context_crop(image, die["box"]))
+                labels.append(int(die["state"] == "off_table"))
+    if not crops:
+        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def train_offtable(
+    data: Sequence[str | Path],
+    out: str | Path,
+    *,
+    epochs: int = 8,
+    batch: int = 128,
+    lr: float = 3e-3,
+    width: float = 1.0,
+    threads: int | None = None,
+    limit: int | None = None,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Train on the train splits of ``data``, score on their val splits, export ONNX to ``out``
+    (torch weights beside it, ``.pt``). Returns the figures for the model card."""
+    from .classifier import export_classifier, save_classifier, train_classifier
+
+    t0 = time.perf_counter()
+    x, y = load_context_crops(data, "train", limit=limit)
+    vx, vy = load_context_crops(data, "val")
+    if not len(x) or y.min() == y.max():
+        raise ValueError(
+            f"expected dice both on and off the surface in {list(map(str, data))}, "
+            f"got {len(y)} dice, {int(y.sum())} off"
+        )
+    log(f"{len(x)} train dice ({int(y.sum())} off), {len(vx)} val dice ({int(vy.sum())} off)")
+    model = train_classifier(
+        x,
+        y,
+        epochs=epochs,
+        batch=batch,
+        lr=lr,
+        width=width,
+        threads=threads,
+        val=(vx, vy) if len(vx) else None,
+        n_classes=2,
+        log=log,
+    )
+    figures: dict[str, Any] = {
+        "epochs": epochs,
+        "train_dice": len(x),
+        "train_off": int(y.sum()),
+        "val_dice": len(vx),
+        "crop": CROP,
+        "context": CONTEXT,
+        "train_seconds": round(time.perf_counter() - t0),
+    }
+    if len(vx):
+        figures |= _val_figures(model, vx, vy)
+    out = Path(out)
+    save_classifier(model, out.with_suffix(".pt"))
+    export_classifier(model, out, size=CROP)
+    _add_metadata(out, figures | {"task": "dicecam-offtable", "data": ", ".join(map(str, data))})
+    return figures
+
+
+def _val_figures(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    import torch
+
+    from .classifier import _to_tensor
+
+    model.eval()
+    with torch.no_grad():
+        probs = torch.cat(
+            [torch.softmax(model(_to_tensor(x[i : i + 512])), 1) for i in range(0, len(x), 512)]
+        )[:, 1].numpy()
+    off, on = probs[y == 1], probs[y == 0]
+    return {
+        "val_off_recall": round(float((off >= 0.5).mean()), 4) if len(off) else None,
+        "val_on_called_off": round(float((on >= 0.5).mean()), 4) if len(on) else None,
+    }
+
+
+def _add_metadata(path: Path, meta: dict[str, Any]) -> None:
+    import onnx
+
+    model = onnx.load(str(path))
+    for key, value in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, str(value)
+    onnx.save(model, str(path))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Train the dicecam off-table die model.")
+    p.add_argument(
+        "data", nargs="+", help="`dicecam synth` folders (images/, meta/ with train and val)"
+    )
+    p.add_argument("--out", default="models/dicecam-offtable.onnx")
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--batch", type=int, default=128)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--width", type=float, default=1.0)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument(
+        "--limit", type=int, default=None, help="at most this many train photos per folder"
+    )
+    a = p.parse_args(argv)
+    figures = train_offtable(
+        a.data,
+        a.out,
+        epochs=a.epochs,
+        batch=a.batch,
+        lr=a.lr,
+        width=a.width,
+        threads=a.threads,
+        limit=a.limit,
+    )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
