@@ -1,5 +1,5 @@
-"""Training the surface outline model: a tiny run on rendered rolls exports an ONNX file the
-runtime loads, at the input size asked for, with the figures in its metadata."""
+"""Training the table models on rendered rolls: the surface outline (exported at the input size
+asked for, its figures in the metadata) and the off-table die model; the runtime loads both."""
 
 from __future__ import annotations
 
@@ -54,3 +54,33 @@ def test_command_line_trains_and_prints_figures(rolls, tmp_path, capsys):
 def test_input_size_must_be_a_multiple_of_16(rolls, tmp_path):
     with pytest.raises(ValueError, match="multiple of 16, got 50"):
         train_surface(rolls, tmp_path / "x.onnx", input_size=50, epochs=1)
+
+
+def test_offtable_die_model_trains_on_rendered_rolls(tmp_path):
+    from vision.table import OffTableModel
+    from vision.train.offtable import load_context_crops, train_offtable
+
+    # seed 7 from index 150: index 151 has two dice on the floor beside the table
+    rolls = tmp_path / "rolls"
+    write_dataset(rolls, 4, seed=7, start=150, size=(320, 240), val_fraction=0.0)
+    x, y = load_context_crops([rolls], "train")
+    assert x.shape[1:] == (48, 48, 3) and len(x) == len(y) and 0 < y.sum() < len(y)
+    out = tmp_path / "offtable.onnx"
+    figures = train_offtable([rolls], out, epochs=1, batch=8, log=lambda _: None)
+    assert figures["train_dice"] == len(x) and figures["train_off"] == int(y.sum())
+    model = OffTableModel(out)
+    assert model.metadata["task"] == "dicecam-offtable" and model.context == 4.0
+    p = model.probability(np.zeros((240, 320, 3), np.uint8), [(10, 10, 30, 30)])
+    assert p.shape == (1,) and 0.0 <= float(p[0]) <= 1.0
+
+
+def test_offtable_needs_dice_on_and_off(tmp_path):
+    from vision.train.offtable import train_offtable
+
+    empty = tmp_path / "none"
+    (empty / "meta" / "train").mkdir(parents=True)
+    (empty / "meta" / "val").mkdir(parents=True)
+    with pytest.raises(ValueError, match="expected dice both on and off the surface"):
+        train_offtable([empty], tmp_path / "x.onnx", epochs=1)
+    with pytest.raises(FileNotFoundError, match="expected sidecars in"):
+        train_offtable([tmp_path / "nowhere"], tmp_path / "x.onnx", epochs=1)
