@@ -1,10 +1,13 @@
 """Benchmark of the table logic: outline time, and off-table figures on true dice.
 
     python tests/benchmarks/bench_table.py [--synth /work/data/synth-test7] \
-        [--real ../shared/datasets/roboflow-dice/eval] [--limit N]
+        [--real ../shared/datasets/roboflow-dice/eval] [--limit N] \
+        [--model models/dicecam-surface.onnx] [--offtable models/dicecam-offtable.onnx] \
+        [--offtable-threshold 0.8]
 
-Prints, for the shipped outline model (``models/dicecam-surface.onnx``):
-- the time the outline adds to a reading (640x480 photo, median and p90, one thread);
+Prints, for the shipped outline model (``models/dicecam-surface.onnx``) with the off-table die
+model (``models/dicecam-offtable.onnx``, when present; ``--offtable none`` leaves it out):
+- the time the outline and the die model add to a reading (640x480 photo, 6 dice, one thread);
 - on a synthetic set (``dicecam synth``; its sidecars give each die's state): off-table recall
   and precision and the false-bust rate with every labelled die at its TRUE box (the reader left
   out), with the learned outline and with the true outline (the ceiling of the logic);
@@ -28,7 +31,9 @@ sys.path.insert(0, str(REPO))
 
 from vision.evaluate import find_images, load_labels  # noqa: E402
 from vision.table import (  # noqa: E402
+    DEFAULT_OFFTABLE_MODEL,
     DEFAULT_SURFACE_MODEL,
+    OffTableModel,
     SurfaceModel,
     TableStage,
     apply_table,
@@ -37,8 +42,8 @@ from vision.table import (  # noqa: E402
 from vision.types import Die, Reading  # noqa: E402
 
 
-def _timing(model: SurfaceModel, photos: list[Path]) -> None:
-    times, apply_times = [], []
+def _timing(model: SurfaceModel, photos: list[Path], dice: OffTableModel | None) -> None:
+    times, apply_times, dice_times = [], [], []
     for path in photos:
         rgb = cv2.imread(str(path))[..., ::-1]
         rgb = np.ascontiguousarray(cv2.resize(rgb, (640, 480), interpolation=cv2.INTER_AREA))
@@ -51,10 +56,16 @@ def _timing(model: SurfaceModel, photos: list[Path]) -> None:
         t0 = time.perf_counter()
         apply_table(reading, outline)
         apply_times.append((time.perf_counter() - t0) * 1000)
+        if dice is not None:
+            t0 = time.perf_counter()
+            dice.probability(rgb, [d.box for d in reading.dice])
+            dice_times.append((time.perf_counter() - t0) * 1000)
     times.sort()
     print(f"outline time (640x480, {len(times)} photos, 1 thread): median "
           f"{statistics.median(times):.2f} ms, p90 {times[int(0.9 * (len(times) - 1))]:.2f} ms; "
           f"on-table test of 6 dice {statistics.median(apply_times):.3f} ms")  # fmt: skip
+    if dice_times:
+        print(f"off-table die model, 6 dice: median {statistics.median(dice_times):.2f} ms")
 
 
 def _real_false_busts(stage: TableStage, real: Path, limit: int | None) -> None:
@@ -81,10 +92,10 @@ def _real_false_busts(stage: TableStage, real: Path, limit: int | None) -> None:
         print("  false busts:", ", ".join(busts[:10]))
 
 
-def _real_reader(real: Path, limit: int | None) -> None:
+def _real_reader(real: Path, limit: int | None, stage: TableStage) -> None:
     from vision import DiceReader, evaluate_dataset
 
-    reader = DiceReader()
+    reader = DiceReader(table=stage)
     if reader.table is None:
         print("reader: no table step (no surface model and no calibration)")
         return
@@ -98,15 +109,23 @@ def main() -> int:
     p.add_argument("--synth", type=Path, default=Path("/work/data/synth-test7"))
     p.add_argument("--real", type=Path, default=REPO.parent / "shared/datasets/roboflow-dice/eval")
     p.add_argument("--model", type=Path, default=DEFAULT_SURFACE_MODEL)
+    p.add_argument("--offtable", default=str(DEFAULT_OFFTABLE_MODEL), help="or 'none'")
+    p.add_argument("--offtable-threshold", type=float, default=None)
     p.add_argument("--limit", type=int, default=None)
     a = p.parse_args()
 
     model = SurfaceModel(a.model, threads=1)
-    stage = TableStage(model)
+    dice = None
+    if a.offtable != "none" and Path(a.offtable).is_file():
+        dice = OffTableModel(a.offtable)
+        if a.offtable_threshold is not None:
+            dice.threshold = a.offtable_threshold
+    stage = TableStage(model, dice_model=dice)
     print(f"model: {a.model} ({a.model.stat().st_size / 1e6:.2f} MB, input {model.imgsz})")
+    print(f"off-table die model: {dice!r}")
     if a.synth.is_dir():
         photos, _ = find_images(a.synth, "val")
-        _timing(model, photos[:100])
+        _timing(model, photos[:100], dice)
         learned = evaluate_table(a.synth, stage, limit=a.limit)
         print(f"\nsynthetic set {a.synth}, true boxes, LEARNED outline:")
         print(learned.format())
@@ -125,7 +144,7 @@ def main() -> int:
         print()
         _real_false_busts(stage, a.real, a.limit)
         if (REPO / "models" / "dicecam-reader.onnx").is_file():
-            _real_reader(a.real, a.limit)
+            _real_reader(a.real, a.limit, stage)
         else:
             print("models/dicecam-reader.onnx absent: full-reader figures skipped")
     else:
