@@ -52,13 +52,15 @@ def run(args: argparse.Namespace) -> int:
         data = result.to_dict()
         data.update(dataset=str(args.dataset), split=args.split, model=str(reader.model_path))
         data["imgsz"] = list(reader.imgsz)
+        data["dynamic"] = reader.dynamic
         if args.mistakes:
             data["mistakes"] = result.mistakes
         print(json.dumps(data))
     else:
         h, w = reader.imgsz
         print(f"dataset           {args.dataset} (split {args.split})")
-        print(f"model             {reader.model_path} ({w}x{h})")
+        shape = f"longer side {max(w, h)}, rectangular input" if reader.dynamic else f"{w}x{h}"
+        print(f"model             {reader.model_path} ({shape})")
         print(result.format())
         if args.mistakes and result.mistakes:
             print("not read exactly:")

@@ -65,6 +65,19 @@ def test_mask_to_outline_recovers_a_quadrilateral_in_photo_pixels():
     assert _iou(outline_mask(outline, 640, 480), outline_mask(quad, 640, 480).astype(bool)) > 0.95
 
 
+def test_mask_to_outline_convex_fills_a_notch_the_plain_outline_keeps():
+    quad = [(80.0, 60.0), (560.0, 90.0), (600.0, 470.0), (30.0, 430.0)]
+    prob = outline_mask(quad, 640, 480, (96, 128)).astype(np.float32)
+    prob[40:56, 106:118] = 0.0  # a pale die at the right edge read as not-surface
+    die = (535.0, 215.0, 570.0, 255.0)
+    plain = mask_to_outline(prob, 640, 480)
+    convex = mask_to_outline(prob, 640, 480, convex=True)
+    assert not die_on_table(die, plain)
+    assert die_on_table(die, convex)
+    true_mask = outline_mask(quad, 640, 480).astype(bool)
+    assert _iou(outline_mask(convex, 640, 480), true_mask) > 0.95
+
+
 def test_mask_to_outline_full_frame_is_none_and_empty_is_empty():
     assert mask_to_outline(np.ones((32, 32), np.float32), 640, 480) is None
     assert mask_to_outline(np.zeros((32, 32), np.float32), 640, 480) == []

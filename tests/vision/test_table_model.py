@@ -92,7 +92,8 @@ def test_surface_model_errors_name_what_was_expected(tmp_path, model):
         SurfaceModel(bad)
     with pytest.raises(ValueError, match="expected an H x W x 3 uint8 RGB image"):
         model.outline(np.zeros((48, 64), np.uint8))
-    assert model.imgsz == (128, 128) and "dicecam-surface" in repr(model)
+    side = int(model.metadata["imgsz"])  # the input the model was trained and exported at
+    assert model.imgsz == (side, side) and "dicecam-surface" in repr(model)
 
 
 def test_stage_uses_calibration_instead_of_the_model(model, sample):

@@ -45,7 +45,7 @@ class TableSettings(BaseSettings):
     offtable_model: Path | None = None
     """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``; an empty
     ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""
-    offtable_threshold: float = Field(0.5, gt=0.0, lt=1.0)
+    offtable_threshold: float = Field(0.8, gt=0.0, lt=1.0)
     """P(off) from which the off-table die model calls a die off the surface."""
     table: bool = True
     """Run the table logic in the reader (``DICECAM_TABLE=0`` turns it off)."""

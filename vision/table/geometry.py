@@ -66,12 +66,15 @@ def mask_to_outline(
     threshold: float = 0.5,
     epsilon: float = 0.012,
     full_frame: float = FULL_FRAME,
+    convex: bool = False,
 ) -> Outline | None:
     """The largest surface region of a probability map as a polygon in ``width`` x ``height`` pixels.
 
     Returns None when the surface covers (nearly) the whole frame, and ``[]`` when no surface is
     seen. ``epsilon`` is the simplification tolerance as a share of the contour's perimeter
-    (:func:`cv2.approxPolyDP`).
+    (:func:`cv2.approxPolyDP`). ``convex`` takes the region's convex hull: a flat table top,
+    tray floor or board seen in perspective is convex, so notches (a pale die read as
+    not-surface at the edge) and holes are mistakes of the map, not of the surface.
     """
     import cv2
 
@@ -89,6 +92,8 @@ def mask_to_outline(
     padded = cv2.copyMakeBorder(region, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     contours, _ = cv2.findContours(padded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     contour = max(contours, key=cv2.contourArea)
+    if convex:
+        contour = cv2.convexHull(contour)
     poly = cv2.approxPolyDP(contour, epsilon * cv2.arcLength(contour, True), True)
     mh, mw = mask.shape
     pts = poly.reshape(-1, 2).astype(np.float64) - 1 + 0.5  # pixel centres

@@ -43,6 +43,8 @@ class SurfaceModel:
     Args:
         model: ONNX file; default ``<repo>/models/dicecam-surface.onnx``.
         threshold: surface probability above which a cell is on the surface.
+        convex: the outline is the convex hull of the surface region (a flat surface seen in
+            perspective is convex; see :func:`~vision.table.geometry.mask_to_outline`).
         threads: onnxruntime intra-op threads.
 
     Raises:
@@ -51,8 +53,14 @@ class SurfaceModel:
     """
 
     def __init__(
-        self, model: str | Path | None = None, *, threshold: float = 0.5, threads: int = 1
+        self,
+        model: str | Path | None = None,
+        *,
+        threshold: float = 0.5,
+        threads: int = 1,
+        convex: bool = False,
     ) -> None:
+        self.convex = bool(convex)
         self.model_path = Path(model) if model is not None else DEFAULT_SURFACE_MODEL
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
@@ -118,7 +126,7 @@ class SurfaceModel:
         # a finer grid for a smoother polygon
         prob = cv2.resize(prob, (prob.shape[1] * 4, prob.shape[0] * 4), cv2.INTER_LINEAR)
         width, height = size if size is not None else (rgb.shape[1], rgb.shape[0])
-        outline = mask_to_outline(prob, width, height, threshold=self.threshold)
+        outline = mask_to_outline(prob, width, height, threshold=self.threshold, convex=self.convex)
         return outline or None
 
     def __repr__(self) -> str:
