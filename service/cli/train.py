@@ -100,6 +100,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=0.2,
         help="with --from: share of --data photos held out for evaluation (default 0.2)",
     )
+    p.add_argument(
+        "--replay",
+        type=int,
+        default=300,
+        help="with --from: photos the model already knew (the recipe's real photos) trained "
+        "again with the new ones so the detector does not forget them (default 300)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.set_defaults(func=run)
 
@@ -111,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         recipe = load_recipe(args.recipe)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    if args.replay < 0:
+        raise UsageError(f"--replay must be 0 or more photos, got {args.replay}")
     if args.epochs is not None:
         if args.epochs < 1:
             raise UsageError(f"--epochs must be at least 1, got {args.epochs}")

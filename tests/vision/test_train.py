@@ -123,6 +123,8 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "--data" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+    assert main(["train", "--from", str(tmp_path / "m.onnx"), "--replay", "-1"]) == 2
+    assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
 
 
 def test_face_training_mixes_in_replay_crops(tmp_path: Path):

@@ -53,7 +53,7 @@ def split_dataset(
     *,
     holdout: float = 0.2,
     replay: list[Path] | None = None,
-    replay_n: int = 150,
+    replay_n: int = 300,
     seed: int = 0,
 ) -> tuple[Path, Path, int, int]:
     """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout).
@@ -135,7 +135,12 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     work = args.work.resolve() / name
     replay = list(dict.fromkeys(recipe.real_dirs()))  # a folder listed twice weighs twice
     train_dir, held_dir, n_train, n_held = split_dataset(
-        args.data, work / "split", holdout=args.holdout, replay=replay, seed=args.seed
+        args.data,
+        work / "split",
+        holdout=args.holdout,
+        replay=replay,
+        replay_n=getattr(args, "replay", 300),
+        seed=args.seed,
     )
     print(
         f"fine-tuning on {n_train} photos (+ replay from {len(replay)} folders), {n_held} held out"
