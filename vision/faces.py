@@ -70,18 +70,11 @@ class FaceClassifier:
     """
 
     def __init__(self, model: str | Path, *, threads: int = 2, tta: bool = True) -> None:
-        import onnxruntime as ort
+        from vision.runtime import cpu_session
 
         self.model_path = Path(model)
         self.tta = tta
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(self.model_path), opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = cpu_session(self.model_path, threads)
         inp = self._session.get_inputs()[0]
         self._input = inp.name
         size = inp.shape[2]
@@ -101,11 +94,10 @@ class FaceClassifier:
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
         if self.tta:
             blob = np.concatenate([blob, blob[..., ::-1]])
+        from vision.runtime import softmax
+
         logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
-        logits = logits.astype(np.float32)
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        probs /= probs.sum(axis=1, keepdims=True)
+        probs = softmax(logits)
         if self.tta:
             probs = probs.reshape(2, n, -1).mean(axis=0)
         values = probs[:, :6].argmax(axis=1) + 1

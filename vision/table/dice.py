@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.faces import crop_die
+from vision.runtime import cpu_session, softmax
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -66,8 +67,6 @@ class OffTableModel:
     def __init__(
         self, model: str | Path | None = None, *, threshold: float = 0.8, threads: int = 1
     ) -> None:
-        import onnxruntime as ort
-
         self.model_path = Path(model) if model is not None else DEFAULT_OFFTABLE_MODEL
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
@@ -77,13 +76,7 @@ class OffTableModel:
                 f"off-table model not found: {self.model_path}. Train it with "
                 "`python -m vision.train.offtable DATA`"
             )
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = int(threads)
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(self.model_path), opts, providers=["CPUExecutionProvider"]
-        )
+        self._session = cpu_session(self.model_path, threads)
         inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
         if out.shape[-1] != 2:
             raise ValueError(
@@ -103,9 +96,7 @@ class OffTableModel:
         crops = np.stack([context_crop(rgb, b, self.size, self.context) for b in boxes])
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
         logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
-        logits = logits - logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        return (p[:, 1] / p.sum(axis=1)).astype(np.float32)
+        return softmax(logits)[:, 1]
 
     def __repr__(self) -> str:
         return f"OffTableModel(model={str(self.model_path)!r}, threshold={self.threshold})"

@@ -55,6 +55,7 @@ class TableReport:
                 "photos": int(n),
                 "outline_mean_iou": round(iou / n, 4) if self.ious and n else None,
                 "resting_off": int(off),
+                "resting_off_found": int(found),
                 "resting_off_recall": round(found / off, 4) if off else None,
             }
         return out
@@ -95,10 +96,9 @@ class TableReport:
                 if k["outline_mean_iou"] is None
                 else f"outline IoU {k['outline_mean_iou']:.3f}, "
             )
-            found = round((k["resting_off_recall"] or 0) * k["resting_off"])
             lines.append(
                 f"  {kind:<6} {k['photos']:>4} photos: {iou}resting off-table dice found "
-                f"{found}/{k['resting_off']}"
+                f"{k['resting_off_found']}/{k['resting_off']}"
             )
         return "\n".join(lines)
 
@@ -141,6 +141,7 @@ def evaluate_table(
         if stage is None:
             outline = meta["outline"]
             outline = None if outline is None else [tuple(p) for p in outline]
+            apply_table(reading, outline, tolerance=tolerance)
         else:
             bgr = cv2.imread(
                 str(path.parent.parent.parent / "images" / path.parent.name / f"{path.stem}.jpg")
@@ -158,8 +159,6 @@ def evaluate_table(
             union = (true_mask | pred_mask).sum()
             iou = float((true_mask & pred_mask).sum() / union) if union else 1.0
             report.ious.append(iou)
-        if stage is None:
-            apply_table(reading, outline, tolerance=tolerance)
         report.counts.add(truth, reading, [(i, i) for i in range(len(truth))])
         kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
         kind[0] += 1

@@ -123,9 +123,12 @@ class TableStage:
         """Fill ``reading.outline`` and each die's ``on_table`` (in place)."""
         outline = self.outline(rgb, reading.width, reading.height)
         apply_table(reading, outline, tolerance=self.tolerance)
-        if self.dice_model is None or self.calibration is not None or rgb is None:
-            return reading
-        if not reading.dice:
+        if (
+            self.dice_model is None
+            or self.calibration is not None
+            or rgb is None
+            or not reading.dice
+        ):
             return reading
         sx, sy = rgb.shape[1] / reading.width, rgb.shape[0] / reading.height
         boxes = [(d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy) for d in reading.dice]

@@ -71,16 +71,10 @@ class SurfaceModel:
                 "`python -m vision.train.surface DATA`, or calibrate the camera with "
                 "`dicecam calibrate PHOTO`"
             )
-        import onnxruntime as ort
+        from vision.runtime import cpu_session
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = int(threads)
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
         try:
-            self._session = ort.InferenceSession(
-                str(self.model_path), opts, providers=["CPUExecutionProvider"]
-            )
+            self._session = cpu_session(self.model_path, threads)
         except Exception as exc:
             raise SurfaceModelError(f"cannot load surface model {self.model_path}: {exc}") from None
         inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]

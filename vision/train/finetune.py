@@ -133,13 +133,14 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     name = args.name or f"{base.stem}-ft"
     out = (args.out or Path("runs/finetune")).resolve()
     work = args.work.resolve() / name
-    replay = list(dict.fromkeys(recipe.real_dirs()))  # a folder listed twice weighs twice
+    # each real folder once (the recipe lists one twice so it weighs double in its own training)
+    replay = list(dict.fromkeys(recipe.real_dirs()))
     train_dir, held_dir, n_train, n_held = split_dataset(
         args.data,
         work / "split",
         holdout=args.holdout,
         replay=replay,
-        replay_n=getattr(args, "replay", 300),
+        replay_n=args.replay,
         seed=args.seed,
     )
     print(
