@@ -32,15 +32,29 @@ def rolls(tmp_path_factory):
 def test_tiny_run_exports_a_model_of_the_asked_input_size(rolls, tmp_path):
     out = tmp_path / "surface.onnx"
     figures = train_surface(rolls, out, input_size=64, epochs=1, batch=4, log=lambda _: None)
-    assert figures["input"] == 64 and figures["epochs"] == 1
+    assert figures["input"] == 64 and figures["epochs"] == 1 and figures["layers"] == 1
     assert figures["train_samples"] + figures["val_samples"] == 12
     assert 0.0 <= figures["val_mean_iou"] <= 1.0
     assert out.with_suffix(".pt").is_file()
     model = SurfaceModel(out)
-    assert model.imgsz == (64, 64)
+    assert model.imgsz == (64, 64) and model.layers == 1
     assert model.metadata["input"] == "64" and str(rolls[1]) in model.metadata["data"]
     prob = model.probability(np.full((240, 320, 3), 128, np.uint8))
     assert prob.shape == (16, 16) and ((prob >= 0) & (prob <= 1)).all()
+
+
+def test_three_layer_model_trains_and_the_runtime_reads_its_layers(rolls, tmp_path):
+    out = tmp_path / "layers.onnx"
+    figures = train_surface(
+        rolls, out, input_size=64, layers=3, epochs=1, batch=4, log=lambda _: None
+    )
+    assert figures["layers"] == 3 and 0.0 <= figures["val_mean_iou"] <= 1.0
+    model = SurfaceModel(out)
+    assert model.layers == 3 and model.metadata["layers"] == "3"
+    probs = model.layer_probabilities(np.full((240, 320, 3), 128, np.uint8))
+    assert probs.shape == (3, 16, 16) and np.allclose(probs.sum(0), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="expected 1 or 3 layers, got 2"):
+        train_surface(rolls, tmp_path / "x.onnx", layers=2, epochs=1)
 
 
 def test_command_line_trains_and_prints_figures(rolls, tmp_path, capsys):

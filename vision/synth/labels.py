@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 
-from .camera import Camera, clip_to_rect
+from .camera import Camera, clip_to_rect, look_at
 from .physics import DiePose, Surface
 from .render import FACES
 
@@ -20,6 +20,7 @@ __all__ = [
     "die_corners",
     "die_state",
     "surface_outline",
+    "surface_outlines",
     "top_face",
 ]
 
@@ -69,7 +70,10 @@ def die_box(cam: Camera, pose: DiePose) -> list[float] | None:
     return [float(x1), float(y1), float(x2), float(y2)]
 
 
-def surface_outline(cam: Camera, surface: Surface) -> list[list[float]] | None:
+Outline = list[list[float]] | None
+
+
+def surface_outline(cam: Camera, surface: Surface) -> Outline:
     """Playing-surface polygon clipped to the frame; None when it fills the frame."""
     px, py = surface.play
     poly = cam.clip_project(
@@ -86,3 +90,34 @@ def surface_outline(cam: Camera, surface: Surface) -> list[list[float]] | None:
     if area >= frame_area * 0.999:
         return None
     return [[round(float(x), 1), round(float(y), 1)] for x, y in poly]
+
+
+def surface_outlines(meta: dict) -> tuple[Outline, Outline]:
+    """(table top outline, playing-surface outline) of a sample's sidecar, in its pixels.
+
+    The two differ when the dice were rolled in a tray or box: the playing surface is then its
+    interior and the table top the furniture it stands on. Sidecars written since the outline
+    model learned trays carry ``table_outline``; older ones are rebuilt from their scene and
+    camera. Each outline is None when it fills the frame and ``[]`` when it is out of view.
+
+    Raises:
+        KeyError: the sidecar has neither ``table_outline`` nor a scene and camera to rebuild it.
+    """
+    play = meta["outline"]
+    if "table_outline" in meta:
+        return meta["table_outline"], play
+    scene, s = meta["scene"], meta["scene"]["surface"]
+    if not s.get("interior"):
+        return play, play
+    cs = scene["camera"]
+    cam = look_at(
+        np.asarray(meta["camera"]["eye"], float),
+        np.asarray(meta["camera"]["target"], float),
+        cs["hfov_deg"],
+        int(meta["width"]),
+        int(meta["height"]),
+        cs["roll_deg"],
+        aspect=cs.get("stretch", 1.0),
+    )
+    table = Surface(kind="table", table=tuple(s["table"]), table_height=s["table_height"])
+    return surface_outline(cam, table), play

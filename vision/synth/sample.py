@@ -326,6 +326,11 @@ def render_scene(scene: dict[str, Any]) -> Sample:
             motion_blur_die(canvas, pose, i + 1, shutter)
 
     outline = surface_outline(cam, surface)
+    table_outline = (
+        surface_outline(cam, Surface("table", surface.table, surface.table_height))
+        if surface.interior is not None
+        else outline
+    )
     img = post_process(canvas.img, scene, cam)
     ok, enc = cv2.imencode(
         ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(scene["post"]["jpeg_quality"])]
@@ -383,6 +388,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         "height": H,
         "surface_kind": surface.kind,
         "outline": outline,
+        "table_outline": table_outline,
         "camera": cam_meta,
         "dice": dice,
         "scene": scene,

@@ -1,6 +1,7 @@
 """The playing surface: its outline (learned or calibrated) and which dice lie on it.
 
-- :class:`SurfaceModel`: the learned outline (``models/dicecam-surface.onnx``, onnxruntime).
+- :class:`SurfaceModel`: the learned outline (``models/dicecam-surface.onnx``, onnxruntime);
+  :func:`play_surface` picks the tray or the table from its layers.
 - :class:`OffTableModel`: each die with its surroundings, off the surface or not
   (``models/dicecam-offtable.onnx``).
 - :func:`apply_table`: sets ``on_table`` of every die and the reading's ``outline``.
@@ -21,11 +22,18 @@ from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel, context_cro
 from vision.table.evaluate import TableReport, evaluate_table
 from vision.table.geometry import Outline, mask_to_outline, outline_mask, resting_point
 from vision.table.logic import TOLERANCE, TableStage, apply_table, die_on_table
-from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError
+from vision.table.surface import (
+    DEFAULT_SURFACE_MODEL,
+    LAYERS,
+    SurfaceModel,
+    SurfaceModelError,
+    play_surface,
+)
 
 __all__ = [
     "DEFAULT_OFFTABLE_MODEL",
     "DEFAULT_SURFACE_MODEL",
+    "LAYERS",
     "TOLERANCE",
     "Calibration",
     "CalibrationError",
@@ -43,5 +51,6 @@ __all__ = [
     "evaluate_table",
     "mask_to_outline",
     "outline_mask",
+    "play_surface",
     "resting_point",
 ]

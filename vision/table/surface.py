@@ -1,8 +1,10 @@
 """SurfaceModel: the playing-surface outline model, run with onnxruntime.
 
 The model (``models/dicecam-surface.onnx``, trained by :mod:`vision.train.surface`) takes the
-photo squeezed to a square (``1x3xSxS`` float RGB 0..1) and gives the probability that each cell
-of a coarse grid lies on the playing surface; the largest surface region becomes the outline
+photo squeezed to a square (``1x3xSxS`` float RGB 0..1) and gives, for each cell of a coarse
+grid, the probability of three layers: off the furniture, table top, tray or box interior
+(an older single-layer model gives the playing surface itself). :func:`play_surface` keeps the
+tray when one is in view, else the table; the largest surface region becomes the outline
 polygon in photo pixels.
 
 Example:
@@ -25,12 +27,48 @@ from vision.table.geometry import Outline, mask_to_outline
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["DEFAULT_SURFACE_MODEL", "SurfaceModel", "SurfaceModelError"]
+__all__ = [
+    "DEFAULT_SURFACE_MODEL",
+    "LAYERS",
+    "MIN_TRAY",
+    "SurfaceModel",
+    "SurfaceModelError",
+    "play_surface",
+]
 
 DEFAULT_SURFACE_MODEL = (
     Path(__file__).resolve().parent.parent.parent / "models" / "dicecam-surface.onnx"
 )
 """The shipped outline model: ``<repo>/models/dicecam-surface.onnx``."""
+
+
+LAYERS = 3
+"""Layers of a surface model: 0 off the furniture, 1 table top (or board), 2 tray interior."""
+MIN_TRAY = 0.04
+"""Share of the grid the tray layer must hold for the tray to be the playing surface."""
+
+
+def play_surface(probs: NDArray[np.float32], min_tray: float = MIN_TRAY) -> NDArray[np.float32]:
+    """The playing-surface probability grid from a model's ``(layers, h, w)`` output.
+
+    When a tray or box interior covers at least ``min_tray`` of the grid, the dice were rolled
+    in it and it alone is the surface (a die beside it on the table is off); otherwise the
+    surface is the table and anything on it. A single-layer output is the surface already.
+
+    Example:
+        >>> probs = np.zeros((3, 4, 4), np.float32); probs[1] = 1.0  # table everywhere
+        >>> probs[:, 1:3, 1:3] = [[[0.0]], [[0.2]], [[0.8]]]  # but a tray in the middle
+        >>> (play_surface(probs) >= 0.5).astype(int).tolist()
+        [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]]
+    """
+    if probs.ndim != 3 or probs.shape[0] not in (1, LAYERS):
+        raise ValueError(f"expected (1 or {LAYERS}, h, w) probabilities, got {probs.shape}")
+    if probs.shape[0] == 1:
+        return probs[0]
+    tray = probs[2]
+    if float((tray >= 0.5).mean()) >= min_tray:
+        return tray
+    return probs[1] + probs[2]
 
 
 class SurfaceModelError(RuntimeError):
@@ -45,11 +83,13 @@ class SurfaceModel:
         threshold: surface probability above which a cell is on the surface.
         convex: the outline is the convex hull of the surface region (a flat surface seen in
             perspective is convex; see :func:`~vision.table.geometry.mask_to_outline`).
+        min_tray: share of the grid a tray must cover to be the surface (see
+            :func:`play_surface`).
         threads: onnxruntime intra-op threads.
 
     Raises:
         SurfaceModelError: the model file is missing or does not have one image input and one
-            ``(batch, 1, h, w)`` output.
+            ``(batch, 1 or 3, h, w)`` output.
     """
 
     def __init__(
@@ -59,8 +99,10 @@ class SurfaceModel:
         threshold: float = 0.5,
         threads: int = 1,
         convex: bool = False,
+        min_tray: float = MIN_TRAY,
     ) -> None:
         self.convex = bool(convex)
+        self.min_tray = float(min_tray)
         self.model_path = Path(model) if model is not None else DEFAULT_SURFACE_MODEL
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
@@ -78,11 +120,17 @@ class SurfaceModel:
         except Exception as exc:
             raise SurfaceModelError(f"cannot load surface model {self.model_path}: {exc}") from None
         inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
-        if len(inp.shape) != 4 or inp.shape[1] not in (3, "3") or len(out.shape) != 4:
+        if (
+            len(inp.shape) != 4
+            or inp.shape[1] not in (3, "3")
+            or len(out.shape) != 4
+            or out.shape[1] not in (1, LAYERS)
+        ):
             raise SurfaceModelError(
-                f"{self.model_path}: expected input (batch, 3, h, w) and output (batch, 1, h, w), "
-                f"got {inp.shape} -> {out.shape}"
+                f"{self.model_path}: expected input (batch, 3, h, w) and output "
+                f"(batch, 1 or {LAYERS}, h, w), got {inp.shape} -> {out.shape}"
             )
+        self.layers = int(out.shape[1])
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
         self._input_name = inp.name
         h, w = inp.shape[2], inp.shape[3]
@@ -91,8 +139,8 @@ class SurfaceModel:
             h, w = (size, size) if isinstance(size, int) else size
         self.imgsz: tuple[int, int] = (int(h), int(w))
 
-    def probability(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """The surface probability grid of an ``H x W x 3`` uint8 RGB photo (whole frame)."""
+    def layer_probabilities(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """The model's ``(layers, h, w)`` grid for an ``H x W x 3`` uint8 RGB photo."""
         import cv2
 
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
@@ -103,7 +151,12 @@ class SurfaceModel:
         small = cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA)
         blob = (small.astype(np.float32) * np.float32(1 / 255)).transpose(2, 0, 1)[None]
         out = self._session.run(None, {self._input_name: np.ascontiguousarray(blob)})[0]
-        return out[0, 0]
+        return out[0]
+
+    def probability(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """The playing-surface probability grid of an ``H x W x 3`` uint8 RGB photo (whole
+        frame; see :func:`play_surface`)."""
+        return play_surface(self.layer_probabilities(rgb), self.min_tray)
 
     def outline(
         self, rgb: NDArray[np.uint8], size: tuple[int, int] | None = None
@@ -124,4 +177,7 @@ class SurfaceModel:
         return outline or None
 
     def __repr__(self) -> str:
-        return f"SurfaceModel(model={str(self.model_path)!r}, imgsz={self.imgsz})"
+        return (
+            f"SurfaceModel(model={str(self.model_path)!r}, imgsz={self.imgsz}, "
+            f"layers={self.layers})"
+        )

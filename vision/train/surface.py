@@ -1,9 +1,14 @@
 """Training the playing-surface outline model (``models/dicecam-surface.onnx``).
 
-A tiny fully-convolutional net (about 140k parameters) segments the playing surface (table top,
-tray or box floor, board) at 1/4 of its square input (``--input``, 128 by default). Its targets are the outline polygons of the
-synthetic sidecars (``meta/<split>/<name>.json``; ``"outline": null`` = the surface fills the
-frame, ``[]`` = no surface in view). A few minutes on two CPU cores are enough.
+A tiny fully-convolutional net (about 140k parameters) segments each photo at 1/4 of its square
+input (``--input``, 128 by default). With ``--layers 1`` (the shipped model) it marks the playing
+surface itself: the table top, or the tray or box interior when the dice were rolled in one.
+With ``--layers 3`` it marks three layers, off (floor, walls, props), table top and tray
+interior, and the runtime's :func:`~vision.table.play_surface` keeps the tray when one is in
+view: the table is then labelled table whether or not a tray stands on it, a more local task
+(measured in the surface model card). Targets come from the synthetic sidecars
+(``meta/<split>/<name>.json``: ``outline`` is the playing surface, ``table_outline`` the table
+top, rebuilt from the scene for older sets; null = fills the frame, ``[]`` = not in view).
 
 Example:
     python -m vision.train.surface runs/synth-a runs/synth-b --input 192 \
@@ -24,18 +29,25 @@ from typing import Any
 import numpy as np
 
 from vision.table.geometry import outline_mask
+from vision.table.surface import LAYERS, play_surface
 
 __all__ = ["SurfaceNet", "export_surface", "load_surface_split", "train_surface"]
 
 INPUT = 128
 STRIDE = 4
+TRAY_KINDS = ("tray", "box")
+"""Surface kinds whose playing surface is an interior standing on the table."""
+OFF, TABLE_OUT, TABLE_IN_PLAY, TRAY = 0, 1, 2, 3
+"""Region codes: off the furniture, a table top out of play (a tray stands on it), the table
+top in play, a tray or box interior (in play)."""
 CACHE_RATIO = 1.375  # images are kept at this multiple of the input and cropped on the fly
 
 
 def load_surface_split(
     root: str | Path, split: str, size: int = round(INPUT * CACHE_RATIO), limit: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Images (N, size, size, 3 uint8 RGB) and surface masks (N, size, size uint8) of a split.
+    """Images (N, size, size, 3 uint8 RGB) and region codes (N, size, size uint8, see
+    :func:`region_codes`) of a split.
 
     Samples whose sidecar or image is missing or unreadable (a set still being written) are
     skipped.
@@ -61,33 +73,67 @@ def load_surface_split(
             continue
         h, w = bgr.shape[:2]
         images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
-        masks.append(outline_mask(meta["outline"], w, h, (size, size)))
+        masks.append(region_codes(meta, (size, size)))
     if not images:
         raise FileNotFoundError(f"no readable samples in {meta_dir}")
     return np.stack(images), np.stack(masks)
 
 
+def region_codes(meta: dict[str, Any], size: tuple[int, int]) -> np.ndarray:
+    """A sidecar's regions at ``size`` (height, width): :data:`OFF`, :data:`TABLE_OUT`,
+    :data:`TABLE_IN_PLAY` or :data:`TRAY` per pixel."""
+    from vision.synth.labels import surface_outlines
+
+    w, h = int(meta["width"]), int(meta["height"])
+    table, play = surface_outlines(meta)
+    tray_scene = meta.get("surface_kind") in TRAY_KINDS
+    codes = outline_mask(table, w, h, size) * np.uint8(TABLE_OUT if tray_scene else TABLE_IN_PLAY)
+    if tray_scene:
+        codes[outline_mask(play, w, h, size) > 0] = TRAY
+    return codes
+
+
+def _targets(codes: np.ndarray, size: int, layers: int) -> np.ndarray:
+    """(h, w) region codes -> (layers, size, size) float shares per output cell: the playing
+    surface for one layer; off, table, tray for three."""
+    import cv2
+
+    if layers == 1:
+        groups = [codes >= TABLE_IN_PLAY]
+    else:
+        groups = [codes == OFF, (codes == TABLE_OUT) | (codes == TABLE_IN_PLAY), codes == TRAY]
+    return np.stack(
+        [
+            cv2.resize(g.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
+            for g in groups
+        ]
+    )
+
+
 def _augment(
-    rng: np.random.Generator, images: np.ndarray, masks: np.ndarray, size_in: int = INPUT
+    rng: np.random.Generator,
+    images: np.ndarray,
+    masks: np.ndarray,
+    size_in: int = INPUT,
+    layers: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter."""
     import cv2
 
     n, size = len(images), images.shape[1]
     x = np.empty((n, size_in, size_in, 3), np.float32)
-    y = np.empty((n, size_in // STRIDE, size_in // STRIDE), np.float32)
+    y = np.empty((n, layers, size_in // STRIDE, size_in // STRIDE), np.float32)
     for i in range(n):
         cw = int(size * rng.uniform(0.7, 1.0))
         ch = int(size * rng.uniform(0.7, 1.0))
         x0, y0 = rng.integers(0, size - cw + 1), rng.integers(0, size - ch + 1)
         img = images[i, y0 : y0 + ch, x0 : x0 + cw]
-        msk = masks[i, y0 : y0 + ch, x0 : x0 + cw].astype(np.float32)
+        msk = _targets(masks[i, y0 : y0 + ch, x0 : x0 + cw], size_in // STRIDE, layers)
         img = cv2.resize(img, (size_in, size_in), interpolation=cv2.INTER_AREA).astype(np.float32)
-        msk = cv2.resize(msk, (size_in // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
         if rng.random() < 0.5:
-            img, msk = img[:, ::-1], msk[:, ::-1]
+            img, msk = img[:, ::-1], msk[:, :, ::-1]
         if rng.random() < 0.3:
-            img, msk = img[::-1], msk[::-1]
+            img, msk = img[::-1], msk[:, ::-1]
         gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
         img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
         x[i] = np.clip(img * gain, 0, 255) / 255
@@ -98,21 +144,17 @@ def _augment(
 def _plain(
     images: np.ndarray, masks: np.ndarray, size_in: int = INPUT
 ) -> tuple[np.ndarray, np.ndarray]:
+    """Validation inputs and their true playing-surface shares (N, size/4, size/4)."""
     import cv2
 
     x = np.stack(
         [cv2.resize(im, (size_in, size_in), interpolation=cv2.INTER_AREA) for im in images]
     )
-    y = np.stack(
-        [
-            cv2.resize(m.astype(np.float32), (size_in // STRIDE,) * 2, interpolation=cv2.INTER_AREA)
-            for m in masks
-        ]
-    )
+    y = np.stack([_targets(m, size_in // STRIDE, 1)[0] for m in masks])
     return (x.astype(np.float32) / 255).transpose(0, 3, 1, 2).copy(), y
 
 
-def _net() -> Any:
+def _net(layers: int = 1) -> Any:
     import torch
     from torch import nn
 
@@ -124,7 +166,7 @@ def _net() -> Any:
         )
 
     class SurfaceNet(nn.Module):
-        """Encoder to 1/16 with global context, decoder back to 1/4; sigmoid surface map."""
+        """Encoder to 1/16 with global context, decoder back to 1/4; logits of the layers."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -135,7 +177,7 @@ def _net() -> Any:
             self.ctx = nn.Sequential(nn.Linear(64, 64), nn.ReLU(inplace=True))
             self.d3 = block(64 + 40, 32)
             self.d2 = block(32 + 24, 24)
-            self.head = nn.Conv2d(24, 1, 1)
+            self.head = nn.Conv2d(24, layers, 1)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             f2 = self.e2(self.e1(x))
@@ -154,8 +196,9 @@ def _net() -> Any:
 SurfaceNet = _net  # the factory; torch loads only when called
 
 
-def _iou(prob: np.ndarray, target: np.ndarray) -> float:
-    p, t = prob >= 0.5, target >= 0.5
+def _iou(probs: np.ndarray, target: np.ndarray) -> float:
+    """IoU of the playing surface the runtime derives from ``probs`` with the true one."""
+    p, t = play_surface(probs) >= 0.5, target >= 0.5
     union = np.logical_or(p, t).sum()
     return float(np.logical_and(p, t).sum() / union) if union else 1.0
 
@@ -165,6 +208,7 @@ def train_surface(
     out: str | Path,
     *,
     input_size: int = INPUT,
+    layers: int = 1,
     epochs: int = 30,
     batch: int = 32,
     lr: float = 3e-3,
@@ -188,6 +232,8 @@ def train_surface(
     t0 = time.perf_counter()
     if input_size % 16:
         raise ValueError(f"expected an input size that is a multiple of 16, got {input_size}")
+    if layers not in (1, LAYERS):
+        raise ValueError(f"expected 1 or {LAYERS} layers, got {layers}")
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
     parts = [load_surface_split(f, "train", cache, limit) for f in folders]
@@ -200,13 +246,12 @@ def train_surface(
         f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
     )
     vx, vy = _plain(val_images, val_masks, input_size)
-    net = _net()
+    net = _net(layers)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * math.ceil(len(images) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    bce = torch.nn.BCEWithLogitsLoss()
     t_train = time.perf_counter()
     for epoch in range(1, epochs + 1):
         net.train()
@@ -214,13 +259,9 @@ def train_surface(
         total = 0.0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            x, y = _augment(rng, images[idx], masks[idx], input_size)
-            logits = net(torch.from_numpy(x))[:, 0]
-            target = torch.from_numpy(y)
-            prob = torch.sigmoid(logits)
-            inter = (prob * target).sum(dim=(1, 2))
-            soft_dice = 1 - (2 * inter + 1) / (prob.sum(dim=(1, 2)) + target.sum(dim=(1, 2)) + 1)
-            loss = bce(logits, target) + 0.5 * soft_dice.mean()
+            x, y = _augment(rng, images[idx], masks[idx], input_size, layers)
+            logits = net(torch.from_numpy(x))
+            loss = _loss(logits, torch.from_numpy(y))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -242,6 +283,7 @@ def train_surface(
         "train_seconds": round(time.perf_counter() - t_train),
         "input": input_size,
         "stride": STRIDE,
+        "layers": layers,
         "params": sum(p.numel() for p in net.parameters()),
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
@@ -251,13 +293,43 @@ def train_surface(
     return figures
 
 
+def _soft_dice(p: Any, t: Any) -> Any:
+    inter = (p * t).sum(dim=(1, 2))
+    return 1 - (2 * inter + 1) / (p.sum(dim=(1, 2)) + t.sum(dim=(1, 2)) + 1)
+
+
+def _loss(logits: Any, target: Any) -> Any:
+    """One layer: binary cross-entropy plus soft Dice on the surface. Three layers:
+    cross-entropy with the layer shares, plus soft Dice on the surface (table or tray) and on
+    the tray layer of photos that show one."""
+    import torch
+
+    if logits.shape[1] == 1:
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(logits[:, 0], target[:, 0])
+        return bce + 0.5 * _soft_dice(torch.sigmoid(logits[:, 0]), target[:, 0]).mean()
+    logp = torch.log_softmax(logits, 1)
+    ce = -(target * logp).sum(1).mean()
+    prob = logp.exp()
+    surface = _soft_dice(prob[:, 1] + prob[:, 2], target[:, 1] + target[:, 2]).mean()
+    has_tray = target[:, 2].flatten(1).amax(1) >= 0.5
+    tray = _soft_dice(prob[has_tray, 2], target[has_tray, 2]).mean() if has_tray.any() else 0.0
+    return ce + 0.5 * surface + 0.5 * tray
+
+
+def _probabilities(logits: Any) -> Any:
+    """Sigmoid of a one-layer output, softmax over the layers of a three-layer one."""
+    import torch
+
+    return torch.sigmoid(logits) if logits.shape[1] == 1 else torch.softmax(logits, 1)
+
+
 def _evaluate(net: Any, x: np.ndarray, y: np.ndarray) -> float:
     import torch
 
     net.eval()
     with torch.no_grad():
-        prob = torch.sigmoid(net(torch.from_numpy(x))[:, 0]).numpy()
-    return float(np.mean([_iou(p, t) for p, t in zip(prob, y, strict=True)]))
+        probs = _probabilities(net(torch.from_numpy(x))).numpy()
+    return float(np.mean([_iou(p, t) for p, t in zip(probs, y, strict=True)]))
 
 
 def export_surface(
@@ -268,24 +340,24 @@ def export_surface(
     input_size: int = INPUT,
 ) -> Path:
     """Export to ONNX: input ``image`` (B, 3, S, S) float RGB 0..1 with S = ``input_size``,
-    output ``surface`` (B, 1, S/4, S/4) probabilities; ``metadata`` goes into the custom
-    metadata map."""
+    output ``surface`` (B, L, S/4, S/4) probabilities: the playing surface (L = 1) or the
+    layers off, table, tray (L = 3); ``metadata`` goes into the custom metadata map."""
     import onnx
     import torch
 
-    class WithSigmoid(torch.nn.Module):
+    class WithProbabilities(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
             super().__init__()
             self.inner = inner
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.sigmoid(self.inner(x))
+            return _probabilities(self.inner(x))
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.onnx.export(
-        WithSigmoid(net),
+        WithProbabilities(net),
         torch.zeros(1, 3, input_size, input_size),
         str(out),
         input_names=["image"],
@@ -295,7 +367,11 @@ def export_surface(
         dynamo=False,
     )
     model = onnx.load(str(out))
-    meta = {"task": "dicecam-surface", "imgsz": str(input_size), "stride": str(STRIDE)}
+    meta = {
+        "task": "dicecam-surface",
+        "imgsz": str(input_size),
+        "stride": str(STRIDE),
+    }
     meta |= {k: str(v) for k, v in (metadata or {}).items()}
     for key, value in meta.items():
         entry = model.metadata_props.add()
@@ -310,6 +386,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "data", nargs="+", help="`dicecam synth` folders (images/, meta/ with train and val)"
     )
     p.add_argument("--input", type=int, default=INPUT, help="square input side (default 128)")
+    p.add_argument(
+        "--layers",
+        type=int,
+        choices=(1, LAYERS),
+        default=1,
+        help="1: the playing surface (shipped); 3: off, table and tray layers",
+    )
     p.add_argument("--out", default="models/dicecam-surface.onnx")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--batch", type=int, default=32)
@@ -323,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         a.data,
         a.out,
         input_size=a.input,
+        layers=a.layers,
         epochs=a.epochs,
         batch=a.batch,
         lr=a.lr,
