@@ -54,14 +54,21 @@ def test_table_scenes_have_one_outline_for_both():
 
 def test_region_codes_tell_tray_table_out_of_play_table_in_play_and_off(tray_sample):
     pytest.importorskip("torch", reason="the train extra builds the training targets")
-    from vision.train.surface import OFF, TABLE_IN_PLAY, TABLE_OUT, TRAY, _targets, region_codes
+    from vision.train.surface_data import (
+        OFF,
+        TABLE_IN_PLAY,
+        TABLE_OUT,
+        TRAY,
+        region_codes,
+        surface_targets,
+    )
 
     codes = region_codes(tray_sample.meta, (120, 160))
     assert set(np.unique(codes)) == {OFF, TABLE_OUT, TRAY}
     tray = outline_mask(tray_sample.meta["outline"], 640, 480, (120, 160)).astype(bool)
     assert (codes[tray] == TRAY).all() and not (codes[~tray] == TRAY).any()
-    one = _targets(codes, 40, 1)  # the playing surface: the tray alone
-    three = _targets(codes, 40, 3)  # off, table (around the tray), tray
+    one = surface_targets(codes, 40, 1)  # the playing surface: the tray alone
+    three = surface_targets(codes, 40, 3)  # off, table (around the tray), tray
     assert one.shape == (1, 40, 40) and three.shape == (3, 40, 40)
     assert np.allclose(one[0], three[2]) and np.allclose(three.sum(0), 1.0)
     assert three[1].sum() > three[2].sum()  # more table than tray in view

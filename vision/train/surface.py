@@ -28,130 +28,18 @@ from typing import Any
 
 import numpy as np
 
-from vision.table.geometry import outline_mask
 from vision.table.surface import LAYERS, play_surface
+from vision.train.surface_data import (
+    CACHE_RATIO,
+    INPUT,
+    STRIDE,
+    augmented_batch,
+    load_surface_split,
+    plain_batch,
+    region_codes,
+)
 
-__all__ = ["SurfaceNet", "export_surface", "load_surface_split", "train_surface"]
-
-INPUT = 128
-STRIDE = 4
-TRAY_KINDS = ("tray", "box")
-"""Surface kinds whose playing surface is an interior standing on the table."""
-OFF, TABLE_OUT, TABLE_IN_PLAY, TRAY = 0, 1, 2, 3
-"""Region codes: off the furniture, a table top out of play (a tray stands on it), the table
-top in play, a tray or box interior (in play)."""
-CACHE_RATIO = 1.375  # images are kept at this multiple of the input and cropped on the fly
-
-
-def load_surface_split(
-    root: str | Path, split: str, size: int = round(INPUT * CACHE_RATIO), limit: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Images (N, size, size, 3 uint8 RGB) and region codes (N, size, size uint8, see
-    :func:`region_codes`) of a split.
-
-    Samples whose sidecar or image is missing or unreadable (a set still being written) are
-    skipped.
-
-    Raises:
-        FileNotFoundError: no ``meta/<split>`` folder (or no usable sample) under ``root``.
-    """
-    import cv2
-
-    root = Path(root)
-    meta_dir = root / "meta" / split
-    if not meta_dir.is_dir():
-        raise FileNotFoundError(f"expected sidecars in {meta_dir} (a `dicecam synth` folder)")
-    images, masks = [], []
-    for meta_path in sorted(meta_dir.glob("*.json"))[:limit]:
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        img_path = root / "images" / split / f"{meta_path.stem}.jpg"
-        bgr = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-        if bgr is None or "outline" not in meta:
-            continue
-        h, w = bgr.shape[:2]
-        images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
-        masks.append(region_codes(meta, (size, size)))
-    if not images:
-        raise FileNotFoundError(f"no readable samples in {meta_dir}")
-    return np.stack(images), np.stack(masks)
-
-
-def region_codes(meta: dict[str, Any], size: tuple[int, int]) -> np.ndarray:
-    """A sidecar's regions at ``size`` (height, width): :data:`OFF`, :data:`TABLE_OUT`,
-    :data:`TABLE_IN_PLAY` or :data:`TRAY` per pixel."""
-    from vision.synth.labels import surface_outlines
-
-    w, h = int(meta["width"]), int(meta["height"])
-    table, play = surface_outlines(meta)
-    tray_scene = meta.get("surface_kind") in TRAY_KINDS
-    codes = outline_mask(table, w, h, size) * np.uint8(TABLE_OUT if tray_scene else TABLE_IN_PLAY)
-    if tray_scene:
-        codes[outline_mask(play, w, h, size) > 0] = TRAY
-    return codes
-
-
-def _targets(codes: np.ndarray, size: int, layers: int) -> np.ndarray:
-    """(h, w) region codes -> (layers, size, size) float shares per output cell: the playing
-    surface for one layer; off, table, tray for three."""
-    import cv2
-
-    if layers == 1:
-        groups = [codes >= TABLE_IN_PLAY]
-    else:
-        groups = [codes == OFF, (codes == TABLE_OUT) | (codes == TABLE_IN_PLAY), codes == TRAY]
-    return np.stack(
-        [
-            cv2.resize(g.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
-            for g in groups
-        ]
-    )
-
-
-def _augment(
-    rng: np.random.Generator,
-    images: np.ndarray,
-    masks: np.ndarray,
-    size_in: int = INPUT,
-    layers: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter."""
-    import cv2
-
-    n, size = len(images), images.shape[1]
-    x = np.empty((n, size_in, size_in, 3), np.float32)
-    y = np.empty((n, layers, size_in // STRIDE, size_in // STRIDE), np.float32)
-    for i in range(n):
-        cw = int(size * rng.uniform(0.7, 1.0))
-        ch = int(size * rng.uniform(0.7, 1.0))
-        x0, y0 = rng.integers(0, size - cw + 1), rng.integers(0, size - ch + 1)
-        img = images[i, y0 : y0 + ch, x0 : x0 + cw]
-        msk = _targets(masks[i, y0 : y0 + ch, x0 : x0 + cw], size_in // STRIDE, layers)
-        img = cv2.resize(img, (size_in, size_in), interpolation=cv2.INTER_AREA).astype(np.float32)
-        if rng.random() < 0.5:
-            img, msk = img[:, ::-1], msk[:, :, ::-1]
-        if rng.random() < 0.3:
-            img, msk = img[::-1], msk[:, ::-1]
-        gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
-        img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
-        x[i] = np.clip(img * gain, 0, 255) / 255
-        y[i] = msk
-    return x.transpose(0, 3, 1, 2).copy(), y
-
-
-def _plain(
-    images: np.ndarray, masks: np.ndarray, size_in: int = INPUT
-) -> tuple[np.ndarray, np.ndarray]:
-    """Validation inputs and their true playing-surface shares (N, size/4, size/4)."""
-    import cv2
-
-    x = np.stack(
-        [cv2.resize(im, (size_in, size_in), interpolation=cv2.INTER_AREA) for im in images]
-    )
-    y = np.stack([_targets(m, size_in // STRIDE, 1)[0] for m in masks])
-    return (x.astype(np.float32) / 255).transpose(0, 3, 1, 2).copy(), y
+__all__ = ["SurfaceNet", "export_surface", "load_surface_split", "region_codes", "train_surface"]
 
 
 def _net(layers: int = 1) -> Any:
@@ -245,7 +133,7 @@ def train_surface(
     log(
         f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
     )
-    vx, vy = _plain(val_images, val_masks, input_size)
+    vx, vy = plain_batch(val_images, val_masks, input_size)
     net = _net(layers)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
@@ -259,7 +147,7 @@ def train_surface(
         total = 0.0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            x, y = _augment(rng, images[idx], masks[idx], input_size, layers)
+            x, y = augmented_batch(rng, images[idx], masks[idx], input_size, layers)
             logits = net(torch.from_numpy(x))
             loss = _loss(logits, torch.from_numpy(y))
             opt.zero_grad()
