@@ -29,8 +29,9 @@ def letterbox(
 ) -> tuple[NDArray[np.uint8], Letterbox]:
     """Resize ``rgb`` to fit ``size`` (height, width), keeping its aspect, centred on gray 114.
 
-    Same arithmetic as ultralytics' ``LetterBox(auto=False, center=True)``, so a box found in the
-    model input maps back exactly.
+    Same arithmetic and bilinear resize as ultralytics' ``LetterBox(auto=False, center=True)``,
+    so a box found in the model input maps back exactly and the detector sees photos scaled as
+    in training (bilinear is also 4 times faster than area averaging on a 640x480 photo).
     """
     import cv2
 
@@ -44,8 +45,9 @@ def letterbox(
         out = np.empty((th, tw, 3), np.uint8)
     out[...] = PAD_VALUE
     if (nw, nh) != (w, h):
-        interp = cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
-        out[top : top + nh, left : left + nw] = cv2.resize(rgb, (nw, nh), interpolation=interp)
+        out[top : top + nh, left : left + nw] = cv2.resize(
+            rgb, (nw, nh), interpolation=cv2.INTER_LINEAR
+        )
     else:
         out[top : top + nh, left : left + nw] = rgb
     return out, Letterbox(gain, left, top)
