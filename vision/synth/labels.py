@@ -29,6 +29,8 @@ COCKED_TILT_DEG = 12.0
 """A die whose top face leans more than this from horizontal has no clear top face."""
 MIN_VISIBLE = 0.3
 """Dice less visible than this (occluded or outside the frame) get no label line."""
+Outline = list[list[float]] | None
+"""A polygon in pixels; None when it fills the frame, ``[]`` when it is out of view."""
 
 
 def top_face(rotation: np.ndarray) -> tuple[int, float]:
@@ -70,9 +72,6 @@ def die_box(cam: Camera, pose: DiePose) -> list[float] | None:
     return [float(x1), float(y1), float(x2), float(y2)]
 
 
-Outline = list[list[float]] | None
-
-
 def surface_outline(cam: Camera, surface: Surface) -> Outline:
     """Playing-surface polygon clipped to the frame; None when it fills the frame."""
     px, py = surface.play
@@ -96,9 +95,8 @@ def surface_outlines(meta: dict) -> tuple[Outline, Outline]:
     """(table top outline, playing-surface outline) of a sample's sidecar, in its pixels.
 
     The two differ when the dice were rolled in a tray or box: the playing surface is then its
-    interior and the table top the furniture it stands on. Sidecars written since the outline
-    model learned trays carry ``table_outline``; older ones are rebuilt from their scene and
-    camera. Each outline is None when it fills the frame and ``[]`` when it is out of view.
+    interior and the table top the furniture it stands on. Sidecars carry ``table_outline``
+    since the three-layer outline model; older ones are rebuilt from their scene and camera. Each outline is None when it fills the frame and ``[]`` when it is out of view.
 
     Raises:
         KeyError: the sidecar has neither ``table_outline`` nor a scene and camera to rebuild it.

@@ -2,10 +2,10 @@
 
 The model (``models/dicecam-surface.onnx``, trained by :mod:`vision.train.surface`) takes the
 photo squeezed to a square (``1x3xSxS`` float RGB 0..1) and gives, for each cell of a coarse
-grid, the probability of three layers: off the furniture, table top, tray or box interior
-(an older single-layer model gives the playing surface itself). :func:`play_surface` keeps the
-tray when one is in view, else the table; the largest surface region becomes the outline
-polygon in photo pixels.
+grid, the probability that it lies on the playing surface (one layer: the shipped model), or
+of three layers: off the furniture, table top, tray or box interior (``--layers 3``, where
+:func:`play_surface` keeps the tray when one is in view, else the table). The largest surface
+region becomes the outline polygon in photo pixels.
 
 Example:
     >>> from vision.table import SurfaceModel
