@@ -78,6 +78,9 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--faces-epochs", type=int, default=6)
     ap.add_argument("--holdout", type=float, default=0.3)
+    ap.add_argument(
+        "--replay", type=int, default=None, help="known photos replayed (default: train's)"
+    )
     ap.add_argument("--test-n", type=int, default=100, help="fresh photos to test on (0: none)")
     ap.add_argument("--style", choices=sorted(STYLES), default="yellow")
     ap.add_argument("--model", type=Path, default=Path("models/dicecam-reader.onnx"))
@@ -108,6 +111,7 @@ def main() -> None:
             str(args.work / "work"),
             "--out",
             str(out),
+            *(["--replay", str(args.replay)] if args.replay is not None else []),
         ]
     )
     minutes = (time.perf_counter() - start) / 60
