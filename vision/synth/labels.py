@@ -96,7 +96,8 @@ def surface_outlines(meta: dict) -> tuple[Outline, Outline]:
 
     The two differ when the dice were rolled in a tray or box: the playing surface is then its
     interior and the table top the furniture it stands on. Sidecars carry ``table_outline``
-    since the three-layer outline model; older ones are rebuilt from their scene and camera. Each outline is None when it fills the frame and ``[]`` when it is out of view.
+    since the three-layer outline model; older ones are rebuilt from their scene and camera.
+    Each outline is None when it fills the frame and ``[]`` when it is out of view.
 
     Raises:
         KeyError: the sidecar has neither ``table_outline`` nor a scene and camera to rebuild it.

@@ -48,10 +48,13 @@ MIN_TRAY = 0.04
 """Share of the grid the tray layer must hold for the tray to be the playing surface."""
 
 
-def play_surface(probs: NDArray[np.float32], min_tray: float = MIN_TRAY) -> NDArray[np.float32]:
+def play_surface(
+    probs: NDArray[np.float32], min_tray: float = MIN_TRAY, threshold: float = 0.5
+) -> NDArray[np.float32]:
     """The playing-surface probability grid from a model's ``(layers, h, w)`` output.
 
-    When a tray or box interior covers at least ``min_tray`` of the grid, the dice were rolled
+    When a tray or box interior (cells of tray probability at least ``threshold``, the same
+    cut the outline uses) covers at least ``min_tray`` of the grid, the dice were rolled
     in it and it alone is the surface (a die beside it on the table is off); otherwise the
     surface is the table and anything on it. A single-layer output is the surface already.
 
@@ -66,7 +69,7 @@ def play_surface(probs: NDArray[np.float32], min_tray: float = MIN_TRAY) -> NDAr
     if probs.shape[0] == 1:
         return probs[0]
     tray = probs[2]
-    if float((tray >= 0.5).mean()) >= min_tray:
+    if float((tray >= threshold).mean()) >= min_tray:
         return tray
     return probs[1] + probs[2]
 
@@ -160,7 +163,7 @@ class SurfaceModel:
     def probability(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
         """The playing-surface probability grid of an ``H x W x 3`` uint8 RGB photo (whole
         frame; see :func:`play_surface`)."""
-        return play_surface(self.layer_probabilities(rgb), self.min_tray)
+        return play_surface(self.layer_probabilities(rgb), self.min_tray, self.threshold)
 
     def outline(
         self, rgb: NDArray[np.uint8], size: tuple[int, int] | None = None

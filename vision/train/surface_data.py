@@ -65,7 +65,6 @@ def load_surface_split(
         bgr = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if bgr is None or "outline" not in meta:
             continue
-        h, w = bgr.shape[:2]
         images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
         masks.append(region_codes(meta, (size, size)))
     if not images:
