@@ -35,6 +35,16 @@ class VisionSettings(BaseSettings):
     )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
+    second_look: int = Field(
+        640,
+        ge=0,
+        description="input size at which photos of small dice are read again (0: never)",
+    )
+    second_look_below: float = Field(
+        24.0,
+        ge=0.0,
+        description="a photo gets a second look when its median die is smaller (input pixels)",
+    )
     threads: int = Field(2, ge=1, description="onnxruntime intra-op threads")
     max_image_pixels: int = Field(
         120_000_000, ge=1, description="refuse images whose header declares more pixels"

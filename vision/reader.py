@@ -34,13 +34,12 @@ from vision.config import VisionSettings
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.types import Die, Reading
+from vision.yolo_output import ClassRoles, decode_end2end, decode_raw, default_names
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
-
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 class ModelError(RuntimeError):
@@ -62,6 +61,11 @@ class DiceReader:
         table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
+        second_look: a second, larger input size (default ``DICECAM_SECOND_LOOK``, 640; 0 for
+            none) at which a photo is read again when its dice are small: their median longer
+            side under ``second_look_below`` input pixels at the model's own size (default
+            ``DICECAM_SECOND_LOOK_BELOW``, 24). Far dice are found more often at the larger size;
+            only those photos pay for the second inference. Dynamic-size models only.
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
@@ -78,6 +82,8 @@ class DiceReader:
         max_det: int = 300,
         faces: str | Path | bool | None = None,
         table: Any = "auto",
+        second_look: int | None = None,
+        second_look_below: float | None = None,
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -130,13 +136,16 @@ class DiceReader:
         longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
         self.stride = self._stride()
         self.end2end = self.metadata.get("end2end", "False").strip().lower() == "true"
-        self.names = self._names() or self._default_names()
+        self.names = self._names() or default_names(
+            self._session.get_outputs()[0].shape[1], self.end2end
+        )
         self.num_classes = len(self.names)
         self.dice_only = self.num_classes == 1
         """A one-class detector finds dice without reading them: the face classifier must."""
-        self._face_idx, self._cocked_idx = (
-            (np.zeros(6, np.intp), None) if self.dice_only else self._class_roles(self.names)
-        )
+        try:
+            self.roles = ClassRoles.from_names(self.names)
+        except ValueError as exc:
+            raise ModelError(f"{self.model_path}: {exc}") from None
         self.faces = self._load_faces(faces, int(threads or settings.threads))
         if self.dice_only and self.faces is None:
             raise ModelError(
@@ -152,6 +161,13 @@ class DiceReader:
 
             table = TableStage.default()
         self.table = table
+        size = settings.second_look if second_look is None else int(second_look)
+        self.second_look: int | None = size if self.dynamic and size > max(self.imgsz) else None
+        """Input size of the second look at photos whose dice are small (None: no second look;
+        a model with a fixed input size has none)."""
+        self.second_look_below = float(
+            settings.second_look_below if second_look_below is None else second_look_below
+        )
         if warmup:
             self._run(np.zeros((self.fixed_batch or 1, 3, *self.imgsz), np.float32))
 
@@ -198,11 +214,11 @@ class DiceReader:
             readings.extend(self._read_chunk(chunk, expected_dice))
         return readings
 
-    def input_shape(self, height: int, width: int) -> tuple[int, int]:
+    def input_shape(self, height: int, width: int, *, size: int | None = None) -> tuple[int, int]:
         """The model input (height, width) for a photo of ``height`` x ``width`` pixels.
 
         A fixed-size model always reads at ``imgsz``. A dynamic one fits the photo in a square of
-        ``max(imgsz)`` and pads only up to the next multiple of the stride, as ultralytics'
+        ``size`` (default ``max(imgsz)``) and pads only up to the next multiple of the stride, as ultralytics'
         rectangular inference does: a 640x480 photo at 416 runs at 416x320, a quarter fewer
         pixels than 416x416.
 
@@ -211,7 +227,7 @@ class DiceReader:
         """
         if not self.dynamic:
             return self.imgsz
-        size, stride = max(self.imgsz), self.stride
+        size, stride = size or max(self.imgsz), self.stride
         gain = min(size / height, size / width)
         nh, nw = max(round(height * gain), 1), max(round(width * gain), 1)
         return nh + (size - nh) % stride, nw + (size - nw) % stride
@@ -274,34 +290,6 @@ class DiceReader:
             names = dict(enumerate(names))
         return {int(k): str(v) for k, v in names.items()}
 
-    def _default_names(self) -> dict[int, str]:
-        """Without metadata: classes 0..5 are faces 1..6 and a 7th class is 'cocked'."""
-        channels = self._session.get_outputs()[0].shape[1]
-        nc = channels - 4 if isinstance(channels, int) and not self.end2end else 6
-        return {i: str(i + 1) for i in range(min(nc, 6))} | ({6: "cocked"} if nc > 6 else {})
-
-    def _class_roles(self, names: dict[int, str]) -> tuple[NDArray[np.intp], int | None]:
-        """Class indices of faces 1..6 (in value order) and of 'cocked' (or None)."""
-        faces: dict[int, int] = {}
-        cocked = None
-        for idx, name in names.items():
-            key = name.strip().lower()
-            value = int(key) if key.isdigit() else _WORDS.get(key)
-            if value is not None and 1 <= value <= 6 and value not in faces:
-                faces[value] = idx
-            elif "cock" in key:
-                cocked = idx
-            else:
-                raise ModelError(
-                    f"{self.model_path}: expected classes named '1' to '6' (and 'cocked'), "
-                    f"got class {idx} = {name!r}"
-                )
-        if sorted(faces) != [1, 2, 3, 4, 5, 6]:
-            raise ModelError(
-                f"{self.model_path}: expected one class per face 1 to 6, got names {names}"
-            )
-        return np.array([faces[v] for v in range(1, 7)], dtype=np.intp), cocked
-
     def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
         return self._session.run([self._output_name], {self._input_name: blob})[0]
 
@@ -314,12 +302,39 @@ class DiceReader:
             t0 = time.perf_counter()
             img = image if isinstance(image, LoadedImage) else self._load(image)
             loaded.append((img, time.perf_counter() - t0))
-        # photos of one input shape share an inference (always all of them for a fixed model)
-        groups: dict[tuple[int, int], list[int]] = {}
-        for i, (img, _) in enumerate(loaded):
-            groups.setdefault(self.input_shape(*img.rgb.shape[:2]), []).append(i)
         readings: list[Reading | None] = [None] * n
         own = [t for _, t in loaded]
+        shared = self._detect(loaded, range(n), None, readings, own, expected_dice)
+        again = [i for i, r in enumerate(readings) if r is not None and self._wants_second_look(r)]
+        if again:  # small dice: read those photos again at the larger size, keep that reading
+            shared += self._detect(loaded, again, self.second_look, readings, own, expected_dice)
+        done = [r for r in readings if r is not None]
+        if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
+            t0 = time.perf_counter()
+            for reading, (img, _) in zip(done, loaded, strict=True):
+                self.table.apply(reading, img.rgb)
+            shared += time.perf_counter() - t0
+        for reading, t in zip(done, own, strict=True):
+            reading.latency_ms = (t + shared / n) * 1000
+        return done
+
+    def _detect(
+        self,
+        loaded: list[tuple[LoadedImage, float]],
+        indices: Iterable[int],
+        size: int | None,
+        readings: list[Reading | None],
+        own: list[float],
+        expected: int | None,
+    ) -> float:
+        """Detect and read the photos ``indices`` at ``size`` (default the model's), into
+        ``readings``; photos of one input shape share an inference (all of them for a fixed
+        model). Returns the shared time (inference, decoding); letterboxing goes to ``own``."""
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i in indices:
+            groups.setdefault(self.input_shape(*loaded[i][0].rgb.shape[:2], size=size), []).append(
+                i
+            )
         shared = 0.0
         for (th, tw), members in groups.items():
             t0 = time.perf_counter()
@@ -333,20 +348,20 @@ class DiceReader:
             prep = time.perf_counter()
             out = self._run(blob)
             for row, i in enumerate(members):
-                readings[i] = self._decode(out[row], loaded[i][0], boxes[row], expected_dice)
-            per_photo = (prep - t0) / len(members)
+                readings[i] = self._decode(out[row], loaded[i][0], boxes[row], expected)
             for i in members:
-                own[i] += per_photo
+                own[i] += (prep - t0) / len(members)
             shared += time.perf_counter() - prep
-        done = [r for r in readings if r is not None]
-        if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
-            t0 = time.perf_counter()
-            for reading, (img, _) in zip(done, loaded, strict=True):
-                self.table.apply(reading, img.rgb)
-            shared += time.perf_counter() - t0
-        for reading, t in zip(done, own, strict=True):
-            reading.latency_ms = (t + shared / n) * 1000
-        return done
+        return shared
+
+    def _wants_second_look(self, reading: Reading) -> bool:
+        """True when the photo's dice are small at the model's size (their median longer side
+        under ``second_look_below`` input pixels) and a larger second look is set."""
+        if not self.second_look or not reading.dice:
+            return False
+        sides = sorted(max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in reading.dice)
+        gain = max(self.imgsz) / max(reading.width, reading.height, 1)
+        return sides[len(sides) // 2] * gain < self.second_look_below
 
     def _load(self, image: ImageSource) -> LoadedImage:
         s = self.settings
@@ -360,10 +375,8 @@ class DiceReader:
     def _decode(
         self, pred: NDArray[np.float32], img: LoadedImage, lb: Letterbox, expected: int | None
     ) -> Reading:
-        if self.end2end:
-            boxes, conf, values, cocked = self._decode_end2end(pred)
-        else:
-            boxes, conf, values, cocked = self._decode_raw(pred)
+        decode = decode_end2end if self.end2end else decode_raw
+        boxes, conf, values, cocked = decode(pred, self.roles, conf=self.conf)
         if len(conf):
             keep = nms(boxes, conf, self.iou)[: self.max_det]
             boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
@@ -394,36 +407,3 @@ class DiceReader:
         return Reading(
             width=img.width, height=img.height, dice=dice, image=img.name, expected_dice=expected
         )
-
-    def _decode_raw(self, pred: NDArray[np.float32]) -> tuple[np.ndarray, ...]:
-        nc = 4 + self.num_classes
-        if pred.shape[0] != nc and pred.shape[-1] == nc:
-            pred = pred.T  # (N, 4 + nc) layout
-        scores = pred[4:]
-        best = scores.max(axis=0)
-        cand = np.flatnonzero(best >= self.conf)
-        if cand.size > 30000:
-            cand = cand[np.argsort(-best[cand])[:30000]]
-        p = pred[:, cand]
-        face_scores = p[4:][self._face_idx]
-        values = face_scores.argmax(axis=0) + 1
-        conf = best[cand]
-        if self._cocked_idx is not None:
-            cocked = p[4 + self._cocked_idx] > face_scores.max(axis=0)
-        else:
-            cocked = np.zeros(cand.size, bool)
-        cx, cy, w, h = p[0], p[1], p[2], p[3]
-        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-        return boxes, conf, values, cocked
-
-    def _decode_end2end(self, pred: NDArray[np.float32]) -> tuple[np.ndarray, ...]:
-        # rows of x1, y1, x2, y2, score, class; a cocked die has no face guess here: value 0
-        rows = pred[pred[:, 4] >= self.conf]
-        cls = rows[:, 5].astype(np.intp)
-        value_of = np.zeros(max(int(cls.max(initial=0)), int(self._face_idx.max())) + 1, np.intp)
-        value_of[self._face_idx] = np.arange(1, 7)
-        values = value_of[cls]
-        cocked = (
-            cls == self._cocked_idx if self._cocked_idx is not None else np.zeros(len(rows), bool)
-        )
-        return rows[:, :4].copy(), rows[:, 4].copy(), values, cocked

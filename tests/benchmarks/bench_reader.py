@@ -5,7 +5,8 @@
 
 Prints the model's input size, median and p90 latency of ``read(path)`` with the table
 outline (the reader's default) and without it (``table=None``), what the outline adds, the
-share spent in the detector alone, and batch throughput. Target (issues 4 and 5): median
+same with one look only (no second look at photos of small dice) and how many reads took a
+second look, the share spent in the detector alone, and batch throughput. Target (issues 4 and 5): median
 <= 25 ms on the 2-core CPU, or the benchmark says what the outline adds.
 Photos are real ones from ../shared/datasets/roboflow-dice/eval resized to 640x480 when that set
 is present, otherwise a synthetic picture.
@@ -68,7 +69,8 @@ def main() -> int:
         photos = _photos(Path(tmp), 20)
         for p in photos[:5]:  # warm up
             reader.read(p)
-        e2e, bare, infer = [], [], []
+        e2e, bare, infer, single = [], [], [], []
+        second, looked = reader.second_look, 0
         blob = np.zeros((reader.fixed_batch or 1, 3, h, w), np.float32)
         table = reader.table
         for i in range(args.runs):
@@ -80,6 +82,12 @@ def main() -> int:
             reader.read(photos[i % len(photos)])
             bare.append((time.perf_counter() - t0) * 1000)
             reader.table = table
+            reader.second_look = None
+            t0 = time.perf_counter()
+            first = reader.read(photos[i % len(photos)])
+            single.append((time.perf_counter() - t0) * 1000)
+            reader.second_look = second
+            looked += second is not None and reader._wants_second_look(first)
             t0 = time.perf_counter()
             reader._run(blob)
             infer.append((time.perf_counter() - t0) * 1000)
@@ -118,6 +126,14 @@ def main() -> int:
         f"  no outline ms  median {statistics.median(bare):.1f}  p90 {_pct(bare, 90):.1f}  "
         f"(table=None; the outline adds {statistics.median(e2e) - statistics.median(bare):.1f} ms)"
     )
+    if second is None:
+        print("second look      none (DICECAM_SECOND_LOOK=0, or a fixed-size model)")
+    else:
+        print(
+            f"  one look ms    median {statistics.median(single):.1f}  p90 {_pct(single, 90):.1f}  "
+            f"(no second look; {looked} of {args.runs} reads had dice under "
+            f"{reader.second_look_below:g} px and were read again at {second})"
+        )
     print(f"detector ms      median {statistics.median(infer):.1f}  p90 {_pct(infer, 90):.1f}")
     overhead = statistics.median(e - i for e, i in zip(bare, infer, strict=True))
     print(

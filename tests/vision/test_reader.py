@@ -197,7 +197,7 @@ def test_dynamic_model_reads_each_photo_at_its_own_aspect(tmp_path):
     # a 5 at input pixels (150, 118)-(170, 138); imgsz 320, stride 32
     preds = models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
     path = models.make_model(tmp_path / "dyn.onnx", preds, batch="b", dynamic=True)
-    reader = DiceReader(path, faces=False, table=None)
+    reader = DiceReader(path, faces=False, table=None, second_look=0)  # see test_second_look.py
     assert reader.dynamic and reader.imgsz == (320, 320)
     # 640x480 at gain 0.5 is 320x240, padded to 256 rows only (not 320): 8 rows above
     assert reader.input_shape(480, 640) == (256, 320)

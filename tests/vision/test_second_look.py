@@ -1,0 +1,112 @@
+"""The reader's second look: photos whose dice are small are read again at a larger input size."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import DiceReader
+
+pytest.importorskip("onnx", reason="the onnx package builds the test models")
+_spec = importlib.util.spec_from_file_location(
+    "dicecam_test_reader_models_sl", Path(__file__).with_name("test_reader_models.py")
+)
+models = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(models)
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+
+
+def _spy(reader: DiceReader) -> list[tuple[int, ...]]:
+    seen: list[tuple[int, ...]] = []
+    run = reader._run
+    reader._run = lambda blob: seen.append(blob.shape) or run(blob)
+    return seen
+
+
+def _dynamic(tmp_path: Path, side: float) -> Path:
+    # one 5 of `side` input pixels, centred at (160, 128) whatever the input size
+    preds = models.raw_preds([(160, 128, side, side, {4: 0.9})])
+    return models.make_model(tmp_path / f"dyn{side}.onnx", preds, batch="b", dynamic=True)
+
+
+def test_small_dice_get_a_second_look_at_the_larger_size(tmp_path):
+    reader = DiceReader(_dynamic(tmp_path, 20), faces=False, table=None, second_look=640)
+    assert reader.second_look == 640 and reader.second_look_below == 24
+    seen = _spy(reader)
+    photo = np.zeros((480, 640, 3), np.uint8)
+    (die,) = reader.read(photo).dice
+    # first at 320x256 (die 20 px < 24), then again at 640x480; the second reading is kept:
+    # input (150, 118)-(170, 138) at gain 1 is the same box in the photo
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
+    np.testing.assert_allclose(die.box, (150, 118, 170, 138), atol=1e-6)
+
+
+def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
+    photo = np.zeros((480, 640, 3), np.uint8)
+    big = DiceReader(_dynamic(tmp_path, 30), faces=False, table=None, second_look=640)
+    seen = _spy(big)
+    (die,) = big.read(photo).dice
+    assert seen == [(1, 3, 256, 320)]
+    np.testing.assert_allclose(die.box, (290, 210, 350, 270), atol=1e-6)  # 8 rows of pad
+    small = _dynamic(tmp_path, 20)
+    assert DiceReader(small, faces=False, table=None, second_look=0).second_look is None
+    assert DiceReader(small, faces=False, table=None, second_look=320).second_look is None
+    monkeypatch.setenv("DICECAM_SECOND_LOOK", "0")
+    assert DiceReader(small, faces=False, table=None).second_look is None
+    monkeypatch.setenv("DICECAM_SECOND_LOOK", "512")
+    monkeypatch.setenv("DICECAM_SECOND_LOOK_BELOW", "10")
+    off = DiceReader(small, faces=False, table=None)
+    assert (off.second_look, off.second_look_below) == (512, 10)
+    seen = _spy(off)
+    off.read(photo)
+    assert seen == [(1, 3, 256, 320)]  # 20 px is not under 10
+    fixed = models.make_model(
+        tmp_path / "fixed.onnx", models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
+    )
+    assert DiceReader(fixed, faces=False, table=None, second_look=640).second_look is None
+
+
+def test_batch_reads_only_the_small_dice_photos_again(tmp_path):
+    # the same model, dice 20 px: every photo needs the second look; an empty one does not
+    reader = DiceReader(_dynamic(tmp_path, 20), faces=False, table=None, second_look=640)
+    seen = _spy(reader)
+    with_die = np.zeros((480, 640, 3), np.uint8)
+    readings = reader.read_batch([with_die, with_die], batch_size=8)
+    assert seen == [(2, 3, 256, 320), (2, 3, 480, 640)]
+    assert [len(r.dice) for r in readings] == [1, 1]
+    reader.conf = 0.95  # nothing found: no second look
+    seen.clear()
+    assert reader.read(with_die).dice == []
+    assert seen == [(1, 3, 256, 320)]
+
+
+def _shrunk(name: str, factor: int) -> np.ndarray:
+    """A sample photo shrunk ``factor`` times into a corner of a blurred copy of itself."""
+    img = cv2.imread(str(SAMPLES / name))
+    canvas = cv2.blur(img, (101, 101))
+    small = cv2.resize(img, None, fx=1 / factor, fy=1 / factor, interpolation=cv2.INTER_AREA)
+    canvas[: small.shape[0], : small.shape[1]] = small
+    return canvas
+
+
+def test_shipped_reader_finds_more_far_dice_with_the_second_look():
+    truth = json.loads((SAMPLES / "truth.json").read_text())
+    one, two = DiceReader(table=None, second_look=0), DiceReader(table=None)
+    assert two.second_look == 640 and max(two.imgsz) < 640
+    right_one = right_two = 0
+    for name, t in truth.items():
+        photo = _shrunk(name, 4)  # dice of 10-20 px in a 640x480 photo
+        want = Counter(t["values"])
+        right_one += sum((Counter(one.read(photo).values) & want).values())
+        right_two += sum((Counter(two.read(photo).values) & want).values())
+        # a photo of big dice reads the same either way
+        full = cv2.imread(str(SAMPLES / name))
+        assert two.read(full).values == one.read(full).values
+    assert right_two > right_one
