@@ -35,10 +35,11 @@ class VisionSettings(BaseSettings):
     )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
-    second_look: int = Field(
-        640,
+    second_look: int | None = Field(
+        None,
         ge=0,
-        description="input size at which photos of small dice are read again (0: never)",
+        description="input size at which photos of small dice are read again (0: never; "
+        "default a quarter more than the model's size)",
     )
     second_look_below: float = Field(
         24.0,

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
+SECOND_LOOK_SCALE = 1.25
+"""The default second look reads at this times the model's input size."""
+
 
 class ModelError(RuntimeError):
     """The reader model is missing, unreadable or not a dice detector dicecam understands."""
@@ -61,8 +64,8 @@ class DiceReader:
         table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
-        second_look: a second, larger input size (default ``DICECAM_SECOND_LOOK``, 640; 0 for
-            none) at which a photo is read again when its dice are small: their median longer
+        second_look: a second, larger input size (default ``DICECAM_SECOND_LOOK``, else a quarter
+            more than the model's size: 640 for the shipped 512 px model; 0 for none) at which a photo is read again when its dice are small: their median longer
             side under ``second_look_below`` input pixels at the model's own size (default
             ``DICECAM_SECOND_LOOK_BELOW``, 24). Far dice are found more often at the larger size;
             only those photos pay for the second inference. Dynamic-size models only.
@@ -112,10 +115,14 @@ class DiceReader:
         opts.log_severity_level = 3
         # busy-waiting threads cost much more than they save when other jobs share the CPU
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session_args = (
+            str(self.model_path),
+            opts,
+            list(providers or ["CPUExecutionProvider"]),
+        )
+        self._second_session: Any = None
         try:
-            self._session = ort.InferenceSession(
-                str(self.model_path), opts, providers=list(providers or ["CPUExecutionProvider"])
-            )
+            self._session = ort.InferenceSession(*self._session_args)
         except Exception as exc:
             raise ModelError(f"cannot load reader model {self.model_path}: {exc}") from None
 
@@ -162,6 +169,10 @@ class DiceReader:
             table = TableStage.default()
         self.table = table
         size = settings.second_look if second_look is None else int(second_look)
+        if size is None:  # a quarter larger, on the stride: 640 for a 512 model
+            size = round(max(self.imgsz) * SECOND_LOOK_SCALE / self.stride) * self.stride
+        if size < 0:
+            raise ValueError(f"expected second_look >= 0 (0: none), got {size}")
         self.second_look: int | None = size if self.dynamic and size > max(self.imgsz) else None
         """Input size of the second look at photos whose dice are small (None: no second look;
         a model with a fixed input size has none)."""
@@ -170,6 +181,9 @@ class DiceReader:
         )
         if warmup:
             self._run(np.zeros((self.fixed_batch or 1, 3, *self.imgsz), np.float32))
+            if self.second_look:
+                shape = self.input_shape(480, 640, size=self.second_look)
+                self._run(np.zeros((1, 3, *shape), np.float32), second=True)
 
     # -- public API ------------------------------------------------------------------------
 
@@ -290,8 +304,17 @@ class DiceReader:
             names = dict(enumerate(names))
         return {int(k): str(v) for k, v in names.items()}
 
-    def _run(self, blob: NDArray[np.float32]) -> NDArray[np.float32]:
-        return self._session.run([self._output_name], {self._input_name: blob})[0]
+    def _run(self, blob: NDArray[np.float32], *, second: bool = False) -> NDArray[np.float32]:
+        """Run the detector; the second look has a session of its own, since onnxruntime
+        re-plans its memory whenever one session's input shape changes."""
+        session = self._session
+        if second:
+            if self._second_session is None:
+                import onnxruntime as ort
+
+                self._second_session = ort.InferenceSession(*self._session_args)
+            session = self._second_session
+        return session.run([self._output_name], {self._input_name: blob})[0]
 
     def _read_chunk(
         self, chunk: list[ImageSource | LoadedImage], expected_dice: int | None
@@ -346,7 +369,7 @@ class DiceReader:
                 np.multiply(buf.transpose(2, 0, 1), np.float32(1 / 255), out=blob[row])
                 boxes.append(lb)
             prep = time.perf_counter()
-            out = self._run(blob)
+            out = self._run(blob, second=size is not None)
             for row, i in enumerate(members):
                 readings[i] = self._decode(out[row], loaded[i][0], boxes[row], expected)
             for i in members:

@@ -30,6 +30,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--split", default="val", help="split to read from a data.yaml (default: val)")
     p.add_argument("--limit", type=int, metavar="N", help="read only the first N photos")
     p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.add_argument(
+        "--second-look",
+        type=int,
+        metavar="SIZE",
+        help="read photos of small dice again at this input size; 0: never "
+        "(default: DICECAM_SECOND_LOOK, else a quarter more than the model's size)",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.add_argument("--mistakes", action="store_true", help="list the photos not read exactly")
     p.set_defaults(func=run)
@@ -43,8 +50,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.second_look is not None and args.second_look < 0:
+        raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
     try:
-        reader = DiceReader(args.model, conf=args.conf)
+        reader = DiceReader(args.model, conf=args.conf, second_look=args.second_look)
         result = evaluate_dataset(args.dataset, reader=reader, split=args.split, limit=args.limit)
     except (ModelError, DatasetError) as exc:
         raise UsageError(str(exc)) from None
@@ -53,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         data.update(dataset=str(args.dataset), split=args.split, model=str(reader.model_path))
         data["imgsz"] = list(reader.imgsz)
         data["dynamic"] = reader.dynamic
+        data["second_look"] = reader.second_look
         if args.mistakes:
             data["mistakes"] = result.mistakes
         print(json.dumps(data))
@@ -60,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
         h, w = reader.imgsz
         print(f"dataset           {args.dataset} (split {args.split})")
         shape = f"longer side {max(w, h)}, rectangular input" if reader.dynamic else f"{w}x{h}"
+        if reader.second_look:
+            shape += (
+                f"; second look at {reader.second_look} when the median die is under "
+                f"{reader.second_look_below:g} px"
+            )
         print(f"model             {reader.model_path} ({shape})")
         print(result.format())
         if args.mistakes and result.mistakes:

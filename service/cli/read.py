@@ -35,6 +35,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
     p.add_argument("--expect", metavar="N", type=int, help="how many dice were rolled")
     p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.add_argument(
+        "--second-look",
+        type=int,
+        metavar="SIZE",
+        help="read photos of small dice again at this input size; 0: never "
+        "(default: DICECAM_SECOND_LOOK, else a quarter more than the model's size)",
+    )
     p.set_defaults(func=run)
 
 
@@ -89,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.second_look is not None and args.second_look < 0:
+        raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
     if args.annotate is not None:
         if args.annotate.exists() and not args.annotate.is_dir():
             raise UsageError(f"--annotate expects a folder, got an existing file: {args.annotate}")
@@ -97,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot create --annotate folder {args.annotate}: {exc}") from None
     try:
-        reader = DiceReader(args.model, conf=args.conf)
+        reader = DiceReader(args.model, conf=args.conf, second_look=args.second_look)
     except ModelError as exc:
         raise UsageError(str(exc)) from None
 

@@ -107,6 +107,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --from: photos the model already knew (the recipe's real photos) trained "
         "again with the new ones so the detector does not forget them (default 300)",
     )
+    p.add_argument(
+        "--detector",
+        choices=("auto", "tune", "keep"),
+        default="auto",
+        help="with --from: keep the fine-tuned detector only if it reads the held-out photos "
+        "better (auto, default), always (tune), or keep the starting detector and fine-tune the "
+        "face classifier only (keep)",
+    )
+    p.add_argument(
+        "--freeze",
+        type=int,
+        default=None,
+        help="with --from: detector layers kept as they are (10 = the whole backbone; default 0)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.set_defaults(func=run)
 
@@ -116,10 +130,13 @@ def run(args: argparse.Namespace) -> int:
         from vision.train.recipe import load_recipe
 
         recipe = load_recipe(args.recipe)
+        recipe.card_extra_text()  # a missing hand-written card section fails now
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     if args.replay < 0:
         raise UsageError(f"--replay must be 0 or more photos, got {args.replay}")
+    if args.freeze is not None and not 0 <= args.freeze <= 22:
+        raise UsageError(f"--freeze must be 0 to 22 layers, got {args.freeze}")
     if args.epochs is not None:
         if args.epochs < 1:
             raise UsageError(f"--epochs must be at least 1, got {args.epochs}")

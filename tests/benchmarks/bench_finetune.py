@@ -81,6 +81,10 @@ def main() -> None:
     ap.add_argument(
         "--replay", type=int, default=None, help="known photos replayed (default: train's)"
     )
+    ap.add_argument(
+        "--freeze", type=int, default=None, help="detector layers kept (default: train's)"
+    )
+    ap.add_argument("--detector", choices=("auto", "tune", "keep"), default=None)
     ap.add_argument("--test-n", type=int, default=100, help="fresh photos to test on (0: none)")
     ap.add_argument("--style", choices=sorted(STYLES), default="yellow")
     ap.add_argument("--model", type=Path, default=Path("models/dicecam-reader.onnx"))
@@ -112,6 +116,8 @@ def main() -> None:
             "--out",
             str(out),
             *(["--replay", str(args.replay)] if args.replay is not None else []),
+            *(["--freeze", str(args.freeze)] if args.freeze is not None else []),
+            *(["--detector", args.detector] if args.detector is not None else []),
         ]
     )
     minutes = (time.perf_counter() - start) / 60

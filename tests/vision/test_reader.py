@@ -131,7 +131,7 @@ def test_preprocessing_feeds_rgb_in_0_1_letterboxed_with_gray_114(one_die_model)
     reader = DiceReader(one_die_model)
     seen = []
     run = reader._run
-    reader._run = lambda blob: seen.append(blob.copy()) or run(blob)
+    reader._run = lambda blob, **kw: seen.append(blob.copy()) or run(blob, **kw)
     red_bgr = np.zeros((480, 640, 3), np.uint8)
     red_bgr[..., 2] = 255
     reader.read(red_bgr)
@@ -208,7 +208,7 @@ def test_dynamic_model_reads_each_photo_at_its_own_aspect(tmp_path):
     portrait = np.zeros((640, 480, 3), np.uint8)
     seen: list[tuple[int, ...]] = []
     run = reader._run
-    reader._run = lambda blob: seen.append(blob.shape) or run(blob)
+    reader._run = lambda blob, **kw: seen.append(blob.shape) or run(blob, **kw)
     readings = reader.read_batch([landscape, portrait, landscape], batch_size=8)
     # one inference per input shape, each photo mapped back through its own letterbox
     assert sorted(seen) == [(1, 3, 320, 256), (2, 3, 256, 320)]

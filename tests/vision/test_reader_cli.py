@@ -109,6 +109,25 @@ def test_eval_prints_figures_and_json(model, tmp_path, capsys):
     assert main(["eval", str(ds), "--model", str(model), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["recall"] == 1.0 and data["confusion"][4][4] == 1 and data["imgsz"] == [320, 320]
+    assert data["second_look"] is None  # a fixed-size model reads at its one size
+
+
+def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
+    ds = tmp_path / "ds"
+    (ds / "images").mkdir(parents=True)
+    (ds / "labels").mkdir()
+    Image.new("RGB", (320, 320), (90, 90, 90)).save(ds / "images" / "a.png")
+    (ds / "labels" / "a.txt").write_text("")
+    for cmd in (["eval", str(ds)], ["read", str(ds / "images" / "a.png")]):
+        assert main([*cmd, "--model", str(model), "--second-look", "-1"]) == 2
+        assert "--second-look must be an input size (0: never), got -1" in capsys.readouterr().err
+    shipped = Path(__file__).resolve().parents[2] / "models" / "dicecam-reader.onnx"
+    assert main(["eval", str(ds), "--model", str(shipped), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["second_look"] == 640
+    assert main(["eval", str(ds), "--model", str(shipped), "--second-look", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["second_look"] is None
+    assert main(["eval", str(ds), "--model", str(shipped)]) == 0
+    assert "second look at 640 when the median die is under 24 px" in capsys.readouterr().out
 
 
 def test_eval_bad_dataset_is_a_usage_error(model, tmp_path, capsys):

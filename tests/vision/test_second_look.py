@@ -26,7 +26,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 def _spy(reader: DiceReader) -> list[tuple[int, ...]]:
     seen: list[tuple[int, ...]] = []
     run = reader._run
-    reader._run = lambda blob: seen.append(blob.shape) or run(blob)
+    reader._run = lambda blob, **kw: seen.append(blob.shape) or run(blob, **kw)
     return seen
 
 
@@ -46,6 +46,8 @@ def test_small_dice_get_a_second_look_at_the_larger_size(tmp_path):
     # input (150, 118)-(170, 138) at gain 1 is the same box in the photo
     assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
     np.testing.assert_allclose(die.box, (150, 118, 170, 138), atol=1e-6)
+    # on a session of its own, so neither session sees its input shape change
+    assert reader._second_session is not None and reader._second_session is not reader._session
 
 
 def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
@@ -67,6 +69,9 @@ def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
     seen = _spy(off)
     off.read(photo)
     assert seen == [(1, 3, 256, 320)]  # 20 px is not under 10
+    monkeypatch.delenv("DICECAM_SECOND_LOOK")
+    # by default a quarter more than the model's size, on its stride: 320 -> 400 -> 384
+    assert DiceReader(small, faces=False, table=None).second_look == 384
     fixed = models.make_model(
         tmp_path / "fixed.onnx", models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
     )

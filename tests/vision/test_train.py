@@ -37,7 +37,8 @@ faces: {epochs: 1, batch: 32, jitter: 0}
 def trained(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("train")
     recipe = root / "recipe.yaml"
-    recipe.write_text(RECIPE)
+    (root / "card-extra.md").write_text("## Speed\nHand-measured: 1.5 ms.\n")
+    recipe.write_text(RECIPE + f"card_extra: {root / 'card-extra.md'}\n")
     out = root / "models"
     code = main(["train", "--recipe", str(recipe), "--work", str(root / "work"), "--out", str(out)])
     assert code == 0
@@ -58,6 +59,7 @@ def test_one_epoch_training_ships_models_the_reader_loads(trained: Path, tmp_pat
     assert figures["synthetic val"]["images"] == 2  # 20% of 10 rendered images
     assert figures["synthetic test (seed 5, held out)"]["images"] == 3
     assert "dicecam train --recipe tiny.yaml" in text  # the recipe's reproduce commands
+    assert text.endswith("## Speed\nHand-measured: 1.5 ms.\n")  # the recipe's card_extra
 
     reader = DiceReader(detector, conf=0.0)
     assert reader.imgsz == (128, 128)
@@ -114,17 +116,54 @@ def test_finetune_from_the_shipped_checkpoint(trained: Path, tmp_path: Path, cap
     before, after = card["before, held-out (new dice)"], card["after, held-out (new dice)"]
     assert before["images"] == after["images"] > 0
     assert DiceReader(out / "tiny-ft.onnx").dice_only  # a one-class detector stays one class
+    # --detector auto: the fine-tuned detector stays only if it read the held-out photos better
+    (line,) = [ln for ln in printed.splitlines() if ln.startswith("detector: ")]
+    same = (out / "tiny-ft.onnx").read_bytes() == (trained / "tiny.onnx").read_bytes()
+    assert same == ("starting one, kept" in line), line
+    assert line.removeprefix("detector: ") in (out / "tiny-ft.md").read_text()
+
+
+@pytest.mark.slow
+def test_finetune_can_keep_the_detector_and_tune_faces_only(trained: Path, tmp_path: Path, capsys):
+    from vision.synth import write_dataset
+
+    new_dice = tmp_path / "new-dice"
+    write_dataset(new_dice, 6, seed=12, size=(192, 192), val_fraction=0.0)
+    out = tmp_path / "ft"
+    args = ["train", "--from", str(trained / "tiny.onnx"), "--data", str(new_dice)]
+    args += ["--faces-epochs", "1", "--work", str(tmp_path / "work"), "--out", str(out)]
+    assert main([*args, "--detector", "keep", "--synth", "0", "--holdout", "0.3"]) == 0
+    assert "detector: the starting detector (--detector keep)" in capsys.readouterr().out
+    assert (out / "tiny-ft.onnx").read_bytes() == (trained / "tiny.onnx").read_bytes()
+    assert (out / "tiny-ft.pt").read_bytes() == (trained / "tiny.pt").read_bytes()
+    faces = (out / "tiny-ft-faces.pt").read_bytes()
+    assert faces != (trained / "tiny-faces.pt").read_bytes()  # the classifier did learn
+
+
+def test_detector_choice_counts_dice_read_right_less_extra_ones():
+    from vision.train.finetune import read_right
+
+    figures = {"face_accuracy": 0.9, "matched_dice": 10, "predicted_dice": 12, "truth_dice": 11}
+    assert read_right(figures) == 9 - 2
+    assert read_right({**figures, "face_accuracy": None, "matched_dice": 0}) == -12
+    assert read_right(None) == 0
 
 
 def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert main(["train", "--recipe", str(tmp_path / "missing.yaml")]) == 2
     assert "recipe not found" in capsys.readouterr().err
+    lost = tmp_path / "lost.yaml"
+    lost.write_text(f"card_extra: {tmp_path / 'nowhere.md'}\n")
+    assert main(["train", "--recipe", str(lost), "--stage", "card"]) == 2
+    assert "card_extra file is missing: " in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx")]) == 2
     assert "--data" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--replay", "-1"]) == 2
     assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
+    assert main(["train", "--from", str(tmp_path / "m.onnx"), "--freeze", "40"]) == 2
+    assert "--freeze must be 0 to 22 layers, got 40" in capsys.readouterr().err
 
 
 def test_face_training_mixes_in_replay_crops(tmp_path: Path):

@@ -54,8 +54,10 @@ def write_card(
     recipe: dict[str, Any],
     evaluations: dict[str, dict[str, Any] | None],
     notes: list[str] | None = None,
+    extra: str | None = None,
 ) -> Path:
-    """Write a Markdown model card (and its figures as JSON beside it)."""
+    """Write a Markdown model card (and its figures as JSON beside it); ``extra`` Markdown
+    (hand-written sections) goes at the end."""
     path = Path(path)
     lines = [
         f"# {name}",
@@ -85,6 +87,8 @@ def write_card(
     ]
     if notes:
         lines += ["", "## Notes", *[f"- {n}" for n in notes]]
+    if extra:
+        lines += ["", extra.strip()]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
     path.with_suffix(".json").write_text(

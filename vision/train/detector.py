@@ -29,13 +29,14 @@ def train_detector(
     patience: int = 100,
     cache: str | bool = False,
     single_cls: bool = False,
+    freeze: int = 0,
 ) -> Path:
     """Train a detector and return the path of its final weights (``.pt``).
 
     ``model`` is an architecture yaml shipped with ultralytics (``yolo11n.yaml``: built from
     scratch, nothing downloaded) or a checkpoint ``.pt`` of our own to fine-tune.
     ``single_cls`` trains one class (a die, whatever its face): its ONNX then needs the face
-    classifier beside it.
+    classifier beside it. ``freeze`` keeps the first layers as they are (10: the backbone).
     """
     ultralytics = prepare_ultralytics()
     out_dir = Path(out_dir).resolve()
@@ -61,6 +62,7 @@ def train_detector(
         patience=patience,
         cache=cache,
         single_cls=single_cls,
+        freeze=freeze or None,
         pretrained=str(model).endswith(".pt"),
     )
     if time_hours:

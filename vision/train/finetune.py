@@ -4,7 +4,10 @@ The new photos are split (by a hash of their names, so the split is stable) into
 and a held-out part. The evaluation of the starting model on the held-out photos (and on the real
 eval set when present) is printed, the detector and face classifier are fine-tuned from their
 checkpoints on the new photos plus a replay sample of the recipe's own data (so the reader does
-not forget the dice it knew), and the same evaluation is printed again.
+not forget the dice it knew), and the same evaluation is printed again. With ``--detector auto``
+(the default) the fine-tuned detector is kept only when it reads the held-out photos better than
+the starting one; ``keep`` fine-tunes the face classifier only, ``tune`` always keeps the new
+detector.
 """
 
 from __future__ import annotations
@@ -14,13 +17,14 @@ import hashlib
 import os
 import random
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from .recipe import Recipe
 
-__all__ = ["finetune", "split_dataset"]
+__all__ = ["finetune", "read_right", "split_dataset"]
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
@@ -42,8 +46,6 @@ def _link(src: Path, dst: Path) -> None:
     try:
         os.symlink(src.resolve(), dst)
     except OSError:
-        import shutil
-
         shutil.copyfile(src, dst)
 
 
@@ -115,6 +117,42 @@ def _one_class(onnx_file: Path) -> bool:
         return False
 
 
+def _copy_detector(src: Path, dst: Path) -> None:
+    """Place detector ``src`` (``.onnx`` and its ``.pt``) at ``dst``."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".onnx", ".pt"):
+        if src.with_suffix(suffix).is_file():
+            shutil.copyfile(src.with_suffix(suffix), dst.with_suffix(suffix))
+
+
+def read_right(figures: dict | None) -> int:
+    """Dice found and read right, less extra dice found: how a detector choice is scored."""
+    if not figures:
+        return 0
+    right = round((figures["face_accuracy"] or 0.0) * figures["matched_dice"])
+    return right - (figures["predicted_dice"] - figures["matched_dice"])
+
+
+def _choose_detector(base: Path, tuned: Path, held_dir: Path, trial: Path) -> str:
+    """Keep the fine-tuned detector at ``tuned`` only if it reads the held-out photos better than
+    the starting one (both with the new face classifier); otherwise put the starting one back.
+
+    The held-out photos are a validation split, as ultralytics picks ``best.pt``: on a tie the
+    starting detector stays, since it is the one that still knows the old dice.
+    """
+    from .run import evaluate_model
+
+    faces = tuned.with_name(f"{tuned.stem}-faces.onnx")
+    _copy_detector(base, trial / tuned.name)
+    shutil.copyfile(faces, trial / faces.name)
+    a = read_right(evaluate_model(tuned, held_dir, split=""))
+    b = read_right(evaluate_model(trial / tuned.name, held_dir, split=""))
+    if a > b:
+        return f"the fine-tuned one (held-out score {a} against {b} for the starting one)"
+    _copy_detector(trial / tuned.name, tuned)
+    return f"the starting one, kept (held-out score {b}, fine-tuned {a}: no better)"
+
+
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     import yaml
 
@@ -156,20 +194,24 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     )
     start = time.perf_counter()
     d = recipe.detector
-    epochs = args.epochs or 10
-    weights = train_detector(
-        data_yaml,
-        work / "detector",
-        model=str(base_pt),
-        imgsz=d.imgsz,
-        epochs=epochs,
-        batch=d.batch,
-        seed=args.seed,
-        augment={**d.augment, "close_mosaic": 0, "warmup_epochs": 0},
-        time_hours=args.time_hours,
-        single_cls=_one_class(base),
-    )
-    onnx = ship_detector(weights, out / f"{name}.onnx", imgsz=d.imgsz)
+    onnx = out / f"{name}.onnx"
+    if args.detector == "keep":
+        _copy_detector(base, onnx)
+    else:
+        weights = train_detector(
+            data_yaml,
+            work / "detector",
+            model=str(base_pt),
+            imgsz=d.imgsz,
+            epochs=args.epochs or 10,
+            batch=d.batch,
+            seed=args.seed,
+            augment={**d.augment, "close_mosaic": 0, "warmup_epochs": 0},
+            time_hours=args.time_hours,
+            single_cls=_one_class(base),
+            freeze=args.freeze or 0,
+        )
+        ship_detector(weights, onnx, imgsz=d.imgsz)
     recipe.faces.epochs = args.faces_epochs or 6
     recipe.faces.lr = recipe.faces.lr / 3
     train_faces(
@@ -180,6 +222,13 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         val_dirs=[held_dir / "images"],
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
     )
+    detector_note = {
+        "keep": "the starting detector (--detector keep)",
+        "tune": "the fine-tuned detector (--detector tune)",
+    }.get(args.detector, "")
+    if args.detector == "auto":
+        detector_note = _choose_detector(base, onnx, held_dir, work / "base-detector")
+    print(f"detector: {detector_note}")
     minutes = (time.perf_counter() - start) / 60
     after = {"held-out (new dice)": evaluate_model(onnx, held_dir, split="")}
     after["roboflow-dice eval (real)"] = evaluate_model(onnx, ROBOFLOW_EVAL)
@@ -194,7 +243,10 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     write_card(
         out / f"{name}.md",
         name=name,
-        summary=f"{base.stem} fine-tuned on a new dice set ({n_train} photos; {n_held} held out) in {minutes:.1f} min.",
+        summary=(
+            f"{base.stem} fine-tuned on a new dice set ({n_train} photos; {n_held} held out) "
+            f"in {minutes:.1f} min. Detector: {detector_note}."
+        ),
         data=[*[f"New dice: {p}" for p in args.data], *[f"Replay: {p}" for p in replay]],
         command="dicecam train " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
         recipe=recipe.model_dump(mode="json"),

@@ -71,6 +71,22 @@ class Recipe(BaseModel):
     reproduce: list[str] = Field(default_factory=list)
     """The commands that made the shipped model, for its card (default: the command run)."""
     notes: list[str] = Field(default_factory=list)
+    card_extra: Path | None = None
+    """Hand-written Markdown (measured speed, limits) appended to the card each time it is
+    written; a relative path is from the repository."""
+
+    def card_extra_text(self) -> str | None:
+        """The text of ``card_extra``, or None when unset.
+
+        Raises:
+            FileNotFoundError: ``card_extra`` is set but the file is missing.
+        """
+        if self.card_extra is None:
+            return None
+        path = self.card_extra if self.card_extra.is_absolute() else REPO / self.card_extra
+        if not path.is_file():
+            raise FileNotFoundError(f"the recipe's card_extra file is missing: {path}")
+        return path.read_text()
 
     def real_dirs(self) -> list[Path]:
         """The real photo folders that exist here (relative paths are from the repository)."""
