@@ -64,14 +64,18 @@ class DiceReader:
         table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
-        second_look: a second, larger input size (default ``DICECAM_SECOND_LOOK``, else a quarter
-            more than the model's size: 640 for the shipped 512 px model; 0 for none) at which a photo is read again when its dice are small: their median longer
-            side under ``second_look_below`` input pixels at the model's own size (default
-            ``DICECAM_SECOND_LOOK_BELOW``, 24). Far dice are found more often at the larger size;
-            only those photos pay for the second inference. Dynamic-size models only.
+        second_look: a second, larger input size at which a photo is read again when its dice
+            are small (default ``DICECAM_SECOND_LOOK``, else a quarter over the model's size:
+            640 for the shipped 512 px model; 0 for none). Far dice are found more often at the
+            larger size, and only those photos pay for the second inference. Dynamic-size
+            models only.
+        second_look_below: a photo is small-diced when its dice's median longer side is under
+            this many input pixels at the model's own size (default
+            ``DICECAM_SECOND_LOOK_BELOW``, 24).
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
+        ValueError: ``conf``, ``iou`` or ``second_look`` is out of range.
     """
 
     def __init__(
@@ -232,8 +236,8 @@ class DiceReader:
         """The model input (height, width) for a photo of ``height`` x ``width`` pixels.
 
         A fixed-size model always reads at ``imgsz``. A dynamic one fits the photo in a square of
-        ``size`` (default ``max(imgsz)``) and pads only up to the next multiple of the stride, as ultralytics'
-        rectangular inference does: a 640x480 photo at 416 runs at 416x320, a quarter fewer
+        ``size`` (default ``max(imgsz)``) and pads only up to the next multiple of the stride, as
+        ultralytics' rectangular inference does: a 640x480 photo at 416 runs at 416x320, a quarter fewer
         pixels than 416x416.
 
         Example:
@@ -330,7 +334,9 @@ class DiceReader:
         shared = self._detect(loaded, range(n), None, readings, own, expected_dice)
         again = [i for i, r in enumerate(readings) if r is not None and self._wants_second_look(r)]
         if again:  # small dice: read those photos again at the larger size, keep that reading
-            shared += self._detect(loaded, again, self.second_look, readings, own, expected_dice)
+            extra = self._detect(loaded, again, self.second_look, readings, own, expected_dice)
+            for i in again:
+                own[i] += extra / len(again)
         done = [r for r in readings if r is not None]
         if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
             t0 = time.perf_counter()
@@ -355,9 +361,8 @@ class DiceReader:
         model). Returns the shared time (inference, decoding); letterboxing goes to ``own``."""
         groups: dict[tuple[int, int], list[int]] = {}
         for i in indices:
-            groups.setdefault(self.input_shape(*loaded[i][0].rgb.shape[:2], size=size), []).append(
-                i
-            )
+            shape = self.input_shape(*loaded[i][0].rgb.shape[:2], size=size)
+            groups.setdefault(shape, []).append(i)
         shared = 0.0
         for (th, tw), members in groups.items():
             t0 = time.perf_counter()
