@@ -11,6 +11,7 @@ import json
 import sys
 
 from service.cli import UsageError
+from service.cli._reader_options import add_reader_options, check_reader_options
 
 __all__ = ["register", "run"]
 
@@ -29,14 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
     p.add_argument("--split", default="val", help="split to read from a data.yaml (default: val)")
     p.add_argument("--limit", type=int, metavar="N", help="read only the first N photos")
-    p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
-    p.add_argument(
-        "--second-look",
-        type=int,
-        metavar="SIZE",
-        help="read photos of small dice again at this input size; 0: never "
-        "(default: DICECAM_SECOND_LOOK, else a quarter more than the model's size)",
-    )
+    add_reader_options(p)
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.add_argument("--mistakes", action="store_true", help="list the photos not read exactly")
     p.set_defaults(func=run)
@@ -48,10 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
-    if args.conf is not None and not 0.0 <= args.conf <= 1.0:
-        raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
-    if args.second_look is not None and args.second_look < 0:
-        raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
+    check_reader_options(args)
     try:
         reader = DiceReader(args.model, conf=args.conf, second_look=args.second_look)
         result = evaluate_dataset(args.dataset, reader=reader, split=args.split, limit=args.limit)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from service.cli import UsageError
+from service.cli._reader_options import add_reader_options, check_reader_options
 
 __all__ = ["register", "run"]
 
@@ -34,14 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--annotate", metavar="OUT/", type=Path, help="write annotated photos here")
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
     p.add_argument("--expect", metavar="N", type=int, help="how many dice were rolled")
-    p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
-    p.add_argument(
-        "--second-look",
-        type=int,
-        metavar="SIZE",
-        help="read photos of small dice again at this input size; 0: never "
-        "(default: DICECAM_SECOND_LOOK, else a quarter more than the model's size)",
-    )
+    add_reader_options(p)
     p.set_defaults(func=run)
 
 
@@ -94,10 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.expect is not None and args.expect < 1:
         raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
-    if args.conf is not None and not 0.0 <= args.conf <= 1.0:
-        raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
-    if args.second_look is not None and args.second_look < 0:
-        raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
+    check_reader_options(args)
     if args.annotate is not None:
         if args.annotate.exists() and not args.annotate.is_dir():
             raise UsageError(f"--annotate expects a folder, got an existing file: {args.annotate}")

@@ -96,12 +96,18 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
     assert proc.returncode == 2 and "reader model not found" in proc.stderr
 
 
-def test_eval_prints_figures_and_json(model, tmp_path, capsys):
-    ds = tmp_path / "ds"
+def _one_photo_dataset(root: Path, labels: str) -> Path:
+    """A YOLO folder with one plain 320x320 photo ``a.png`` and its ``labels`` lines."""
+    ds = root / "ds"
     (ds / "images").mkdir(parents=True)
     (ds / "labels").mkdir()
     Image.new("RGB", (320, 320), (90, 90, 90)).save(ds / "images" / "a.png")
-    (ds / "labels" / "a.txt").write_text("4 0.5 0.5 0.125 0.125\n6 0.1875 0.1875 0.1 0.1\n")
+    (ds / "labels" / "a.txt").write_text(labels)
+    return ds
+
+
+def test_eval_prints_figures_and_json(model, tmp_path, capsys):
+    ds = _one_photo_dataset(tmp_path, "4 0.5 0.5 0.125 0.125\n6 0.1875 0.1875 0.1 0.1\n")
     assert main(["eval", str(ds), "--model", str(model)]) == 0
     text = capsys.readouterr().out
     assert "face accuracy     100.00%" in text and "exact photos      100.00%" in text
@@ -113,11 +119,7 @@ def test_eval_prints_figures_and_json(model, tmp_path, capsys):
 
 
 def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
-    ds = tmp_path / "ds"
-    (ds / "images").mkdir(parents=True)
-    (ds / "labels").mkdir()
-    Image.new("RGB", (320, 320), (90, 90, 90)).save(ds / "images" / "a.png")
-    (ds / "labels" / "a.txt").write_text("")
+    ds = _one_photo_dataset(tmp_path, "")
     for cmd in (["eval", str(ds)], ["read", str(ds / "images" / "a.png")]):
         assert main([*cmd, "--model", str(model), "--second-look", "-1"]) == 2
         assert "--second-look must be an input size (0: never), got -1" in capsys.readouterr().err

@@ -1,0 +1,29 @@
+"""Reader options shared by ``dicecam read`` and ``dicecam eval``."""
+
+from __future__ import annotations
+
+import argparse
+
+from service.cli import UsageError
+
+__all__ = ["add_reader_options", "check_reader_options"]
+
+
+def add_reader_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--conf`` and ``--second-look`` to a subcommand that builds a reader."""
+    p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.add_argument(
+        "--second-look",
+        type=int,
+        metavar="SIZE",
+        help="read photos of small dice again at this input size; 0: never "
+        "(default: DICECAM_SECOND_LOOK, else a quarter more than the model's size)",
+    )
+
+
+def check_reader_options(args: argparse.Namespace) -> None:
+    """Raise :class:`UsageError` for a confidence outside 0..1 or a negative second look."""
+    if args.conf is not None and not 0.0 <= args.conf <= 1.0:
+        raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.second_look is not None and args.second_look < 0:
+        raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
