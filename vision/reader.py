@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import ast
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -34,7 +33,15 @@ from vision.config import VisionSettings
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.types import Die, Reading
-from vision.yolo_output import ClassRoles, decode_end2end, decode_raw, default_names
+from vision.yolo_output import (
+    ClassRoles,
+    decode_end2end,
+    decode_raw,
+    default_names,
+    metadata_imgsz,
+    metadata_names,
+    metadata_stride,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -141,15 +148,17 @@ class DiceReader:
             )
         batch, _, h, w = inp.shape
         self.fixed_batch: int | None = batch if isinstance(batch, int) else None
-        self.imgsz: tuple[int, int] = self._input_size(h, w)
+        self.imgsz: tuple[int, int] = metadata_imgsz(self.metadata, h, w)
         self.dynamic = not (isinstance(h, int) and isinstance(w, int))
         """A model exported with dynamic height and width reads each photo at its own aspect: the
         longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
-        self.stride = self._stride()
+        self.stride = metadata_stride(self.metadata)
         self.end2end = self.metadata.get("end2end", "False").strip().lower() == "true"
-        self.names = self._names() or default_names(
-            self._session.get_outputs()[0].shape[1], self.end2end
-        )
+        try:
+            names = metadata_names(self.metadata)
+        except ValueError as exc:
+            raise ModelError(f"{self.model_path}: {exc}") from None
+        self.names = names or default_names(self._session.get_outputs()[0].shape[1], self.end2end)
         self.num_classes = len(self.names)
         self.dice_only = self.num_classes == 1
         """A one-class detector finds dice without reading them: the face classifier must."""
@@ -276,37 +285,6 @@ class DiceReader:
             return FaceClassifier(path, threads=threads, tta=self.settings.faces_tta)
         except Exception as exc:
             raise ModelError(f"cannot load face classifier {path}: {exc}") from None
-
-    def _input_size(self, h: Any, w: Any) -> tuple[int, int]:
-        if isinstance(h, int) and isinstance(w, int):
-            return h, w
-        raw = self.metadata.get("imgsz")
-        try:
-            size = ast.literal_eval(raw) if raw else 640
-        except (ValueError, SyntaxError):
-            size = 640
-        if isinstance(size, int):
-            return size, size
-        return int(size[0]), int(size[1])
-
-    def _stride(self) -> int:
-        try:
-            stride = int(self.metadata.get("stride", "32"))
-        except ValueError:
-            stride = 32
-        return stride if stride > 0 else 32
-
-    def _names(self) -> dict[int, str]:
-        raw = self.metadata.get("names")
-        if not raw:
-            return {}
-        try:
-            names = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            raise ModelError(f"{self.model_path}: unreadable 'names' metadata {raw!r}") from None
-        if isinstance(names, list):
-            names = dict(enumerate(names))
-        return {int(k): str(v) for k, v in names.items()}
 
     def _run(self, blob: NDArray[np.float32], *, second: bool = False) -> NDArray[np.float32]:
         """Run the detector; the second look has a session of its own, since onnxruntime

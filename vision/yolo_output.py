@@ -1,4 +1,5 @@
-"""Decoding an ultralytics detector's output into boxes, confidences, values and cocked flags.
+"""What an ultralytics detector export says: its metadata (input size, stride, class names) and
+its output, decoded into boxes, confidences, values and cocked flags.
 
 Two layouts exist: raw ``(4 + nc, N)`` (boxes ``cx, cy, w, h`` in input pixels, then one score
 per class; YOLO11 exported with ``nms=False``) and end-to-end ``(K, 6)`` rows of
@@ -17,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,7 +27,15 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["ClassRoles", "decode_end2end", "decode_raw"]
+__all__ = [
+    "ClassRoles",
+    "decode_end2end",
+    "decode_raw",
+    "default_names",
+    "metadata_imgsz",
+    "metadata_names",
+    "metadata_stride",
+]
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 MAX_CANDIDATES = 30000
@@ -72,6 +82,48 @@ class ClassRoles:
         if sorted(faces) != [1, 2, 3, 4, 5, 6]:
             raise ValueError(f"expected one class per face 1 to 6, got names {names}")
         return cls(len(names), np.array([faces[v] for v in range(1, 7)], np.intp), cocked)
+
+
+def metadata_imgsz(metadata: dict[str, str], h: object, w: object) -> tuple[int, int]:
+    """The input (height, width): the ONNX input's own when fixed, else the ``imgsz`` metadata
+    (640 when absent or unreadable)."""
+    if isinstance(h, int) and isinstance(w, int):
+        return h, w
+    raw = metadata.get("imgsz")
+    try:
+        size = ast.literal_eval(raw) if raw else 640
+    except (ValueError, SyntaxError):
+        size = 640
+    if isinstance(size, int):
+        return size, size
+    return int(size[0]), int(size[1])
+
+
+def metadata_stride(metadata: dict[str, str]) -> int:
+    """The model's largest stride (32 when absent or unreadable)."""
+    try:
+        stride = int(metadata.get("stride", "32"))
+    except ValueError:
+        stride = 32
+    return stride if stride > 0 else 32
+
+
+def metadata_names(metadata: dict[str, str]) -> dict[int, str]:
+    """Class names from the ``names`` metadata ({} when absent).
+
+    Raises:
+        ValueError: the metadata is there but unreadable.
+    """
+    raw = metadata.get("names")
+    if not raw:
+        return {}
+    try:
+        names = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"unreadable 'names' metadata {raw!r}") from None
+    if isinstance(names, list):
+        names = dict(enumerate(names))
+    return {int(k): str(v) for k, v in names.items()}
 
 
 def default_names(channels: object, end2end: bool) -> dict[int, str]:
