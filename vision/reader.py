@@ -246,8 +246,8 @@ class DiceReader:
 
         A fixed-size model always reads at ``imgsz``. A dynamic one fits the photo in a square of
         ``size`` (default ``max(imgsz)``) and pads only up to the next multiple of the stride, as
-        ultralytics' rectangular inference does: a 640x480 photo at 416 runs at 416x320, a quarter fewer
-        pixels than 416x416.
+        ultralytics' rectangular inference does: a 640x480 photo at 416 runs at 416x320, a
+        quarter fewer pixels than 416x416.
 
         Example:
             ``DiceReader(...).input_shape(480, 640)`` is ``(320, 416)`` for a dynamic 416 model.

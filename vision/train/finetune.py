@@ -133,9 +133,12 @@ def read_right(figures: dict | None) -> int:
     return right - (figures["predicted_dice"] - figures["matched_dice"])
 
 
-def _choose_detector(base: Path, tuned: Path, held_dir: Path, trial: Path) -> str:
+def _choose_detector(
+    base: Path, tuned: Path, held_dir: Path, trial: Path
+) -> tuple[str, dict | None]:
     """Keep the fine-tuned detector at ``tuned`` only if it reads the held-out photos better than
     the starting one (both with the new face classifier); otherwise put the starting one back.
+    Returns what was kept, in words, and the held-out figures of the model now at ``tuned``.
 
     The held-out photos are a validation split, as ultralytics picks ``best.pt``: on a tie the
     starting detector stays, since it is the one that still knows the old dice.
@@ -145,12 +148,14 @@ def _choose_detector(base: Path, tuned: Path, held_dir: Path, trial: Path) -> st
     faces = tuned.with_name(f"{tuned.stem}-faces.onnx")
     _copy_detector(base, trial / tuned.name)
     shutil.copyfile(faces, trial / faces.name)
-    a = read_right(evaluate_model(tuned, held_dir, split=""))
-    b = read_right(evaluate_model(trial / tuned.name, held_dir, split=""))
+    figures_tuned = evaluate_model(tuned, held_dir, split="")
+    figures_base = evaluate_model(trial / tuned.name, held_dir, split="")
+    a, b = read_right(figures_tuned), read_right(figures_base)
     if a > b:
-        return f"the fine-tuned one (held-out score {a} against {b} for the starting one)"
+        note = f"the fine-tuned one (held-out score {a} against {b} for the starting one)"
+        return note, figures_tuned
     _copy_detector(trial / tuned.name, tuned)
-    return f"the starting one, kept (held-out score {b}, fine-tuned {a}: no better)"
+    return f"the starting one, kept (held-out score {b}, fine-tuned {a}: no better)", figures_base
 
 
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
@@ -222,15 +227,15 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         val_dirs=[held_dir / "images"],
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
     )
-    detector_note = {
-        "keep": "the starting detector (--detector keep)",
-        "tune": "the fine-tuned detector (--detector tune)",
-    }.get(args.detector, "")
     if args.detector == "auto":
-        detector_note = _choose_detector(base, onnx, held_dir, work / "base-detector")
+        detector_note, held = _choose_detector(base, onnx, held_dir, work / "base-detector")
+    else:
+        detector_note = f"the {'starting' if args.detector == 'keep' else 'fine-tuned'} detector "
+        detector_note += f"(--detector {args.detector})"
+        held = None
     print(f"detector: {detector_note}")
     minutes = (time.perf_counter() - start) / 60
-    after = {"held-out (new dice)": evaluate_model(onnx, held_dir, split="")}
+    after = {"held-out (new dice)": held or evaluate_model(onnx, held_dir, split="")}
     after["roboflow-dice eval (real)"] = evaluate_model(onnx, ROBOFLOW_EVAL)
     print(f"fine-tuning took {minutes:.1f} min")
     for key in before:

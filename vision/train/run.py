@@ -56,7 +56,6 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
     onnx = out / f"{name}.onnx"
     faces = out / f"{name}-faces.onnx"
     stage = args.stage
-    card_extra = recipe.card_extra_text()  # a missing file fails now, not after training
     prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
     if stage == "data":
         print(f"data ready: {prepared.data_yaml}")
@@ -113,7 +112,7 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             recipe=recipe.model_dump(mode="json"),
             evaluations=evaluations,
             notes=recipe.notes,
-            extra=card_extra,
+            extra=recipe.card_extra_text(),  # `dicecam train` checked it before training
         )
         print(f"model card -> {card}")
     return 0
