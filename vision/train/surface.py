@@ -42,7 +42,8 @@ from vision.train.surface_data import (
 __all__ = ["SurfaceNet", "export_surface", "load_surface_split", "region_codes", "train_surface"]
 
 
-def _net(layers: int = 1) -> Any:
+def _net(layers: int = 1, width: float = 1.0) -> Any:
+    """The network; ``width`` scales every layer's channels (1.0: 16-24-40-64, the shipped one)."""
     import torch
     from torch import nn
 
@@ -58,14 +59,15 @@ def _net(layers: int = 1) -> Any:
 
         def __init__(self) -> None:
             super().__init__()
-            self.e1 = block(3, 16, 2)  # 1/2
-            self.e2 = nn.Sequential(block(16, 24, 2), block(24, 24))  # 1/4
-            self.e3 = nn.Sequential(block(24, 40, 2), block(40, 40))  # 1/8
-            self.e4 = nn.Sequential(block(40, 64, 2), block(64, 64, dilation=2))  # 1/16
-            self.ctx = nn.Sequential(nn.Linear(64, 64), nn.ReLU(inplace=True))
-            self.d3 = block(64 + 40, 32)
-            self.d2 = block(32 + 24, 24)
-            self.head = nn.Conv2d(24, layers, 1)
+            c1, c2, c3, c4, c5 = (max(8, round(c * width / 8) * 8) for c in (16, 24, 40, 64, 32))
+            self.e1 = block(3, c1, 2)  # 1/2
+            self.e2 = nn.Sequential(block(c1, c2, 2), block(c2, c2))  # 1/4
+            self.e3 = nn.Sequential(block(c2, c3, 2), block(c3, c3))  # 1/8
+            self.e4 = nn.Sequential(block(c3, c4, 2), block(c4, c4, dilation=2))  # 1/16
+            self.ctx = nn.Sequential(nn.Linear(c4, c4), nn.ReLU(inplace=True))
+            self.d3 = block(c4 + c3, c5)
+            self.d2 = block(c5 + c2, c2)
+            self.head = nn.Conv2d(c2, layers, 1)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             f2 = self.e2(self.e1(x))
@@ -97,6 +99,7 @@ def train_surface(
     *,
     input_size: int = INPUT,
     layers: int = 1,
+    width: float = 1.0,
     epochs: int = 30,
     batch: int = 32,
     lr: float = 3e-3,
@@ -134,7 +137,9 @@ def train_surface(
         f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
     )
     vx, vy = plain_batch(val_images, val_masks, input_size)
-    net = _net(layers)
+    if width <= 0:
+        raise ValueError(f"expected a width above 0, got {width}")
+    net = _net(layers, width)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -172,6 +177,7 @@ def train_surface(
         "input": input_size,
         "stride": STRIDE,
         "layers": layers,
+        "width": width,
         "params": sum(p.numel() for p in net.parameters()),
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
@@ -281,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=1,
         help="1: the playing surface (shipped); 3: off, table and tray layers",
     )
+    p.add_argument(
+        "--width", type=float, default=1.0, help="channel multiplier (default 1.0, the shipped)"
+    )
     p.add_argument("--out", default="models/dicecam-surface.onnx")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--batch", type=int, default=32)
@@ -295,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         a.out,
         input_size=a.input,
         layers=a.layers,
+        width=a.width,
         epochs=a.epochs,
         batch=a.batch,
         lr=a.lr,
