@@ -3,7 +3,7 @@
     python tests/benchmarks/bench_table.py [--synth /work/data/synth-test7] \
         [--real ../shared/datasets/roboflow-dice/eval] [--limit N] \
         [--model models/dicecam-surface.onnx] [--offtable models/dicecam-offtable.onnx] \
-        [--offtable-threshold 0.8]
+        [--offtable-threshold 0.8] [--min-certainty 0.5]
 
 Prints, for the shipped outline model (``models/dicecam-surface.onnx``) with the off-table die
 model (``models/dicecam-offtable.onnx``, when present; ``--offtable none`` leaves it out):
@@ -111,10 +111,13 @@ def main() -> int:
     p.add_argument("--model", type=Path, default=DEFAULT_SURFACE_MODEL)
     p.add_argument("--offtable", default=str(DEFAULT_OFFTABLE_MODEL), help="or 'none'")
     p.add_argument("--offtable-threshold", type=float, default=None)
+    p.add_argument(
+        "--min-certainty", type=float, default=None, help="default: the model's metadata"
+    )
     p.add_argument("--limit", type=int, default=None)
     a = p.parse_args()
 
-    model = SurfaceModel(a.model, threads=1)
+    model = SurfaceModel(a.model, threads=1, min_certainty=a.min_certainty)
     dice = None
     if a.offtable != "none" and Path(a.offtable).is_file():
         dice = OffTableModel(a.offtable)
@@ -122,7 +125,7 @@ def main() -> int:
             dice.threshold = a.offtable_threshold
     stage = TableStage(model, dice_model=dice)
     print(f"model: {a.model} ({a.model.stat().st_size / 1e6:.2f} MB, input {model.imgsz})")
-    print(f"off-table die model: {dice!r}")
+    print(f"outline model: {model!r}\noff-table die model: {dice!r}")
     if a.synth.is_dir():
         photos, _ = find_images(a.synth, "val")
         _timing(model, photos[:100], dice)

@@ -65,7 +65,7 @@ def test_command_line_trains_and_prints_figures(rolls, tmp_path, capsys):
     assert figures["input"] == 48 and SurfaceModel(out).imgsz == (48, 48)
 
 
-def test_width_scales_the_network_and_the_runtime_reads_it(rolls, tmp_path):
+def test_width_and_the_certainty_gate_go_into_the_model_the_runtime_reads(rolls, tmp_path):
     from vision.train.surface import SurfaceNet
 
     def params(width: float) -> int:
@@ -75,14 +75,17 @@ def test_width_scales_the_network_and_the_runtime_reads_it(rolls, tmp_path):
     assert params(2.0) > 3 * params(1.0)
     out = tmp_path / "wide.onnx"
     figures = train_surface(
-        rolls, out, input_size=64, width=2.0, epochs=1, batch=4, log=lambda _: None
-    )
+        rolls, out, input_size=64, width=2.0, min_certainty=0.4, epochs=1, batch=4,
+        log=lambda _: None,
+    )  # fmt: skip
     assert figures["width"] == 2.0 and figures["params"] == params(2.0)
     model = SurfaceModel(out)
-    assert model.metadata["width"] == "2.0"
+    assert model.metadata["width"] == "2.0" and model.min_certainty == 0.4
     assert model.probability(np.zeros((240, 320, 3), np.uint8)).shape == (16, 16)
     with pytest.raises(ValueError, match="expected a width above 0, got 0"):
         train_surface(rolls, tmp_path / "x.onnx", width=0, epochs=1)
+    with pytest.raises(ValueError, match="expected 0 <= min_certainty < 1, got 1"):
+        train_surface(rolls, tmp_path / "x.onnx", min_certainty=1, epochs=1)
 
 
 def test_input_size_must_be_a_multiple_of_16(rolls, tmp_path):

@@ -28,6 +28,7 @@ from vision.table.surface import (
     SurfaceModel,
     SurfaceModelError,
     play_surface,
+    surface_certainty,
 )
 
 __all__ = [
@@ -53,4 +54,5 @@ __all__ = [
     "outline_mask",
     "play_surface",
     "resting_point",
+    "surface_certainty",
 ]

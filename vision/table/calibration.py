@@ -42,6 +42,9 @@ class TableSettings(BaseSettings):
     """The calibration file (default ``data_dir / "calibration.json"``)."""
     surface_model: Path | None = None
     """The outline model (default ``<repo>/models/dicecam-surface.onnx``)."""
+    surface_min_certainty: float | None = Field(None, ge=0.0, lt=1.0)
+    """Grid certainty under which the outline model gives no outline (default: the model's
+    own ``min_certainty`` metadata)."""
     offtable_model: Path | None = None
     """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``; an empty
     ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""

@@ -101,7 +101,9 @@ class TableStage:
             return None
         calibration = Calibration.load()
         path = Path(s.surface_model) if s.surface_model else DEFAULT_SURFACE_MODEL
-        model = SurfaceModel(path) if calibration is None and path.is_file() else None
+        model = None
+        if calibration is None and path.is_file():
+            model = SurfaceModel(path, min_certainty=s.surface_min_certainty)
         if calibration is None and model is None:
             return None
         dice_path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL

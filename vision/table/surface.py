@@ -34,6 +34,7 @@ __all__ = [
     "SurfaceModel",
     "SurfaceModelError",
     "play_surface",
+    "surface_certainty",
 ]
 
 DEFAULT_SURFACE_MODEL = (
@@ -46,6 +47,18 @@ LAYERS = 3
 """Layers of a surface model: 0 off the furniture, 1 table top (or board), 2 tray interior."""
 MIN_TRAY = 0.04
 """Share of the grid the tray layer must hold for the tray to be the playing surface."""
+
+
+def surface_certainty(prob: NDArray[np.floating]) -> float:
+    """How sure a surface probability grid is: the mean of ``|2p - 1|`` over its cells (1 when
+    every cell is 0 or 1, 0 when every cell is 0.5).
+
+    Example:
+        >>> surface_certainty(np.array([[0.0, 1.0], [0.5, 0.5]]))
+        0.5
+    """
+    prob = np.asarray(prob, np.float64)
+    return float(np.abs(2.0 * prob - 1.0).mean()) if prob.size else 0.0
 
 
 def play_surface(
@@ -88,6 +101,9 @@ class SurfaceModel:
             perspective is convex; see :func:`~vision.table.geometry.mask_to_outline`).
         min_tray: share of the grid a tray must cover to be the surface (see
             :func:`play_surface`).
+        min_certainty: below this :func:`surface_certainty` of its grid the model is taken to
+            be unsure and gives no outline (no die is called off by it). None: the model's
+            ``min_certainty`` metadata, else 0 (always an outline).
         threads: onnxruntime intra-op threads.
 
     Raises:
@@ -103,6 +119,7 @@ class SurfaceModel:
         threads: int = 1,
         convex: bool = False,
         min_tray: float = MIN_TRAY,
+        min_certainty: float | None = None,
     ) -> None:
         self.convex = bool(convex)
         self.min_tray = float(min_tray)
@@ -141,6 +158,11 @@ class SurfaceModel:
             size = ast.literal_eval(self.metadata.get("imgsz", "128"))
             h, w = (size, size) if isinstance(size, int) else size
         self.imgsz: tuple[int, int] = (int(h), int(w))
+        if min_certainty is None:
+            min_certainty = float(self.metadata.get("min_certainty", 0.0))
+        if not 0.0 <= min_certainty < 1.0:
+            raise ValueError(f"expected 0 <= min_certainty < 1, got {min_certainty}")
+        self.min_certainty = float(min_certainty)
 
     def layer_probabilities(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
         """The model's ``(layers, h, w)`` grid for an ``H x W x 3`` uint8 RGB photo."""
@@ -171,12 +193,15 @@ class SurfaceModel:
         """The surface polygon in pixels of ``rgb`` (or of ``size`` = (width, height) when the
         photo was decoded smaller than its true size).
 
-        None when the surface fills the frame, and also when the model sees no surface at all:
-        a photo it cannot make sense of must not bust a roll (calibrate such a camera instead).
+        None when the surface fills the frame, and also when the model sees no surface at all
+        or is unsure of its grid (:func:`surface_certainty` under ``min_certainty``): a photo
+        it cannot make sense of must not bust a roll (calibrate such a camera instead).
         """
         import cv2
 
         prob = self.probability(rgb)
+        if surface_certainty(prob) < self.min_certainty:
+            return None
         # a finer grid for a smoother polygon
         prob = cv2.resize(
             prob, (prob.shape[1] * 4, prob.shape[0] * 4), interpolation=cv2.INTER_LINEAR
@@ -188,5 +213,5 @@ class SurfaceModel:
     def __repr__(self) -> str:
         return (
             f"SurfaceModel(model={str(self.model_path)!r}, imgsz={self.imgsz}, "
-            f"layers={self.layers})"
+            f"layers={self.layers}, min_certainty={self.min_certainty})"
         )

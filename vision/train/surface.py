@@ -100,6 +100,7 @@ def train_surface(
     input_size: int = INPUT,
     layers: int = 1,
     width: float = 1.0,
+    min_certainty: float = 0.0,
     epochs: int = 30,
     batch: int = 32,
     lr: float = 3e-3,
@@ -125,6 +126,10 @@ def train_surface(
         raise ValueError(f"expected an input size that is a multiple of 16, got {input_size}")
     if layers not in (1, LAYERS):
         raise ValueError(f"expected 1 or {LAYERS} layers, got {layers}")
+    if not 0.0 <= min_certainty < 1.0:
+        raise ValueError(f"expected 0 <= min_certainty < 1, got {min_certainty}")
+    if width <= 0:
+        raise ValueError(f"expected a width above 0, got {width}")
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
     parts = [load_surface_split(f, "train", cache, limit) for f in folders]
@@ -137,8 +142,6 @@ def train_surface(
         f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
     )
     vx, vy = plain_batch(val_images, val_masks, input_size)
-    if width <= 0:
-        raise ValueError(f"expected a width above 0, got {width}")
     net = _net(layers, width)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
@@ -178,6 +181,7 @@ def train_surface(
         "stride": STRIDE,
         "layers": layers,
         "width": width,
+        "min_certainty": min_certainty,
         "params": sum(p.numel() for p in net.parameters()),
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
@@ -290,6 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--width", type=float, default=1.0, help="channel multiplier (default 1.0, the shipped)"
     )
+    p.add_argument(
+        "--min-certainty",
+        type=float,
+        default=0.0,
+        help="written into the model: below this grid certainty the runtime gives no outline",
+    )
     p.add_argument("--out", default="models/dicecam-surface.onnx")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--batch", type=int, default=32)
@@ -305,6 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         input_size=a.input,
         layers=a.layers,
         width=a.width,
+        min_certainty=a.min_certainty,
         epochs=a.epochs,
         batch=a.batch,
         lr=a.lr,
