@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.table import SurfaceModel, TableStage, surface_certainty
+from vision.table import SurfaceModel, SurfaceModelError, TableStage, surface_certainty
 from vision.types import Die, Reading
 
 
@@ -84,3 +84,13 @@ def test_the_gate_comes_from_the_model_and_the_setting_overrides_it(tmp_path, mo
     monkeypatch.setenv("DICECAM_SURFACE_MIN_CERTAINTY", "0.1")
     stage = TableStage.default()
     assert stage.model.min_certainty == 0.1 and stage.outline(rgb, 320, 240) is not None
+
+
+def test_a_gate_in_the_metadata_that_is_not_a_number_is_named(tmp_path):
+    path = tmp_path / "odd.onnx"
+    _half_sure_model(path, {"min_certainty": "high"})
+    with pytest.raises(
+        SurfaceModelError, match="expected a number in its min_certainty metadata, got 'high'"
+    ):
+        SurfaceModel(path)
+    assert SurfaceModel(path, min_certainty=0.2).min_certainty == 0.2

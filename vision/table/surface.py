@@ -159,7 +159,14 @@ class SurfaceModel:
             h, w = (size, size) if isinstance(size, int) else size
         self.imgsz: tuple[int, int] = (int(h), int(w))
         if min_certainty is None:
-            min_certainty = float(self.metadata.get("min_certainty", 0.0))
+            stored = self.metadata.get("min_certainty", "0")
+            try:
+                min_certainty = float(stored)
+            except ValueError:
+                raise SurfaceModelError(
+                    f"{self.model_path}: expected a number in its min_certainty metadata, "
+                    f"got {stored!r}"
+                ) from None
         if not 0.0 <= min_certainty < 1.0:
             raise ValueError(f"expected 0 <= min_certainty < 1, got {min_certainty}")
         self.min_certainty = float(min_certainty)

@@ -1,7 +1,7 @@
 """Training the playing-surface outline model (``models/dicecam-surface.onnx``).
 
-A tiny fully-convolutional net (about 140k parameters) segments each photo at 1/4 of its square
-input (``--input``, 128 by default). With ``--layers 1`` (the shipped model) it marks the playing
+A small fully-convolutional net (about 140k parameters at ``--width 1``, 313k at 1.5, the
+shipped model) segments each photo at 1/4 of its square input (``--input``, 128 by default). With ``--layers 1`` (the shipped model) it marks the playing
 surface itself: the table top, or the tray or box interior when the dice were rolled in one.
 With ``--layers 3`` it marks three layers, off (floor, walls, props), table top and tray
 interior, and the runtime's :func:`~vision.table.play_surface` keeps the tray when one is in
@@ -10,8 +10,11 @@ view: the table is then labelled table whether or not a tray stands on it, a mor
 (``meta/<split>/<name>.json``: ``outline`` is the playing surface, ``table_outline`` the table
 top, rebuilt from the scene for older sets; null = fills the frame, ``[]`` = not in view).
 
+``--min-certainty`` is written into the model: the runtime gives no outline for a photo whose
+grid is less certain than that (:func:`~vision.table.surface_certainty`).
+
 Example:
-    python -m vision.train.surface runs/synth-a runs/synth-b --input 192 \
+    python -m vision.train.surface runs/synth-a runs/synth-b --width 1.5 --min-certainty 0.4 \
         --out models/dicecam-surface.onnx
 """
 
@@ -43,7 +46,7 @@ __all__ = ["SurfaceNet", "export_surface", "load_surface_split", "region_codes",
 
 
 def _net(layers: int = 1, width: float = 1.0) -> Any:
-    """The network; ``width`` scales every layer's channels (1.0: 16-24-40-64, the shipped one)."""
+    """The network; ``width`` scales every layer's channels (1.0: 16-24-40-64; shipped: 1.5)."""
     import torch
     from torch import nn
 
