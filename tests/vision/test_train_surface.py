@@ -71,7 +71,7 @@ def test_width_and_the_certainty_gate_go_into_the_model_the_runtime_reads(rolls,
     def params(width: float) -> int:
         return sum(p.numel() for p in SurfaceNet(1, width).parameters())
 
-    assert params(1.0) == 138905  # the shipped model's size
+    assert params(1.0) == 138905  # the net before widths (the earlier shipped model)
     assert params(2.0) > 3 * params(1.0)
     out = tmp_path / "wide.onnx"
     figures = train_surface(

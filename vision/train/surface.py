@@ -1,14 +1,14 @@
 """Training the playing-surface outline model (``models/dicecam-surface.onnx``).
 
-A small fully-convolutional net (about 140k parameters at ``--width 1``, 313k at 1.5, the
-shipped model) segments each photo at 1/4 of its square input (``--input``, 128 by default). With ``--layers 1`` (the shipped model) it marks the playing
-surface itself: the table top, or the tray or box interior when the dice were rolled in one.
-With ``--layers 3`` it marks three layers, off (floor, walls, props), table top and tray
-interior, and the runtime's :func:`~vision.table.play_surface` keeps the tray when one is in
-view: the table is then labelled table whether or not a tray stands on it, a more local task
-(measured in the surface model card). Targets come from the synthetic sidecars
-(``meta/<split>/<name>.json``: ``outline`` is the playing surface, ``table_outline`` the table
-top, rebuilt from the scene for older sets; null = fills the frame, ``[]`` = not in view).
+A small fully-convolutional net (about 140k parameters at ``--width 1``, 313k at 1.5) segments each
+photo at 1/4 of its square input (``--input``, 128 by default). With ``--layers 1`` (the shipped
+model, at width 1.5) it marks the playing surface itself: the table top, or the tray or box
+interior when the dice were rolled in one. With ``--layers 3`` it marks three layers, off (floor,
+walls, props), table top and tray interior, and the runtime's :func:`~vision.table.play_surface`
+keeps the tray when one is in view: the table is then labelled table whether or not a tray stands
+on it, a more local task (measured in the surface model card). Targets come from the synthetic
+sidecars (``meta/<split>/<name>.json``: ``outline`` is the playing surface, ``table_outline`` the
+table top, rebuilt from the scene for older sets; null = fills the frame, ``[]`` = not in view).
 
 ``--min-certainty`` is written into the model: the runtime gives no outline for a photo whose
 grid is less certain than that (:func:`~vision.table.surface_certainty`).
@@ -295,7 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="1: the playing surface (shipped); 3: off, table and tray layers",
     )
     p.add_argument(
-        "--width", type=float, default=1.0, help="channel multiplier (default 1.0, the shipped)"
+        "--width",
+        type=float,
+        default=1.0,
+        help="channel multiplier (default 1.0; the shipped model: 1.5)",
     )
     p.add_argument(
         "--min-certainty",
