@@ -94,3 +94,23 @@ def test_a_gate_in_the_metadata_that_is_not_a_number_is_named(tmp_path):
     ):
         SurfaceModel(path)
     assert SurfaceModel(path, min_certainty=0.2).min_certainty == 0.2
+
+
+def test_a_speck_of_surface_is_no_outline(tmp_path):
+    # the shipped model, shown a plain grey photo, found "surface" in one corner only and put
+    # every die off the table: a region under min_area of the frame now gives no outline
+    path = tmp_path / "speck.onnx"
+    _half_sure_model(path)
+    rgb = np.zeros((240, 320, 3), np.uint8)
+    rgb[:30, :40, 0] = 255  # one cell of the 8x8 grid (1.6% of the frame)
+    reading = Reading(320, 240, [Die(3, (150, 100, 170, 120), 0.9)])
+    assert SurfaceModel(path).min_area == 0.03
+    assert SurfaceModel(path).outline(rgb) is None
+    assert TableStage(SurfaceModel(path)).apply(reading, rgb).bust is False
+    speck = SurfaceModel(path, min_area=0.0).outline(rgb)
+    assert speck is not None and max(x for x, _ in speck) <= 60
+    assert TableStage(SurfaceModel(path, min_area=0.0)).apply(reading, rgb).bust is True
+    rgb[:120, :160, 0] = 255  # a quarter of the frame is a surface
+    assert SurfaceModel(path).outline(rgb) is not None
+    with pytest.raises(ValueError, match="expected 0 <= min_area < 1, got 1"):
+        SurfaceModel(path, min_area=1)

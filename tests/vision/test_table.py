@@ -95,6 +95,16 @@ def test_mask_to_outline_keeps_the_largest_region_and_reaches_the_frame_edge():
     assert min(ys) == 0 and max(ys) == 400
 
 
+def test_mask_to_outline_takes_a_lone_speck_for_no_surface_under_min_area():
+    prob = np.zeros((40, 40), np.float32)
+    prob[36:, 36:] = 0.9  # 16 of 1600 cells, in a corner: 1% of the frame
+    speck = mask_to_outline(prob, 400, 400)
+    assert speck and max(p[0] for p in speck) == 400  # an outline by default
+    assert mask_to_outline(prob, 400, 400, min_area=0.03) == []
+    prob[20:, 20:] = 0.9  # a quarter of the frame is well over 3%
+    assert mask_to_outline(prob, 400, 400, min_area=0.03)
+
+
 def test_resting_point_is_the_lower_part_of_the_box():
     assert resting_point((0, 0, 10, 20)) == (5.0, 12.0)
     assert resting_point((0, 0, 10, 20), lift=0.0) == (5.0, 20.0)

@@ -67,6 +67,7 @@ def mask_to_outline(
     epsilon: float = 0.012,
     full_frame: float = FULL_FRAME,
     convex: bool = False,
+    min_area: float = 0.0,
 ) -> Outline | None:
     """The largest surface region of a probability map as a polygon in ``width`` x ``height`` pixels.
 
@@ -74,7 +75,8 @@ def mask_to_outline(
     seen. ``epsilon`` is the simplification tolerance as a share of the contour's perimeter
     (:func:`cv2.approxPolyDP`). ``convex`` takes the region's convex hull: a flat table top,
     tray floor or board seen in perspective is convex, so notches (a pale die read as
-    not-surface at the edge) and holes are mistakes of the map, not of the surface.
+    not-surface at the edge) and holes are mistakes of the map, not of the surface. A largest
+    region under ``min_area`` of the map (a speck) counts as no surface seen.
     """
     import cv2
 
@@ -87,6 +89,8 @@ def mask_to_outline(
     if n <= 1:
         return []
     best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[best, cv2.CC_STAT_AREA] < min_area * mask.size:
+        return []
     region = (labels == best).astype(np.uint8)
     # pad by one so a region touching the border closes along the frame edge
     padded = cv2.copyMakeBorder(region, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)

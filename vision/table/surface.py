@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_SURFACE_MODEL",
     "LAYERS",
+    "MIN_SURFACE",
     "MIN_TRAY",
     "SurfaceModel",
     "SurfaceModelError",
@@ -47,6 +48,10 @@ LAYERS = 3
 """Layers of a surface model: 0 off the furniture, 1 table top (or board), 2 tray interior."""
 MIN_TRAY = 0.04
 """Share of the grid the tray layer must hold for the tray to be the playing surface."""
+MIN_SURFACE = 0.03
+"""Share of the frame the surface region must cover to be an outline: a smaller speck is the
+model not recognising the surface, not a table seen from afar (the smallest true surface in the
+synthetic test set covers 5.7% of the frame)."""
 
 
 def surface_certainty(prob: NDArray[np.floating]) -> float:
@@ -104,6 +109,8 @@ class SurfaceModel:
         min_certainty: below this :func:`surface_certainty` of its grid the model is taken to
             be unsure and gives no outline (no die is called off by it). None: the model's
             ``min_certainty`` metadata, else 0 (always an outline).
+        min_area: share of the frame under which the surface region found is a speck, and the
+            model gives no outline (see :data:`MIN_SURFACE`).
         threads: onnxruntime intra-op threads.
 
     Raises:
@@ -120,8 +127,12 @@ class SurfaceModel:
         convex: bool = False,
         min_tray: float = MIN_TRAY,
         min_certainty: float | None = None,
+        min_area: float = MIN_SURFACE,
     ) -> None:
         self.convex = bool(convex)
+        if not 0.0 <= min_area < 1.0:
+            raise ValueError(f"expected 0 <= min_area < 1, got {min_area}")
+        self.min_area = float(min_area)
         self.min_tray = float(min_tray)
         self.model_path = Path(model) if model is not None else DEFAULT_SURFACE_MODEL
         if not 0.0 < threshold < 1.0:
@@ -201,7 +212,7 @@ class SurfaceModel:
         photo was decoded smaller than its true size).
 
         None when the surface fills the frame, and also when the model sees no surface at all
-        or is unsure of its grid (:func:`surface_certainty` under ``min_certainty``): a photo
+        (or only a speck under ``min_area`` of the frame) or is unsure of its grid (:func:`surface_certainty` under ``min_certainty``): a photo
         it cannot make sense of must not bust a roll (calibrate such a camera instead).
         """
         import cv2
@@ -214,7 +225,14 @@ class SurfaceModel:
             prob, (prob.shape[1] * 4, prob.shape[0] * 4), interpolation=cv2.INTER_LINEAR
         )
         width, height = size if size is not None else (rgb.shape[1], rgb.shape[0])
-        outline = mask_to_outline(prob, width, height, threshold=self.threshold, convex=self.convex)
+        outline = mask_to_outline(
+            prob,
+            width,
+            height,
+            threshold=self.threshold,
+            convex=self.convex,
+            min_area=self.min_area,
+        )
         return outline or None
 
     def __repr__(self) -> str:
