@@ -245,12 +245,17 @@ def evaluate_dataset(
     model: str | Path | None = None,
     split: str = "val",
     limit: int | None = None,
+    all_on_table: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
     """Read every photo of a YOLO-format dataset and score the readings against its labels.
 
     ``reader`` is any object with ``read(image) -> Reading`` (default: a :class:`DiceReader` on
     ``model``, or on the shipped model). ``progress(done, total)`` is called after each photo.
+    ``all_on_table`` says that no die of a photo without a ``meta/`` sidecar left the table (a
+    set of ordinary photos, such as roboflow-dice): those photos then count for the false-bust
+    rate, every bust the reader calls on them being a false one. A sidecar, where there is one,
+    still gives its photo's states.
 
     Raises:
         DatasetError: ``dataset`` is not a YOLO dataset, or a label file is malformed.
@@ -276,7 +281,12 @@ def evaluate_dataset(
         else:
             reading.image = str(image)
             truth = item.truth(reading.width, reading.height, names)
-            result.add(truth, reading, states_known=item.states is not None, truth_bust=item.bust)
+            if item.states is None and all_on_table:
+                result.add(truth, reading, states_known=True, truth_bust=False)
+            else:
+                result.add(
+                    truth, reading, states_known=item.states is not None, truth_bust=item.bust
+                )
         if progress is not None:
             progress(n, len(images))
     return result

@@ -100,6 +100,8 @@ class TableCounts:
     clean_images: int = 0
     """Photos with no die off the table (a bust here would be false)."""
     false_busts: int = 0
+    false_bust_images: list[str] = field(default_factory=list)
+    """Names of the photos busted falsely (for looking at them)."""
 
     def add(
         self,
@@ -121,7 +123,9 @@ class TableCounts:
                 self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
         if not (any(off) if truth_bust is None else truth_bust):
             self.clean_images += 1
-            self.false_busts += int(reading.off_table > 0)
+            if reading.off_table > 0:
+                self.false_busts += 1
+                self.false_bust_images.append(reading.image or f"#{self.images}")
 
     @property
     def recall(self) -> float | None:
@@ -142,6 +146,8 @@ class TableCounts:
             "recall": _round(self.recall),
             "precision": _round(self.precision),
             "false_bust_rate": _round(self.false_bust_rate),
+            "clean_images": self.clean_images,
+            "false_busts": self.false_busts,
         }
 
 

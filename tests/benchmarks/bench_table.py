@@ -1,6 +1,6 @@
 """Benchmark of the table logic: outline time, and off-table figures on true dice.
 
-    python tests/benchmarks/bench_table.py [--synth /work/data/synth-test7] \
+    python tests/benchmarks/bench_table.py [--synth runs/synth-test7] \
         [--real ../shared/datasets/roboflow-dice/eval] [--limit N] \
         [--model models/dicecam-surface.onnx] [--offtable models/dicecam-offtable.onnx] \
         [--offtable-threshold 0.8] [--min-certainty 0.5]
@@ -8,7 +8,8 @@
 Prints, for the shipped outline model (``models/dicecam-surface.onnx``) with the off-table die
 model (``models/dicecam-offtable.onnx``, when present; ``--offtable none`` leaves it out):
 - the time the outline and the die model add to a reading (640x480 photo, 6 dice, one thread);
-- on a synthetic set (``dicecam synth``; its sidecars give each die's state): off-table recall
+- on a synthetic set (``dicecam synth --n 200 --seed 7 --size 640 480 --val-fraction 0.99``,
+  whose val split of 198 photos is read; its sidecars give each die's state): off-table recall
   and precision and the false-bust rate with every labelled die at its TRUE box (the reader left
   out), with the learned outline and with the true outline (the ceiling of the logic);
 - on the real photos (none of their dice is off the table): false busts with the true boxes;
@@ -99,14 +100,17 @@ def _real_reader(real: Path, limit: int | None, stage: TableStage) -> None:
     if reader.table is None:
         print("reader: no table step (no surface model and no calibration)")
         return
-    result = evaluate_dataset(real, reader=reader, limit=limit)
+    result = evaluate_dataset(real, reader=reader, limit=limit, all_on_table=True)
     print(f"real photos, full reader: {result.images} photos")
     print(result.format())
+    if result.table.false_bust_images:
+        names = [Path(p).name for p in result.table.false_bust_images]
+        print("  false busts:", ", ".join(names[:10]))
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--synth", type=Path, default=Path("/work/data/synth-test7"))
+    p.add_argument("--synth", type=Path, default=REPO / "runs" / "synth-test7")
     p.add_argument("--real", type=Path, default=REPO.parent / "shared/datasets/roboflow-dice/eval")
     p.add_argument("--model", type=Path, default=DEFAULT_SURFACE_MODEL)
     p.add_argument("--offtable", default=str(DEFAULT_OFFTABLE_MODEL), help="or 'none'")
@@ -142,7 +146,8 @@ def main() -> int:
                   f"{100 * still / resting:.2f}% ({still}/{resting})")  # fmt: skip
     else:
         print(f"no synthetic set at {a.synth}: make one with "
-              f"`dicecam synth --n 200 --seed 7 --size 640 480 --out {a.synth}`")  # fmt: skip
+              f"`dicecam synth --n 200 --seed 7 --size 640 480 --val-fraction 0.99 "
+              f"--out {a.synth}` (its val split is read)")  # fmt: skip
     if (a.real / "images").is_dir():
         print()
         _real_false_busts(stage, a.real, a.limit)

@@ -237,6 +237,39 @@ def test_evaluate_dataset_end_to_end(tmp_path):
     )
 
 
+class _BustingReader:
+    """Reads one die at the labelled spot of every photo, off the table where the name says so."""
+
+    def read(self, image, *, expected_dice=None):
+        off = Path(image).stem.startswith("off")
+        return Reading(320, 320, [Die(3, (90, 90, 110, 110), 0.9, on_table=not off)])
+
+
+def test_all_on_table_counts_false_busts_on_photos_without_sidecars(tmp_path):
+    ds = tmp_path / "ds"
+    label = "2 0.3125 0.3125 0.0625 0.0625\n"
+    _write(ds, "images/off_busted.png", label)  # ordinary photo, read as a bust: a false one
+    _write(ds, "images/on_fine.png", label)  # ordinary photo, no bust
+    _write(ds, "images/off_truly.png", label)  # its sidecar says the die did leave the table
+    meta = ds / "meta" / "off_truly.json"
+    meta.parent.mkdir()
+    meta.write_text(json.dumps({"dice": [{"state": "off_table"}]}))
+
+    plain = evaluate_dataset(ds, reader=_BustingReader())
+    # without the flag only the photo with a sidecar counts for the table figures
+    assert plain.table.images == 1 and plain.table.clean_images == 0
+    assert plain.table.false_bust_rate is None
+
+    result = evaluate_dataset(ds, reader=_BustingReader(), all_on_table=True)
+    t = result.table
+    assert t.images == 3 and t.clean_images == 2 and t.false_busts == 1
+    assert t.false_bust_rate == pytest.approx(0.5)
+    assert [Path(p).name for p in t.false_bust_images] == ["off_busted.png"]
+    assert t.truth_off == 1 and t.found_off == 1 and t.recall == 1  # the sidecar still rules
+    assert t.to_dict()["false_busts"] == 1 and t.to_dict()["clean_images"] == 2
+    assert "false busts       50.00%  (1/2 photos" in result.format()
+
+
 def test_evaluate_dataset_rejects_an_empty_dataset(tmp_path):
     (tmp_path / "images" / "val").mkdir(parents=True)
     with pytest.raises(DatasetError, match="no images"):

@@ -118,6 +118,32 @@ def test_eval_prints_figures_and_json(model, tmp_path, capsys):
     assert data["second_look"] is None  # a fixed-size model reads at its one size
 
 
+def test_eval_all_on_table_reports_false_busts(model, tmp_path, capsys, monkeypatch):
+    from vision.table import Calibration
+
+    ds = _one_photo_dataset(tmp_path, "4 0.5 0.5 0.125 0.125\n")
+    assert main(["eval", str(ds), "--model", str(model), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["table"] is None  # no sidecar: no table figures
+    args = ["eval", str(ds), "--model", str(model), "--all-on-table"]
+    monkeypatch.setenv("DICECAM_TABLE", "0")  # no table step: nothing can bust
+    assert main(args) == 0
+    assert "false busts       0.00%  (0/1 photos with every die on the table)" in (
+        capsys.readouterr().out
+    )
+    # a calibrated boundary over the left 30% of the frame leaves the model's 5 (at the centre)
+    # off the table: on a photo whose dice all lie on it, that bust is a false one
+    monkeypatch.delenv("DICECAM_TABLE")
+    calibration = Calibration([(0, 0), (0.3, 0), (0.3, 1), (0, 1)]).save(tmp_path / "c.json")
+    monkeypatch.setenv("DICECAM_CALIBRATION", str(calibration))
+    assert main([*args, "--json", "--mistakes"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["table"]["clean_images"] == 1 and data["table"]["false_busts"] == 1
+    assert data["table"]["false_bust_rate"] == 1.0
+    assert [Path(p).name for p in data["false_bust_images"]] == ["a.png"]
+    assert main([*args, "--mistakes"]) == 0
+    assert "busted falsely:" in capsys.readouterr().out
+
+
 def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
     ds = _one_photo_dataset(tmp_path, "")
     for cmd in (["eval", str(ds)], ["read", str(ds / "images" / "a.png")]):

@@ -16,14 +16,22 @@ ROBOFLOW_EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval"
 
 
 def evaluate_model(
-    model: Path, dataset: Path, *, split: str = "val", limit: int | None = None
+    model: Path,
+    dataset: Path,
+    *,
+    split: str = "val",
+    limit: int | None = None,
+    all_on_table: bool = False,
 ) -> dict | None:
-    """Figures of ``model`` on ``dataset`` (None when the dataset is absent)."""
+    """Figures of ``model`` on ``dataset`` (None when the dataset is absent); ``all_on_table``
+    as in :func:`vision.evaluate.evaluate_dataset`."""
     from vision.evaluate import evaluate_dataset
 
     if not Path(dataset).exists():
         return None
-    result = evaluate_dataset(dataset, model=model, split=split, limit=limit)
+    result = evaluate_dataset(
+        dataset, model=model, split=split, limit=limit, all_on_table=all_on_table
+    )
     print(f"== {model.name} on {dataset} ({split})\n{result.format()}")
     return result.to_dict()
 
@@ -90,7 +98,9 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             evaluations[f"synthetic test (seed {recipe.test.seed}, held out)"] = evaluate_model(
                 onnx, test, split="train"
             )
-        evaluations["roboflow-dice eval (real)"] = evaluate_model(onnx, ROBOFLOW_EVAL)
+        evaluations["roboflow-dice eval (real)"] = evaluate_model(
+            onnx, ROBOFLOW_EVAL, all_on_table=True
+        )
         card = write_card(
             out / f"{name}.md",
             name=name,
