@@ -121,3 +121,68 @@ def test_offtable_needs_dice_on_and_off(tmp_path):
         train_offtable([empty], tmp_path / "x.onnx", epochs=1)
     with pytest.raises(FileNotFoundError, match="expected sidecars in"):
         train_offtable([tmp_path / "nowhere"], tmp_path / "x.onnx", epochs=1)
+
+
+def _real_photos(root):
+    """A YOLO folder of real-like photos: two dice far apart, a photo without dice, a broken one."""
+    from PIL import Image
+
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    Image.new("RGB", (320, 240), (120, 110, 100)).save(root / "images" / "two.jpg")
+    (root / "labels" / "two.txt").write_text("0 0.25 0.5 0.1 0.1\n3 0.75 0.5 0.1 0.1\n")
+    Image.new("RGB", (320, 240), (120, 110, 100)).save(root / "images" / "none.jpg")
+    (root / "images" / "broken.jpg").write_bytes(b"not a photo")
+    (root / "labels" / "broken.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    return root
+
+
+def test_real_photos_label_the_span_of_their_dice_as_surface(tmp_path):
+    from vision.train.surface_data import TABLE_IN_PLAY, UNKNOWN, augmented_batch, load_real_surface
+
+    images, codes = load_real_surface(_real_photos(tmp_path / "real"), size=100)
+    assert images.shape == (1, 100, 100, 3) and codes.shape == (1, 100, 100)  # two.jpg only
+    c = codes[0]
+    # the dice (x 0.2-0.3 and 0.7-0.8, grown by a quarter) and the span between them: surface
+    assert c[50, 19] == c[50, 50] == c[50, 80] == c[45, 50] == TABLE_IN_PLAY
+    assert c[5, 50] == c[95, 50] == c[50, 5] == c[50, 95] == UNKNOWN  # nobody knows
+    x, y, known = augmented_batch(np.random.default_rng(0), images, codes, 64)
+    assert x.shape == (1, 3, 64, 64) and y.shape == (1, 1, 16, 16) and known.shape == (1, 16, 16)
+    assert 0 < known.mean() < 0.5 and (y[0, 0][known[0] > 0.99] == 1).all()
+    with pytest.raises(FileNotFoundError, match="no readable photos with labelled dice"):
+        load_real_surface(tmp_path / "real", limit=0)
+
+
+def test_the_loss_leaves_out_the_cells_nobody_labelled():
+    import torch
+
+    from vision.train.surface import _loss
+
+    target = torch.ones(1, 1, 4, 4)
+    known = torch.zeros(1, 4, 4)
+    known[0, :2] = 1.0  # the top half is known surface
+    logits = torch.full((1, 1, 4, 4), 2.0)
+    other = logits.clone()
+    other[0, 0, 2:] = -5.0  # says "not surface" where nobody knows: no cost
+    assert float(_loss(logits, target, known)) == pytest.approx(float(_loss(other, target, known)))
+    other[0, 0, :2] = -5.0  # and where it is known: a cost
+    assert float(_loss(other, target, known)) > float(_loss(logits, target, known)) + 1
+    # all known (a synthetic photo): the weighted loss is the plain one
+    assert float(_loss(other, target, torch.ones(1, 4, 4))) == pytest.approx(
+        float(_loss(other, target))
+    )
+
+
+def test_training_with_real_photos(rolls, tmp_path):
+    real = _real_photos(tmp_path / "real")
+    out = tmp_path / "real.onnx"
+    figures = train_surface(
+        rolls, out, input_size=64, epochs=1, batch=4, real=[real], real_weight=3.0,
+        log=lambda _: None,
+    )  # fmt: skip
+    assert figures["real_samples"] == 1 and figures["real_weight"] == 3.0
+    assert str(real) in SurfaceModel(out).metadata["data"]
+    with pytest.raises(ValueError, match="expected 1 layer, got 3"):
+        train_surface(rolls, tmp_path / "x.onnx", layers=3, real=[real], epochs=1)
+    with pytest.raises(ValueError, match="expected a real_weight above 0, got 0"):
+        train_surface(rolls, tmp_path / "x.onnx", real=[real], real_weight=0, epochs=1)

@@ -37,6 +37,7 @@ from vision.train.surface_data import (
     INPUT,
     STRIDE,
     augmented_batch,
+    load_real_surface,
     load_surface_split,
     plain_batch,
     region_codes,
@@ -111,10 +112,17 @@ def train_surface(
     threads: int = 2,
     limit: int | None = None,
     resume: str | Path | None = None,
+    real: Sequence[str | Path] = (),
+    real_weight: float = 1.0,
     log: Any = print,
 ) -> dict[str, Any]:
     """Train on the train split of ``data`` (one or more `dicecam synth` folders), score on
     their val splits, export ONNX to ``out`` with a ``input_size`` square input.
+
+    ``real`` adds YOLO folders of real photos whose dice all lie on the playing surface (never
+    an evaluation split): only the area the dice span is labelled, as surface
+    (:func:`~vision.train.surface_data.load_real_surface`), weighted by ``real_weight``. It
+    teaches the model real tables and trays without an outline drawn by hand.
 
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
@@ -133,16 +141,26 @@ def train_surface(
         raise ValueError(f"expected 0 <= min_certainty < 1, got {min_certainty}")
     if width <= 0:
         raise ValueError(f"expected a width above 0, got {width}")
+    if real and layers != 1:
+        raise ValueError(
+            f"real photos label the playing surface only: expected 1 layer, got {layers}"
+        )
+    if real_weight <= 0:
+        raise ValueError(f"expected a real_weight above 0, got {real_weight}")
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
     parts = [load_surface_split(f, "train", cache, limit) for f in folders]
+    synthetic = sum(len(im) for im, _ in parts)
+    parts += [load_real_surface(f, cache, limit) for f in real]
     images = np.concatenate([im for im, _ in parts])
     masks = np.concatenate([m for _, m in parts])
+    weight = np.where(np.arange(len(images)) < synthetic, 1.0, real_weight).astype(np.float32)
     parts = [load_surface_split(f, "val", cache) for f in folders]
     val_images = np.concatenate([im for im, _ in parts])
     val_masks = np.concatenate([m for _, m in parts])
     log(
-        f"loaded {len(images)} train / {len(val_images)} val samples in {time.perf_counter() - t0:.0f}s"
+        f"loaded {len(images)} train ({len(images) - synthetic} real) / {len(val_images)} val "
+        f"samples in {time.perf_counter() - t0:.0f}s"
     )
     vx, vy = plain_batch(val_images, val_masks, input_size)
     net = _net(layers, width)
@@ -158,9 +176,10 @@ def train_surface(
         total = 0.0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            x, y = augmented_batch(rng, images[idx], masks[idx], input_size, layers)
+            x, y, known = augmented_batch(rng, images[idx], masks[idx], input_size, layers)
+            known *= weight[idx, None, None]
             logits = net(torch.from_numpy(x))
-            loss = _loss(logits, torch.from_numpy(y))
+            loss = _loss(logits, torch.from_numpy(y), torch.from_numpy(known))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -178,6 +197,8 @@ def train_surface(
         "val_mean_iou": round(iou, 4),
         "epochs": epochs,
         "train_samples": len(images),
+        "real_samples": len(images) - synthetic,
+        "real_weight": real_weight,
         "val_samples": len(val_images),
         "train_seconds": round(time.perf_counter() - t_train),
         "input": input_size,
@@ -188,9 +209,8 @@ def train_surface(
         "params": sum(p.numel() for p in net.parameters()),
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
-    export_surface(
-        net, out, figures | {"data": ", ".join(map(str, folders))}, input_size=input_size
-    )
+    data_names = ", ".join(map(str, [*folders, *real]))
+    export_surface(net, out, figures | {"data": data_names}, input_size=input_size)
     return figures
 
 
@@ -199,15 +219,25 @@ def _soft_dice(p: Any, t: Any) -> Any:
     return 1 - (2 * inter + 1) / (p.sum(dim=(1, 2)) + t.sum(dim=(1, 2)) + 1)
 
 
-def _loss(logits: Any, target: Any) -> Any:
-    """One layer: binary cross-entropy plus soft Dice on the surface. Three layers:
-    cross-entropy with the layer shares, plus soft Dice on the surface (table or tray) and on
-    the tray layer of photos that show one."""
+def _loss(logits: Any, target: Any, known: Any | None = None) -> Any:
+    """One layer: binary cross-entropy, each cell weighed by ``known`` (N, h, w: its known
+    share times the photo's weight; default all 1), plus soft Dice on the surface of the fully
+    known photos. Three layers: cross-entropy with the layer shares, plus soft Dice on the
+    surface (table or tray) and on the tray layer of photos that show one."""
     import torch
 
     if logits.shape[1] == 1:
-        bce = torch.nn.functional.binary_cross_entropy_with_logits(logits[:, 0], target[:, 0])
-        return bce + 0.5 * _soft_dice(torch.sigmoid(logits[:, 0]), target[:, 0]).mean()
+        if known is None:
+            known = torch.ones_like(target[:, 0])
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(
+            logits[:, 0], target[:, 0], reduction="none"
+        )
+        bce = (bce * known).sum() / known.sum().clamp_min(1e-6)
+        full = known.flatten(1).amin(1) >= 0.999
+        if not full.any():
+            return bce
+        dice = _soft_dice(torch.sigmoid(logits[full, 0]), target[full, 0]).mean()
+        return bce + 0.5 * dice
     logp = torch.log_softmax(logits, 1)
     ce = -(target * logp).sum(1).mean()
     prob = logp.exp()
@@ -314,6 +344,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--limit", type=int, default=None, help="use at most this many train samples")
     p.add_argument("--resume", default=None, help="start from these torch weights (.pt)")
+    p.add_argument(
+        "--real",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="YOLO folders of real photos whose dice all lie on the surface (train splits only): "
+        "the area the dice span is labelled surface, the rest left out of the loss",
+    )
+    p.add_argument(
+        "--real-weight", type=float, default=1.0, help="weight of the real photos' cells"
+    )
     a = p.parse_args(argv)
     figures = train_surface(
         a.data,
@@ -329,6 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         threads=a.threads,
         limit=a.limit,
         resume=a.resume,
+        real=a.real,
+        real_weight=a.real_weight,
     )
     print(json.dumps(figures))
     return 0

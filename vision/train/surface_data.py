@@ -20,7 +20,10 @@ __all__ = [
     "TABLE_OUT",
     "TRAY",
     "TRAY_KINDS",
+    "UNKNOWN",
     "augmented_batch",
+    "known_share",
+    "load_real_surface",
     "load_surface_split",
     "plain_batch",
     "region_codes",
@@ -34,6 +37,10 @@ TRAY_KINDS = ("tray", "box")
 OFF, TABLE_OUT, TABLE_IN_PLAY, TRAY = 0, 1, 2, 3
 """Region codes: off the furniture, a table top out of play (a tray stands on it), the table
 top in play, a tray or box interior (in play)."""
+UNKNOWN = 255
+"""Region code of a real photo's pixels whose region nobody labelled (left out of the loss)."""
+DIE_MARGIN = 0.25
+"""How far around each die of a real photo (a share of its size, per side) is surely surface."""
 CACHE_RATIO = 1.375  # images are kept at this multiple of the input and cropped on the fly
 
 
@@ -72,6 +79,53 @@ def load_surface_split(
     return np.stack(images), np.stack(masks)
 
 
+def load_real_surface(
+    root: str | Path, size: int = round(INPUT * CACHE_RATIO), limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Real photos of dice that all lie on the playing surface (a YOLO folder: ``images/`` and
+    ``labels/``), as images and region codes like :func:`load_surface_split`'s.
+
+    Nobody drew their outline, but a table top or tray floor is convex and every die rests on
+    it, so the convex hull of the dice (each box grown by :data:`DIE_MARGIN`) is
+    :data:`TABLE_IN_PLAY`; every other pixel is :data:`UNKNOWN`. Photos without dice, or that
+    cannot be read, are skipped.
+
+    Raises:
+        FileNotFoundError: no photo with labelled dice under ``root``.
+    """
+    import cv2
+
+    from vision.evaluate import find_images, load_labels
+
+    images_found, _ = find_images(root, "train")
+    images, masks = [], []
+    for path in images_found:
+        if limit is not None and len(images) >= limit:
+            break
+        item = load_labels(path)
+        bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if bgr is None or not item.labels:
+            continue
+        codes = np.full((size, size), UNKNOWN, np.uint8)
+        corners = []
+        for _, cx, cy, w, h in item.labels:
+            gw, gh = w * (0.5 + DIE_MARGIN), h * (0.5 + DIE_MARGIN)
+            corners += [
+                (cx - gw, cy - gh),
+                (cx + gw, cy - gh),
+                (cx + gw, cy + gh),
+                (cx - gw, cy + gh),
+            ]
+        pts = np.clip(np.array(corners, np.float32), 0.0, 1.0) * size
+        hull = cv2.convexHull(pts).reshape(-1, 2)
+        cv2.fillConvexPoly(codes, np.round(hull).astype(np.int32), TABLE_IN_PLAY)
+        images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
+        masks.append(codes)
+    if not images:
+        raise FileNotFoundError(f"no readable photos with labelled dice under {root}")
+    return np.stack(images), np.stack(masks)
+
+
 def region_codes(meta: dict[str, Any], size: tuple[int, int]) -> np.ndarray:
     """A sidecar's regions at ``size`` (height, width): :data:`OFF`, :data:`TABLE_OUT`,
     :data:`TABLE_IN_PLAY` or :data:`TRAY` per pixel."""
@@ -92,7 +146,7 @@ def surface_targets(codes: np.ndarray, size: int, layers: int) -> np.ndarray:
     import cv2
 
     if layers == 1:
-        groups = [codes >= TABLE_IN_PLAY]
+        groups = [(codes >= TABLE_IN_PLAY) & (codes != UNKNOWN)]
     else:
         groups = [codes == OFF, (codes == TABLE_OUT) | (codes == TABLE_IN_PLAY), codes == TRAY]
     return np.stack(
@@ -103,35 +157,55 @@ def surface_targets(codes: np.ndarray, size: int, layers: int) -> np.ndarray:
     )
 
 
+def known_share(codes: np.ndarray, size: int) -> np.ndarray:
+    """(h, w) region codes -> (size, size) share of each output cell whose region is known (1
+    everywhere on a synthetic photo); the loss weighs each cell by it."""
+    import cv2
+
+    known = (codes != UNKNOWN).astype(np.float32)
+    return cv2.resize(known, (size, size), interpolation=cv2.INTER_AREA)
+
+
 def augmented_batch(
     rng: np.random.Generator,
     images: np.ndarray,
     masks: np.ndarray,
     size_in: int = INPUT,
     layers: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter.
+
+    Returns inputs (N, 3, S, S), targets (N, layers, S/4, S/4) and the known share of each
+    target cell (N, S/4, S/4; see :func:`known_share`). On a partly known cell the target is
+    the share of surface among its known pixels.
+    """
     import cv2
 
     n, size = len(images), images.shape[1]
+    side = size_in // STRIDE
     x = np.empty((n, size_in, size_in, 3), np.float32)
-    y = np.empty((n, layers, size_in // STRIDE, size_in // STRIDE), np.float32)
+    y = np.empty((n, layers, side, side), np.float32)
+    w = np.empty((n, side, side), np.float32)
     for i in range(n):
         cw = int(size * rng.uniform(0.7, 1.0))
         ch = int(size * rng.uniform(0.7, 1.0))
         x0, y0 = rng.integers(0, size - cw + 1), rng.integers(0, size - ch + 1)
         img = images[i, y0 : y0 + ch, x0 : x0 + cw]
-        msk = surface_targets(masks[i, y0 : y0 + ch, x0 : x0 + cw], size_in // STRIDE, layers)
+        codes = masks[i, y0 : y0 + ch, x0 : x0 + cw]
+        msk = surface_targets(codes, side, layers)
+        known = known_share(codes, side)
+        msk = np.where(known > 0, msk / np.maximum(known, 1e-6), 0.0)
         img = cv2.resize(img, (size_in, size_in), interpolation=cv2.INTER_AREA).astype(np.float32)
         if rng.random() < 0.5:
-            img, msk = img[:, ::-1], msk[:, :, ::-1]
+            img, msk, known = img[:, ::-1], msk[:, :, ::-1], known[:, ::-1]
         if rng.random() < 0.3:
-            img, msk = img[::-1], msk[:, ::-1]
+            img, msk, known = img[::-1], msk[:, ::-1], known[::-1]
         gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
         img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
         x[i] = np.clip(img * gain, 0, 255) / 255
         y[i] = msk
-    return x.transpose(0, 3, 1, 2).copy(), y
+        w[i] = known
+    return x.transpose(0, 3, 1, 2).copy(), y, w
 
 
 def plain_batch(
