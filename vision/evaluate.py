@@ -281,12 +281,10 @@ def evaluate_dataset(
         else:
             reading.image = str(image)
             truth = item.truth(reading.width, reading.height, names)
-            if item.states is None and all_on_table:
-                result.add(truth, reading, states_known=True, truth_bust=False)
-            else:
-                result.add(
-                    truth, reading, states_known=item.states is not None, truth_bust=item.bust
-                )
+            known, bust = item.states is not None, item.bust
+            if not known and all_on_table:
+                known, bust = True, False
+            result.add(truth, reading, states_known=known, truth_bust=bust)
         if progress is not None:
             progress(n, len(images))
     return result

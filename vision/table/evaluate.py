@@ -41,10 +41,14 @@ class TableReport:
     in_air_found: int = 0
     missed: list[str] = field(default_factory=list)
     """Photos with an off-table die called on the table."""
-    false_busts: list[str] = field(default_factory=list)
     kinds: dict[str, list[float]] = field(default_factory=dict)
     """Per surface kind of the sidecars (table, tray, box, board): [photos, outline IoU sum,
     resting off-table dice, of them found off]."""
+
+    @property
+    def false_busts(self) -> list[str]:
+        """Photos (sidecar stems) with every die on the table that were called a bust."""
+        return self.counts.false_bust_images
 
     def by_kind(self) -> dict[str, dict[str, Any]]:
         """Per surface kind: photos, outline mean IoU (None for the true outline) and the
@@ -63,8 +67,6 @@ class TableReport:
     def to_dict(self) -> dict[str, Any]:
         c = self.counts
         return c.to_dict() | {
-            "false_busts": c.false_busts,
-            "clean_images": c.clean_images,
             "in_air_dice": self.in_air,
             "in_air_recall": round(self.in_air_found / self.in_air, 4) if self.in_air else None,
             "outline_mean_iou": round(statistics.fmean(self.ious), 4) if self.ious else None,
@@ -137,6 +139,7 @@ def evaluate_table(
         dice = [d for d in meta["dice"] if d.get("labelled", True) and d.get("box")]
         truth = [TruthDie(d["value"], tuple(d["box"]), d["state"]) for d in dice]
         reading = Reading(w, h, [Die(d["value"], tuple(d["box"]), 1.0) for d in dice])
+        reading.image = path.stem
         iou = 1.0
         if stage is None:
             outline = meta["outline"]
@@ -173,6 +176,4 @@ def evaluate_table(
         off = [t.on_table is False for t in truth]
         if any(o and die.on_table for o, die in zip(off, reading.dice, strict=True)):
             report.missed.append(path.stem)
-        if not any(off) and reading.off_table:
-            report.false_busts.append(path.stem)
     return report

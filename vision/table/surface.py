@@ -212,8 +212,9 @@ class SurfaceModel:
         photo was decoded smaller than its true size).
 
         None when the surface fills the frame, and also when the model sees no surface at all
-        (or only a speck under ``min_area`` of the frame) or is unsure of its grid (:func:`surface_certainty` under ``min_certainty``): a photo
-        it cannot make sense of must not bust a roll (calibrate such a camera instead).
+        (or only a speck under ``min_area`` of the frame) or is unsure of its grid
+        (:func:`surface_certainty` under ``min_certainty``): a photo it cannot make sense of
+        must not bust a roll (calibrate such a camera instead).
         """
         import cv2
 
