@@ -39,7 +39,7 @@ class VisionSettings(BaseSettings):
         None,
         ge=0,
         description="input size at which photos of small dice are read again (0: never; "
-        "default a quarter more than the model's size)",
+        "default half as large again as the model's size)",
     )
     second_look_below: float = Field(
         24.0,

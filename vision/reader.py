@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
-SECOND_LOOK_SCALE = 1.25
+SECOND_LOOK_SCALE = 1.5
 """The default second look reads at this times the model's input size."""
 
 
@@ -72,8 +72,8 @@ class DiceReader:
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
         second_look: a second, larger input size at which a photo is read again when its dice
-            are small (default ``DICECAM_SECOND_LOOK``, else a quarter over the model's size:
-            640 for the shipped 512 px model; 0 for none). Far dice are found more often at the
+            are small (default ``DICECAM_SECOND_LOOK``, else half as large again as the model's
+            size: 768 for the shipped 512 px model; 0 for none). Far dice are found more often at the
             larger size, and only those photos pay for the second inference. Dynamic-size
             models only.
         second_look_below: a photo is small-diced when its dice's median longer side is under
@@ -182,7 +182,7 @@ class DiceReader:
             table = TableStage.default()
         self.table = table
         size = settings.second_look if second_look is None else int(second_look)
-        if size is None:  # a quarter larger, on the stride: 640 for a 512 model
+        if size is None:  # half as large again, on the stride: 768 for a 512 model
             size = round(max(self.imgsz) * SECOND_LOOK_SCALE / self.stride) * self.stride
         if size < 0:
             raise ValueError(f"expected second_look >= 0 (0: none), got {size}")

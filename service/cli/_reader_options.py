@@ -17,7 +17,7 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="SIZE",
         help="read photos of small dice again at this input size; 0: never "
-        "(default: DICECAM_SECOND_LOOK, else a quarter more than the model's size)",
+        "(default: DICECAM_SECOND_LOOK, else half as large again as the model's size)",
     )
 
 

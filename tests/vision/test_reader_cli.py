@@ -151,11 +151,11 @@ def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
         assert "--second-look must be an input size (0: never), got -1" in capsys.readouterr().err
     shipped = Path(__file__).resolve().parents[2] / "models" / "dicecam-reader.onnx"
     assert main(["eval", str(ds), "--model", str(shipped), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["second_look"] == 640
+    assert json.loads(capsys.readouterr().out)["second_look"] == 768
     assert main(["eval", str(ds), "--model", str(shipped), "--second-look", "0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["second_look"] is None
     assert main(["eval", str(ds), "--model", str(shipped)]) == 0
-    assert "second look at 640 when the median die is under 24 px" in capsys.readouterr().out
+    assert "second look at 768 when the median die is under 24 px" in capsys.readouterr().out
 
 
 def test_eval_bad_dataset_is_a_usage_error(model, tmp_path, capsys):

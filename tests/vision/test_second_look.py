@@ -70,8 +70,8 @@ def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
     off.read(photo)
     assert seen == [(1, 3, 256, 320)]  # 20 px is not under 10
     monkeypatch.delenv("DICECAM_SECOND_LOOK")
-    # by default a quarter more than the model's size, on its stride: 320 -> 400 -> 384
-    assert DiceReader(small, faces=False, table=None).second_look == 384
+    # by default half as large again as the model's size, on its stride: 320 -> 480
+    assert DiceReader(small, faces=False, table=None).second_look == 480
     fixed = models.make_model(
         tmp_path / "fixed.onnx", models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
     )
@@ -104,7 +104,7 @@ def _shrunk(name: str, factor: int) -> np.ndarray:
 def test_shipped_reader_finds_more_far_dice_with_the_second_look():
     truth = json.loads((SAMPLES / "truth.json").read_text())
     one, two = DiceReader(table=None, second_look=0), DiceReader(table=None)
-    assert two.second_look == 640 and max(two.imgsz) < 640
+    assert two.second_look == 768 and max(two.imgsz) < 768
     right_one = right_two = 0
     for name, t in truth.items():
         photo = _shrunk(name, 4)  # dice of 10-20 px in a 640x480 photo
