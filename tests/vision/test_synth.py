@@ -39,6 +39,7 @@ def test_labels_follow_the_simulated_state():
         assert len(lines) == sum(d["labelled"] for d in s.dice)
         for d in s.dice:
             assert d["state"] in ("table", "off_table", "in_air", "cocked")
+            assert isinstance(d["moving"], bool)  # still rolling: smeared when the shutter is slow
             if d["class"] == COCKED_CLASS:
                 assert d["tilt_deg"] > 12
             else:

@@ -149,6 +149,38 @@ def test_detector_choice_counts_dice_read_right_less_extra_ones():
     assert read_right(None) == 0
 
 
+def _yolo_folder(root: Path, names: list[str]) -> Path:
+    for name in names:
+        (root / "images").mkdir(parents=True, exist_ok=True)
+        (root / "labels").mkdir(parents=True, exist_ok=True)
+        (root / "images" / f"{name}.jpg").write_bytes(b"jpeg")
+        (root / "labels" / f"{name}.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    return root
+
+
+def test_split_keeps_replayed_photos_apart_from_the_new_ones(tmp_path: Path):
+    from vision.train.finetune import split_dataset
+
+    new = _yolo_folder(tmp_path / "new", [f"new{i}" for i in range(8)])
+    old = _yolo_folder(tmp_path / "old", [f"old{i}" for i in range(5)])
+    out = tmp_path / "split"
+    # an earlier run left a link here: it must not stay in the training part
+    _yolo_folder(out / "train", ["stale"])
+    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3)
+
+    def names(part: Path) -> set[str]:
+        return {p.stem.split("_", 1)[1] for p in (part / "images").iterdir()}
+
+    train, held, replayed = names(split.train), names(split.heldout), names(split.replay)
+    assert train | held == {f"new{i}" for i in range(8)} and not train & held
+    assert (split.n_train, split.n_held) == (len(train), len(held))
+    assert len(replayed) == 3 and replayed <= {f"old{i}" for i in range(5)}
+    assert all(
+        (split.replay / "labels" / f"{p.stem}.txt").is_file()
+        for p in (split.replay / "images").iterdir()
+    )
+
+
 def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert main(["train", "--recipe", str(tmp_path / "missing.yaml")]) == 2
     assert "recipe not found" in capsys.readouterr().err

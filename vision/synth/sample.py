@@ -381,6 +381,7 @@ def render_scene(scene: dict[str, Any]) -> Sample:
                 "size": round(pose.size, 3),
                 "position": pose.position.round(3).tolist(),
                 "style": i % len(styles),
+                "moving": bool(pose.moving),
             }
         )
     meta = {

@@ -21,10 +21,11 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from .recipe import Recipe
 
-__all__ = ["finetune", "read_right", "split_dataset"]
+__all__ = ["Split", "finetune", "read_right", "split_dataset"]
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
@@ -49,6 +50,19 @@ def _link(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
+class Split(NamedTuple):
+    """Where :func:`split_dataset` put the photos (YOLO folders: ``images/`` + ``labels/``)."""
+
+    train: Path
+    """The new photos to train on."""
+    heldout: Path
+    """The new photos held out, to measure on."""
+    n_train: int
+    n_held: int
+    replay: Path
+    """Photos the model already knew, trained on beside ``train`` (maybe empty)."""
+
+
 def split_dataset(
     data_dirs: list[Path],
     out: Path,
@@ -57,11 +71,12 @@ def split_dataset(
     replay: list[Path] | None = None,
     replay_n: int = 300,
     seed: int = 0,
-) -> tuple[Path, Path, int, int]:
-    """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout).
+) -> Split:
+    """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout), and
+    ``replay_n`` random photos of the ``replay`` folders into ``out/replay``.
 
-    Returns the two folders and how many photos each holds. ``replay`` folders contribute
-    ``replay_n`` random photos to the training part only.
+    The replay photos have a folder of their own, so that what learns from the new photos alone
+    (the face classifier, which replays every known photo at a set share) can tell them apart.
     """
     items = []
     for d in data_dirs:
@@ -72,7 +87,10 @@ def split_dataset(
         raise ValueError(
             f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
         )
-    train, held = out / "train", out / "heldout"
+    train, held, replayed = out / "train", out / "heldout", out / "replay"
+    for part in (train, held, replayed):  # links of an earlier run, maybe of other photos
+        if part.is_dir():
+            shutil.rmtree(part)
     n_train = n_held = 0
     for k, (image, label) in enumerate(items):
         h = int(hashlib.sha1(f"{seed}:{image.name}:{k}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
@@ -98,9 +116,9 @@ def split_dataset(
         ]
     for k, (image, label) in enumerate(rng.sample(pool, min(replay_n, len(pool)))):
         name = f"replay{k:05d}_{image.name}"
-        _link(image, train / "images" / name)
-        _link(label, (train / "labels" / name).with_suffix(".txt"))
-    return train, held, n_train, n_held
+        _link(image, replayed / "images" / name)
+        _link(label, (replayed / "labels" / name).with_suffix(".txt"))
+    return Split(train, held, n_train, n_held, replayed)
 
 
 def _one_class(onnx_file: Path) -> bool:
@@ -178,7 +196,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     work = args.work.resolve() / name
     # each real folder once (the recipe lists one twice so it weighs double in its own training)
     replay = list(dict.fromkeys(recipe.real_dirs()))
-    train_dir, held_dir, n_train, n_held = split_dataset(
+    split = split_dataset(
         args.data,
         work / "split",
         holdout=args.holdout,
@@ -186,6 +204,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         replay_n=args.replay,
         seed=args.seed,
     )
+    train_dir, held_dir, n_train, n_held = split.train, split.heldout, split.n_train, split.n_held
     print(
         f"fine-tuning on {n_train} photos (+ replay from {len(replay)} folders), {n_held} held out"
     )
@@ -194,7 +213,11 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     data_yaml = work / "data.yaml"
     data_yaml.write_text(
         yaml.safe_dump(
-            {"train": str(train_dir / "images"), "val": str(held_dir / "images"), "names": NAMES}
+            {
+                "train": [str(d / "images") for d in (train_dir, split.replay) if d.is_dir()],
+                "val": str(held_dir / "images"),
+                "names": NAMES,
+            }
         )
     )
     start = time.perf_counter()
@@ -221,7 +244,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     recipe.faces.lr = recipe.faces.lr / 3
     train_faces(
         recipe,
-        [train_dir / "images"],
+        [train_dir / "images"],  # the new photos only: the known ones come in as replay
         out / f"{name}-faces.onnx",
         init=faces_pt if faces_pt.is_file() else None,
         val_dirs=[held_dir / "images"],
