@@ -9,7 +9,8 @@ cocked die. Synthetic sets (:mod:`vision.synth`) add ``meta/<image stem>.json`` 
 (``table``, ``cocked``, ``off_table``, ``in_air``; a plain list of states also works). The dice
 with ``"labelled": true`` (all, without that key) line up with the label lines; dice hidden from
 the camera still count for whether the roll is truly a bust. Then off-table recall/precision and
-the false-bust rate are reported too.
+the false-bust rate are reported too, and the dice anyone could read (at rest, in view, in a
+sharp photo: :func:`vision.metrics.clear_die`) get face accuracy and recall of their own.
 
 Example:
     >>> result = evaluate_dataset("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import ImageError
-from vision.metrics import OFF_TABLE_STATES, EvalResult, TruthDie
+from vision.metrics import OFF_TABLE_STATES, EvalResult, TruthDie, clear_die
 from vision.types import Reading
 
 __all__ = ["DatasetError", "LabelledImage", "ReaderLike", "evaluate_dataset", "find_images"]
@@ -57,6 +58,8 @@ class LabelledImage:
     """Each labelled die's state from the sidecar, in label order (None without a sidecar)."""
     bust: bool | None = None
     """True when the sidecar puts any die (labelled or hidden) off the table."""
+    clear: list[bool | None] | None = None
+    """Whether each labelled die could be read by anyone (:func:`vision.metrics.clear_die`)."""
 
     def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
         """The labelled dice in pixels of a ``width`` x ``height`` image."""
@@ -69,7 +72,8 @@ class LabelledImage:
                 (cy + h / 2) * height,
             )
             state = self.states[k] if self.states else None
-            dice.append(TruthDie(_class_value(cls, names), box, state))
+            clear = self.clear[k] if self.clear else None
+            dice.append(TruthDie(_class_value(cls, names), box, state, clear))
         return dice
 
 
@@ -202,14 +206,16 @@ def load_labels(image: Path) -> LabelledImage:
                     f"{label_path}:{n}: expected 'class cx cy w h', got {len(parts)} fields"
                 )
             labels.append((cls, cx, cy, w, h))
-    states, bust = _states(image, len(labels))
-    return LabelledImage(image, labels, states, bust)
+    return LabelledImage(image, labels, *_states(image, len(labels)))
 
 
-def _states(image: Path, count: int) -> tuple[list[str] | None, bool | None]:
+def _states(
+    image: Path, count: int
+) -> tuple[list[str] | None, bool | None, list[bool | None] | None]:
+    """States, bust and clear flags of the labelled dice, from the photo's sidecar."""
     meta = _sibling(image, "meta", ".json")
     if not meta.is_file():
-        return None, None
+        return None, None, None
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -220,16 +226,20 @@ def _states(image: Path, count: int) -> tuple[list[str] | None, bool | None]:
     every = [d.get("state") if isinstance(d, dict) else d for d in dice]
     if not all(isinstance(s, str) for s in every):
         raise DatasetError(f"{meta}: expected each die to have a 'state' string")
-    states = [
-        st
+    labelled = [
+        (d, st)
         for d, st in zip(dice, every, strict=True)
         if not isinstance(d, dict) or d.get("labelled", True)
     ]
-    if len(states) != count:
+    if len(labelled) != count:
         raise DatasetError(
-            f"{meta}: expected one labelled die per label line ({count}), got {len(states)}"
+            f"{meta}: expected one labelled die per label line ({count}), got {len(labelled)}"
         )
-    return states, any(st in OFF_TABLE_STATES for st in every)
+    scene = data.get("scene") if isinstance(data, dict) else None
+    post = scene.get("post") if isinstance(scene, dict) else None
+    clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
+    states = [st for _, st in labelled]
+    return states, any(st in OFF_TABLE_STATES for st in every), clear
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:

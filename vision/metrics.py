@@ -18,16 +18,52 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vision.types import Box, Reading
 
-__all__ = ["OFF_TABLE_STATES", "EvalResult", "TableCounts", "TruthDie", "match_dice"]
+__all__ = [
+    "OFF_TABLE_STATES",
+    "EvalResult",
+    "TableCounts",
+    "TruthDie",
+    "clear_die",
+    "match_dice",
+]
 
 OFF_TABLE_STATES = frozenset({"off_table", "in_air"})
 """Die states (synthetic ``meta/`` sidecars) in which a die is not on the playing surface."""
+
+CLEAR_MIN_VISIBLE = 0.9
+"""A clear die shows at least this share of itself (the rest hidden by other dice or the frame)."""
+CLEAR_MAX_DEFOCUS = 1.0
+"""A clear die's photo is blurred by at most this Gaussian sigma (pixels), with no camera shake."""
+
+
+def clear_die(die: Mapping[str, Any], post: Mapping[str, Any] | None) -> bool | None:
+    """Whether a synthetic die (a sidecar's ``dice`` entry) could be read by anyone: at rest and
+    flat (on or off the table, not in the air, rolling or cocked), at least 90% in view, in a
+    photo without camera shake or more than a 1 px defocus blur (the sidecar's ``scene.post``).
+    None when the sidecar does not say (older sets: no ``moving`` or no ``post``).
+
+    Example:
+        >>> post = {"motion_blur_px": 0.0, "defocus_sigma": 0.5}
+        >>> clear_die({"state": "table", "moving": False, "visible": 1.0}, post)
+        True
+        >>> clear_die({"state": "table", "moving": True, "visible": 1.0}, post)
+        False
+    """
+    if post is None or "moving" not in die or "visible" not in die:
+        return None
+    return bool(
+        die.get("state") in ("table", "off_table")
+        and not die["moving"]
+        and die["visible"] >= CLEAR_MIN_VISIBLE
+        and not post.get("motion_blur_px", 0.0)
+        and post.get("defocus_sigma", 0.0) <= CLEAR_MAX_DEFOCUS
+    )
 
 
 @dataclass(slots=True)
@@ -38,6 +74,8 @@ class TruthDie:
     box: Box
     state: str | None = None
     """'table', 'off_table', 'in_air' or 'cocked' when a sidecar says so; None when unknown."""
+    clear: bool | None = None
+    """Whether anyone could read it (:func:`clear_die`); None when unknown."""
 
     @property
     def cocked(self) -> bool:
@@ -201,6 +239,9 @@ class EvalResult:
     """Names of photos not read exactly (for looking at them)."""
     by_size: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in SIZE_BINS])
     """Per :data:`SIZE_BINS` bin of true die size: [dice found, true dice]."""
+    clear: list[int] = field(default_factory=lambda: [0, 0, 0])
+    """Dice a sidecar calls clear (:func:`clear_die`; cocked ones left out): [read right,
+    found, true]. What the reader misses on a synthetic set apart from dice no one could read."""
 
     def add(
         self,
@@ -236,8 +277,12 @@ class EvalResult:
                 self.confusion[t.value - 1][p.value - 1] += 1
             right = p.value == t.value
             self.face_correct += int(right)
+            if t.clear:
+                self.clear[0] += int(right and not p.cocked)
+                self.clear[1] += 1
             exact = exact and right and not p.cocked
         self.truth_cocked += sum(1 for t in truth if t.cocked)
+        self.clear[2] += sum(1 for t in truth if t.clear and not t.cocked)
         found = {i for i, _ in pairs}
         for i, t in enumerate(truth):
             counts = self.by_size[_size_bin(t.box)]
@@ -255,6 +300,7 @@ class EvalResult:
         self.images += 1
         self.truth_dice += len(truth)
         self.truth_cocked += sum(1 for t in truth if t.cocked)
+        self.clear[2] += sum(1 for t in truth if t.clear and not t.cocked)
         for t in truth:
             self.by_size[_size_bin(t.box)][1] += 1
         self.errors.append((image, message))
@@ -305,6 +351,15 @@ class EvalResult:
                 _bin_name(lo, hi): {"found": f, "dice": n}
                 for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
             },
+            "clear_dice": {
+                "dice": self.clear[2],
+                "found": self.clear[1],
+                "read_right": self.clear[0],
+                "face_accuracy": _round(_ratio(self.clear[0], self.clear[1])),
+                "recall": _round(_ratio(self.clear[1], self.clear[2])),
+            }
+            if self.clear[2]
+            else None,
             "table": self.table.to_dict() if self.table.images else None,
             "errors": [{"image": i, "error": m} for i, m in self.errors],
         }
@@ -327,6 +382,12 @@ class EvalResult:
         if self.truth_cocked:
             lines.append(
                 f"cocked recall     {pct(self.cocked_recall)}  ({self.found_cocked}/{self.truth_cocked})"
+            )
+        if self.clear[2]:
+            right, found, dice = self.clear
+            lines.append(
+                f"clear dice        face {pct(_ratio(right, found))} ({right}/{found}), "
+                f"found {pct(_ratio(found, dice))} ({found}/{dice}): at rest, in view, sharp"
             )
         if self.table.images:
             t = self.table

@@ -73,9 +73,9 @@ class DiceReader:
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
         second_look: a second, larger input size at which a photo is read again when its dice
             are small (default ``DICECAM_SECOND_LOOK``, else half as large again as the model's
-            size: 768 for the shipped 512 px model; 0 for none). Far dice are found more often at the
-            larger size, and only those photos pay for the second inference. Dynamic-size
-            models only.
+            size: 768 for the shipped 512 px model; 0 for none). Far dice are found more often
+            at the larger size, and only those photos pay for the second inference.
+            Dynamic-size models only.
         second_look_below: a photo is small-diced when its dice's median longer side is under
             this many input pixels at the model's own size (default
             ``DICECAM_SECOND_LOOK_BELOW``, 24).

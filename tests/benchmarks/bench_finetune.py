@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from service.cli import main as dicecam  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
+from vision.metrics import clear_die  # noqa: E402
 from vision.synth import make_sample  # noqa: E402
 from vision.train.run import evaluate_model  # noqa: E402
 
@@ -62,21 +63,10 @@ STYLES = {
 }
 
 
-def clear(die: dict, post: dict) -> bool:
-    """A die a person would read without doubt: at rest, flat, at least 90% in view, in a photo
-    without camera shake or a defocus blur over one pixel."""
-    return (
-        die["state"] in ("table", "off_table")
-        and not die.get("moving", False)
-        and die["visible"] >= 0.9
-        and post["motion_blur_px"] == 0
-        and post["defocus_sigma"] <= 1.0
-    )
-
-
 def render_set(out: Path, n: int, style: dict, seed: int = 4242) -> int:
     """Write ``n`` labelled photos (YOLO: images/ + labels/) of dice in ``style``, and
-    ``clear.json``: for each photo, which of its label lines are :func:`clear` dice."""
+    ``clear.json``: for each photo, which of its label lines are clear dice (at rest, in view,
+    in a sharp photo: :func:`vision.metrics.clear_die`)."""
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     dice, clear_flags = 0, {}
@@ -87,7 +77,7 @@ def render_set(out: Path, n: int, style: dict, seed: int = 4242) -> int:
         lines = sample.yolo_lines()
         (out / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
         post = sample.meta["scene"]["post"]
-        clear_flags[name] = [clear(d, post) for d in sample.dice if d["labelled"]]
+        clear_flags[name] = [clear_die(d, post) for d in sample.dice if d["labelled"]]
         dice += len(lines)
     (out / "clear.json").write_text(json.dumps(clear_flags))
     return dice
@@ -95,7 +85,7 @@ def render_set(out: Path, n: int, style: dict, seed: int = 4242) -> int:
 
 def true_box_faces(faces_onnx: Path, dataset: Path) -> dict[str, tuple[int, int]]:
     """Dice read right / dice by the face classifier alone at their TRUE boxes (cocked dice left
-    out), for all dice and for the :func:`clear` ones: how much of the misreading is dice that
+    out), for all dice and for the clear ones: how much of the misreading is dice that
     no one could read."""
     import cv2
 

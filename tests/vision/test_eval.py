@@ -290,3 +290,45 @@ def test_shipped_model_reads_real_photos_as_its_card_says(roboflow_eval, repo_ro
     for key in ("face_accuracy", "recall", "precision", "exact_accuracy"):
         assert got[key] == pytest.approx(stated[key], abs=0.01), key
     assert np.median(result.latencies_ms) < 1000
+
+
+class _FixedReader:
+    """Reads the same dice in every photo: a 3 at the first label, a 5 at the second."""
+
+    def read(self, image, *, expected_dice=None):
+        dice = [Die(3, (90, 90, 110, 110), 0.9), Die(5, (190, 90, 210, 110), 0.9)]
+        return Reading(320, 320, dice)
+
+
+def test_clear_dice_get_figures_of_their_own(tmp_path):
+    ds = tmp_path / "ds"
+    # a 3 read right and a 4 read as 5, plus a third die the reader never finds
+    labels = "2 0.3125 0.3125 0.0625 0.0625\n3 0.625 0.3125 0.0625 0.0625\n1 0.9 0.9 0.05 0.05\n"
+    for name in ("sharp", "shaken", "old"):
+        _write(ds, f"images/{name}.png", labels)
+    (ds / "meta").mkdir()
+    resting = {"state": "table", "moving": False, "visible": 1.0}
+    sharp = {"motion_blur_px": 0.0, "defocus_sigma": 0.6}
+    dice = [resting, resting, resting]
+    (ds / "meta" / "sharp.json").write_text(json.dumps({"dice": dice, "scene": {"post": sharp}}))
+    shaken = {"motion_blur_px": 4.0, "defocus_sigma": 0.0}  # camera shake: nothing is clear
+    (ds / "meta" / "shaken.json").write_text(json.dumps({"dice": dice, "scene": {"post": shaken}}))
+    old = [{"state": "table"}] * 3  # a sidecar from before dice said whether they moved
+    (ds / "meta" / "old.json").write_text(json.dumps({"dice": old, "scene": {"post": sharp}}))
+
+    result = evaluate_dataset(ds, reader=_FixedReader())
+    assert result.face_accuracy == pytest.approx(3 / 6)  # every photo: 3 right, 4 read as 5
+    assert result.clear == [1, 2, 3]  # only the sharp photo's dice: 1 read right, 2 found, 3
+    clear = result.to_dict()["clear_dice"]
+    assert clear["face_accuracy"] == 0.5 and clear["recall"] == pytest.approx(0.6667, abs=1e-4)
+    assert "clear dice        face 50.00% (1/2), found 66.67% (2/3)" in result.format()
+
+    partly_hidden = [resting, {**resting, "visible": 0.5}, {**resting, "moving": True}]
+    meta = {"dice": partly_hidden, "scene": {"post": sharp}}
+    (ds / "meta" / "sharp.json").write_text(json.dumps(meta))
+    assert evaluate_dataset(ds, reader=_FixedReader()).clear == [1, 1, 1]
+    # without sidecars there is nothing to say
+    for meta_file in (ds / "meta").iterdir():
+        meta_file.unlink()
+    plain = evaluate_dataset(ds, reader=_FixedReader())
+    assert plain.to_dict()["clear_dice"] is None and "clear dice" not in plain.format()

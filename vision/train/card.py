@@ -33,6 +33,12 @@ def _figures(name: str, figures: dict[str, Any] | None) -> list[str]:
         if v is None:
             continue
         parts.append(f"{label} {v:.1f}" if key.endswith("_ms") else f"{label} {100 * v:.2f}%")
+    clear = figures.get("clear_dice")
+    if clear and clear.get("face_accuracy") is not None:
+        parts.append(
+            f"clear dice (at rest, in view, sharp: {clear['dice']}): face accuracy "
+            f"{100 * clear['face_accuracy']:.2f}%, recall {100 * clear['recall']:.2f}%"
+        )
     table = figures.get("table")
     if table:
         for key, label in (("recall", "off-table recall"), ("false_bust_rate", "false busts")):
