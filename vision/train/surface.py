@@ -12,7 +12,7 @@ table top, rebuilt from the scene for older sets; null = fills the frame, ``[]``
 
 ``--real DIR`` adds real photos whose dice all lie on the surface (train splits only): the
 convex span of their dice is labelled surface and the rest of each photo is left out of the
-loss (tried once, not shipped: see the surface model card).
+loss (tried twice, weights 4 and 1, not shipped: see the surface model card).
 
 ``--min-certainty`` is written into the model: the runtime gives no outline for a photo whose
 grid is less certain than that (:func:`~vision.table.surface_certainty`).
