@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--faces-epochs",
         type=int,
         default=None,
-        help="face classifier epochs (overrides the recipe)",
+        help="face classifier epochs (overrides the recipe; 12 when fine-tuning with --from)",
     )
     p.add_argument(
         "--synth",

@@ -1,6 +1,6 @@
 """Fine-tuning the shipped reader on a new dice set: time, and accuracy before and after.
 
-    python tests/benchmarks/bench_finetune.py [--n 50] [--epochs 8] [--faces-epochs 6]
+    python tests/benchmarks/bench_finetune.py [--n 50] [--epochs 8] [--faces-epochs 12]
         [--model models/dicecam-reader.onnx] [--work /tmp/dicecam-bench-ft] [--style yellow]
 
 Renders ``--n`` photos of dice in a style held out of the shipped model's training data (the
@@ -123,7 +123,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--faces-epochs", type=int, default=6)
+    ap.add_argument("--faces-epochs", type=int, default=12)
     ap.add_argument("--holdout", type=float, default=0.3)
     ap.add_argument(
         "--replay", type=int, default=None, help="known photos replayed (default: train's)"

@@ -29,6 +29,11 @@ __all__ = ["Split", "finetune", "read_right", "split_dataset"]
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
+FACES_EPOCHS = 12
+"""Face classifier epochs of a fine-tuning run (``--faces-epochs``). On bench_finetune's 50 photos
+of a new style: 6 epochs read 95.40% of fresh photos' dice right, 12 epochs 96.20% and lost less
+on roboflow-dice eval (0.17 points against 0.34), for 55 s more."""
+
 
 def _label_for(image: Path) -> Path | None:
     parts = list(image.parts)
@@ -240,7 +245,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
             freeze=args.freeze or 0,
         )
         ship_detector(weights, onnx, imgsz=d.imgsz)
-    recipe.faces.epochs = args.faces_epochs or 6
+    recipe.faces.epochs = args.faces_epochs or FACES_EPOCHS
     recipe.faces.lr = recipe.faces.lr / 3
     train_faces(
         recipe,
