@@ -54,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--tile", type=int, default=320, help="width of each preview tile in pixels (default 320)"
     )
+    p.add_argument(
+        "--face-kind",
+        choices=("pips", "numeral", "emblem"),
+        help="mark every die's faces this way (default: mostly pips, 8%% numerals, 8%% emblems)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -117,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             size=(w, h),
             start=args.start,
             progress=progress,
+            face_kind=args.face_kind,
         )
         states = ", ".join(f"{k} {v}" for k, v in s.states.items())
         print(

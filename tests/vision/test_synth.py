@@ -170,6 +170,7 @@ def test_write_dataset_layout_and_workers_match(tmp_path):
         ({"n": 2, "workers": 0}, "workers"),
         ({"n": 2, "val_fraction": 1.0}, "val_fraction"),
         ({"n": 2, "size": (10, 10)}, "size"),
+        ({"n": 2, "face_kind": "dots"}, "face_kind"),
     ],
 )
 def test_write_dataset_rejects_bad_arguments(tmp_path, kwargs, message):
@@ -188,3 +189,20 @@ def test_preview_sheet_draws_a_grid():
     sheet = preview_sheet(seed=1, n=3, cols=2, size=(160, 160), tile=100)
     assert sheet.shape[1] == 2 * 104 + 4
     assert sheet.shape[0] == 2 * 104 + 4
+
+
+def test_face_kind_marks_every_die_of_a_scene_that_way(tmp_path):
+    plain = make_sample(3, 1, 160, 120)
+    numeral = make_sample(3, 1, 160, 120, face_kind="numeral")
+    assert {st["kind"] for st in numeral.meta["scene"]["dice_styles"]} == {"numeral"}
+    # the same scene otherwise: dice, poses and labels
+    assert [d["class"] for d in numeral.dice] == [d["class"] for d in plain.dice]
+    assert "numeral" not in {st["kind"] for st in plain.meta["scene"]["dice_styles"]}
+    assert numeral.jpeg != plain.jpeg  # drawn with numerals instead
+    with pytest.raises(ValueError, match="expected a face kind in"):
+        make_sample(3, 1, 160, 120, face_kind="dots")
+    summary = write_dataset(tmp_path / "d", 2, seed=3, size=(128, 96), face_kind="emblem")
+    assert summary.images == 2
+    for meta in (tmp_path / "d" / "meta").rglob("*.json"):
+        kinds = {st["kind"] for st in json.loads(meta.read_text())["scene"]["dice_styles"]}
+        assert kinds == {"emblem"}

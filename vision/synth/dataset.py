@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .sample import make_sample
+from .scene import FACE_KINDS
 
 __all__ = ["CLASS_NAMES", "DatasetSummary", "sample_name", "sample_split", "write_dataset"]
 
@@ -82,11 +83,11 @@ def _validate(n: int, workers: int, val_fraction: float, size: tuple[int, int]) 
         raise ValueError(f"image size must be between 64 and 4096 pixels a side, got {w}x{h}")
 
 
-def _write_one(job: tuple[Path, int, int, float, int, int]) -> dict[str, int]:
-    out, seed, index, val_fraction, w, h = job
+def _write_one(job: tuple[Path, int, int, float, int, int, str | None]) -> dict[str, int]:
+    out, seed, index, val_fraction, w, h, face_kind = job
     split = sample_split(index, val_fraction)
     name = sample_name(seed, index)
-    sample = make_sample(seed, index, w, h)
+    sample = make_sample(seed, index, w, h, **({"face_kind": face_kind} if face_kind else {}))
     (out / "images" / split / f"{name}.jpg").write_bytes(sample.jpeg)
     lines = sample.yolo_lines()
     (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
@@ -115,8 +116,10 @@ def write_dataset(
     size: tuple[int, int] = (640, 640),
     start: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    face_kind: str | None = None,
 ) -> DatasetSummary:
-    """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``.
+    """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
+    gives every die that kind of face (see :func:`vision.synth.scene.sample_scene`).
 
     Example:
         >>> import tempfile
@@ -125,6 +128,8 @@ def write_dataset(
         (2, 2)
     """
     _validate(n, workers, val_fraction, size)
+    if face_kind is not None and face_kind not in FACE_KINDS:
+        raise ValueError(f"face_kind must be one of {FACE_KINDS}, got {face_kind!r}")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"output must be a folder, but {out} is a file")
@@ -133,7 +138,7 @@ def write_dataset(
             (out / kind / split).mkdir(parents=True, exist_ok=True)
     (out / "data.yaml").write_text(DATA_YAML)
     jobs = [
-        (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]))
+        (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]), face_kind)
         for i in range(start, start + n)
     ]
     totals: dict[str, int] = {}
