@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import cv2
 
 from service.cli import main
@@ -50,3 +52,14 @@ def test_synth_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["synth", "--out", str(tmp_path / "d"), "--size", "10", "10"]) == 2
     assert main(["synth", "--preview", str(tmp_path / "s.gif")]) == 2
     assert not (tmp_path / "d").exists()
+
+
+def test_synth_face_kind_flag(tmp_path):
+    out = tmp_path / "numerals"
+    args = ["synth", "--n", "2", "--size", "96", "96", "--face-kind", "numeral", "--quiet"]
+    assert main([*args, "--out", str(out)]) == 0
+    metas = list((out / "meta").rglob("*.json"))
+    assert len(metas) == 2
+    for meta in metas:
+        styles = json.loads(meta.read_text())["scene"]["dice_styles"]
+        assert {st["kind"] for st in styles} == {"numeral"}
