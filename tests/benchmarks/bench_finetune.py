@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from service.cli import main as dicecam  # noqa: E402
+from vision.evaluate import load_labels  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
 from vision.metrics import clear_die  # noqa: E402
 from vision.synth import make_sample  # noqa: E402
@@ -95,24 +96,17 @@ def true_box_faces(faces_onnx: Path, dataset: Path) -> dict[str, tuple[int, int]
     flags = json.loads((dataset / "clear.json").read_text())
     right = {"all": [0, 0], "clear": [0, 0], "blurred, hidden or moving": [0, 0]}
     for name, clear_dice in flags.items():
-        rows = [
-            line.split() for line in (dataset / "labels" / f"{name}.txt").read_text().split("\n")
-        ]
-        rows = [r for r in rows if len(r) == 5]
-        image = cv2.imread(str(dataset / "images" / f"{name}.jpg"))
-        h, w = image.shape[:2]
-        boxes = [
-            ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-            for cx, cy, bw, bh in ([float(v) for v in r[1:]] for r in rows)
-        ]
-        if not boxes:
+        path = dataset / "images" / f"{name}.jpg"
+        image = cv2.imread(str(path))
+        truth = load_labels(path).truth(image.shape[1], image.shape[0])
+        if not truth:
             continue
-        values, cocked, _ = classifier.classify(image[..., ::-1].copy(), np.array(boxes))
-        for row, is_clear, value, lean in zip(rows, clear_dice, values, cocked, strict=True):
-            cls = int(row[0])
-            if cls == 6:  # cocked: no face to read
+        boxes = np.array([t.box for t in truth])
+        values, cocked, _ = classifier.classify(image[..., ::-1].copy(), boxes)
+        for t, is_clear, value, lean in zip(truth, clear_dice, values, cocked, strict=True):
+            if t.cocked:  # no face to read
                 continue
-            ok = int(not lean and value == cls + 1)
+            ok = int(not lean and value == t.value)
             for key in ("all", "clear" if is_clear else "blurred, hidden or moving"):
                 right[key][0] += ok
                 right[key][1] += 1

@@ -87,7 +87,7 @@ def _write_one(job: tuple[Path, int, int, float, int, int, str | None]) -> dict[
     out, seed, index, val_fraction, w, h, face_kind = job
     split = sample_split(index, val_fraction)
     name = sample_name(seed, index)
-    sample = make_sample(seed, index, w, h, **({"face_kind": face_kind} if face_kind else {}))
+    sample = make_sample(seed, index, w, h, face_kind=face_kind)
     (out / "images" / split / f"{name}.jpg").write_bytes(sample.jpeg)
     lines = sample.yolo_lines()
     (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
