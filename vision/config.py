@@ -46,7 +46,11 @@ class VisionSettings(BaseSettings):
         ge=0.0,
         description="a photo gets a second look when its median die is smaller (input pixels)",
     )
-    threads: int = Field(2, ge=1, description="onnxruntime intra-op threads")
+    threads: int = Field(2, ge=1, description="inference threads per model")
+    backend: str = Field(
+        "auto",
+        description="detector runtime: openvino, onnxruntime or auto (OpenVINO when installed)",
+    )
     max_image_pixels: int = Field(
         120_000_000, ge=1, description="refuse images whose header declares more pixels"
     )

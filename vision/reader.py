@@ -1,4 +1,5 @@
-"""DiceReader: the shipped YOLO detector, run with onnxruntime (no torch, no ultralytics).
+"""DiceReader: the shipped YOLO detector, run with OpenVINO or onnxruntime (no torch, no
+ultralytics).
 
 The model is an ultralytics ONNX export: input ``1x3xSxS`` float32 RGB in 0..1, letterboxed with
 gray 114; output either raw ``(B, 4 + nc, N)`` (boxes ``cx, cy, w, h`` in input pixels, then one
@@ -63,8 +64,11 @@ class DiceReader:
         model: ONNX file; default ``DICECAM_MODEL`` or ``<repo>/models/dicecam-reader.onnx``.
         conf: minimum confidence of a die (default ``DICECAM_CONF``, 0.25).
         iou: IoU above which two boxes are the same die (default ``DICECAM_IOU``, 0.5).
-        providers: onnxruntime execution providers (default CPU).
-        threads: onnxruntime intra-op threads (default ``DICECAM_THREADS``, 2).
+        providers: onnxruntime execution providers (default CPU; any other makes onnxruntime
+            the backend).
+        threads: inference threads (default ``DICECAM_THREADS``, 2).
+        backend: ``openvino``, ``onnxruntime`` or ``auto`` (default ``DICECAM_BACKEND``, auto:
+            OpenVINO when installed); see :mod:`vision.backends`.
         max_det: at most this many dice per photo.
         faces: face classifier ONNX; default ``DICECAM_FACES_MODEL``, else ``NAME-faces.onnx``
             beside the detector when present; False to read values from the detector alone.
@@ -82,7 +86,8 @@ class DiceReader:
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
-        ValueError: ``conf``, ``iou`` or ``second_look`` is out of range.
+        ValueError: ``conf``, ``iou`` or ``second_look`` is out of range, or ``backend`` is
+            unknown or not installed.
     """
 
     def __init__(
@@ -98,6 +103,7 @@ class DiceReader:
         table: Any = "auto",
         second_look: int | None = None,
         second_look_below: float | None = None,
+        backend: str | None = None,
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -116,37 +122,29 @@ class DiceReader:
                 "`dicecam train`, or point DICECAM_MODEL (or --model) at an ONNX export"
             )
 
-        import onnxruntime as ort
+        from vision.backends import open_detector, resolve_backend
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = int(threads or settings.threads)
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3
-        # busy-waiting threads cost much more than they save when other jobs share the CPU
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session_args = (
-            str(self.model_path),
-            opts,
-            list(providers or ["CPUExecutionProvider"]),
-        )
-        self._second_session: Any = None
+        backend = resolve_backend(settings.backend if backend is None else backend)
         try:
-            self._session = ort.InferenceSession(*self._session_args)
+            self._session = open_detector(
+                self.model_path,
+                threads=int(threads or settings.threads),
+                backend=backend,
+                providers=providers,
+            )
         except Exception as exc:
             raise ModelError(f"cannot load reader model {self.model_path}: {exc}") from None
+        self.backend: str = self._session.backend
+        """The runtime that runs the detector: ``openvino`` or ``onnxruntime``."""
 
-        self.metadata: dict[str, str] = dict(self._session.get_modelmeta().custom_metadata_map)
-        inp = self._session.get_inputs()[0]
-        self._input_name = inp.name
-        self._output_name = self._session.get_outputs()[0].name
-        if len(inp.shape) != 4 or inp.shape[1] not in (3, "3"):
+        self.metadata: dict[str, str] = self._session.metadata
+        shape = self._session.input_shape
+        if len(shape) != 4 or shape[1] not in (3, "3"):
             raise ModelError(
                 f"{self.model_path}: expected an image input of shape (batch, 3, height, width), "
-                f"got {inp.shape}"
+                f"got {shape}"
             )
-        batch, _, h, w = inp.shape
+        batch, _, h, w = shape
         self.fixed_batch: int | None = batch if isinstance(batch, int) else None
         self.imgsz: tuple[int, int] = metadata_imgsz(self.metadata, h, w)
         self.dynamic = not (isinstance(h, int) and isinstance(w, int))
@@ -158,7 +156,7 @@ class DiceReader:
             names = metadata_names(self.metadata)
         except ValueError as exc:
             raise ModelError(f"{self.model_path}: {exc}") from None
-        self.names = names or default_names(self._session.get_outputs()[0].shape[1], self.end2end)
+        self.names = names or default_names(self._session.output_shape[1], self.end2end)
         self.num_classes = len(self.names)
         self.dice_only = self.num_classes == 1
         """A one-class detector finds dice without reading them: the face classifier must."""
@@ -192,8 +190,9 @@ class DiceReader:
         self.second_look_below = float(
             settings.second_look_below if second_look_below is None else second_look_below
         )
-        if warmup:
-            self._run(np.zeros((self.fixed_batch or 1, 3, *self.imgsz), np.float32))
+        if warmup:  # at the shape of a 640x480 camera frame, the most common one
+            shape = self.input_shape(480, 640)
+            self._run(np.zeros((self.fixed_batch or 1, 3, *shape), np.float32))
             if self.second_look:
                 shape = self.input_shape(480, 640, size=self.second_look)
                 self._run(np.zeros((1, 3, *shape), np.float32), second=True)
@@ -287,16 +286,9 @@ class DiceReader:
             raise ModelError(f"cannot load face classifier {path}: {exc}") from None
 
     def _run(self, blob: NDArray[np.float32], *, second: bool = False) -> NDArray[np.float32]:
-        """Run the detector; the second look has a session of its own, since onnxruntime
-        re-plans its memory whenever one session's input shape changes."""
-        session = self._session
-        if second:
-            if self._second_session is None:
-                import onnxruntime as ort
-
-                self._second_session = ort.InferenceSession(*self._session_args)
-            session = self._second_session
-        return session.run([self._output_name], {self._input_name: blob})[0]
+        """Run the detector; the second look runs in a lane of its own (see
+        :class:`vision.backends.DetectorModel`)."""
+        return self._session.run(blob, lane=1 if second else 0)
 
     def _read_chunk(
         self, chunk: list[ImageSource | LoadedImage], expected_dice: int | None

@@ -32,6 +32,8 @@ def cpu_session(model: str | Path, threads: int) -> Any:
     opts.inter_op_num_threads = 1
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.log_severity_level = 3
+    # threads that busy-wait after a run take the cores from the next model (the detector)
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
 
 

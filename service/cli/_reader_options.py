@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from service.cli import UsageError
+from vision.backends import BACKENDS
 
 __all__ = ["add_reader_options", "check_reader_options"]
 
 
 def add_reader_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--conf`` and ``--second-look`` to a subcommand that builds a reader."""
+    """Add ``--conf``, ``--second-look`` and ``--backend`` to a subcommand that builds a reader."""
     p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
     p.add_argument(
         "--second-look",
@@ -18,6 +19,12 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="read photos of small dice again at this input size; 0: never "
         "(default: DICECAM_SECOND_LOOK, else half as large again as the model's size)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        help="runtime of the detector (default: DICECAM_BACKEND, else auto: OpenVINO when "
+        "installed, onnxruntime otherwise)",
     )
 
 

@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
     check_reader_options(args)
     try:
-        reader = DiceReader(args.model, conf=args.conf, second_look=args.second_look)
+        reader = DiceReader(
+            args.model, conf=args.conf, second_look=args.second_look, backend=args.backend
+        )
         result = evaluate_dataset(
             args.dataset,
             reader=reader,
@@ -73,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         data["imgsz"] = list(reader.imgsz)
         data["dynamic"] = reader.dynamic
         data["second_look"] = reader.second_look
+        data["backend"] = reader.backend
         if args.mistakes:
             data["mistakes"] = result.mistakes
             data["false_bust_images"] = result.table.false_bust_images
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 f"; second look at {reader.second_look} when the median die is under "
                 f"{reader.second_look_below:g} px"
             )
-        print(f"model             {reader.model_path} ({shape})")
+        print(f"model             {reader.model_path} ({shape}; on {reader.backend})")
         print(result.format())
         if args.mistakes and result.mistakes:
             print("not read exactly:")

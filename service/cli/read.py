@@ -97,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot create --annotate folder {args.annotate}: {exc}") from None
     try:
-        reader = DiceReader(args.model, conf=args.conf, second_look=args.second_look)
+        reader = DiceReader(
+            args.model, conf=args.conf, second_look=args.second_look, backend=args.backend
+        )
     except ModelError as exc:
         raise UsageError(str(exc)) from None
 

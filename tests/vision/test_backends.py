@@ -1,0 +1,80 @@
+"""The detector's two runtimes (OpenVINO, onnxruntime) read the same dice from the same file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import DiceReader
+from vision import backends as backends_module
+from vision.backends import STATIC_SHAPES, open_detector, resolve_backend
+
+pytest.importorskip("openvino", reason="openvino is a dependency of the reader")
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL = REPO / "models" / "dicecam-reader.onnx"
+SAMPLES = sorted((REPO / "datasets" / "samples").glob("*.jpg"))
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Path:
+    if not MODEL.is_file():
+        pytest.skip(f"shipped model not committed yet: {MODEL}")
+    return MODEL
+
+
+def test_both_runtimes_read_the_sample_photos_alike(shipped):
+    readers = {
+        name: DiceReader(shipped, backend=name, table=None) for name in ("openvino", "onnxruntime")
+    }
+    assert {r.backend for r in readers.values()} == {"openvino", "onnxruntime"}
+    assert readers["openvino"].metadata == readers["onnxruntime"].metadata
+    assert readers["openvino"].names == readers["onnxruntime"].names
+    assert len(SAMPLES) >= 5
+    for photo in SAMPLES:
+        a, b = (readers[n].read(photo) for n in ("openvino", "onnxruntime"))
+        assert [d.value for d in a.dice] == [d.value for d in b.dice], photo.name
+        assert a.dice, photo.name
+        np.testing.assert_allclose(
+            [d.box for d in a.dice], [d.box for d in b.dice], atol=0.05, err_msg=photo.name
+        )
+        np.testing.assert_allclose(
+            [d.confidence for d in a.dice], [d.confidence for d in b.dice], atol=1e-3
+        )
+
+
+def test_openvino_builds_a_few_shapes_then_shares_a_shape_free_one(shipped):
+    ov = open_detector(shipped, backend="openvino")
+    ort = open_detector(shipped, backend="onnxruntime")
+    assert (ov.backend, ort.backend) == ("openvino", "onnxruntime")
+    rng = np.random.default_rng(0)
+    shapes = [(1, 3, 32 * k, 64 + 32 * k) for k in range(1, STATIC_SHAPES + 3)]
+    for shape in shapes + shapes[:2]:
+        blob = rng.random(shape, dtype=np.float32)
+        np.testing.assert_allclose(ov.run(blob), ort.run(blob), atol=2e-3, rtol=1e-3)
+    assert list(ov._static) == shapes[:STATIC_SHAPES]
+    assert ov._dynamic is not None
+
+
+def test_the_backend_setting_picks_the_runtime(shipped, monkeypatch):
+    monkeypatch.setenv("DICECAM_BACKEND", "onnxruntime")
+    assert DiceReader(shipped, table=None).backend == "onnxruntime"
+    monkeypatch.setenv("DICECAM_BACKEND", "auto")
+    assert DiceReader(shipped, table=None).backend == "openvino"
+    assert resolve_backend(" OpenVINO ") == "openvino"
+
+
+def test_an_unknown_or_missing_backend_is_a_clear_error(shipped, monkeypatch):
+    with pytest.raises(ValueError, match="expected a backend among auto, openvino, onnxruntime"):
+        DiceReader(shipped, backend="tensorrt")
+    real = backends_module.importlib.util.find_spec
+    monkeypatch.setattr(
+        backends_module.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "openvino" else real(name, *a),
+    )
+    assert resolve_backend("auto") == "onnxruntime"
+    with pytest.raises(ValueError, match="openvino is not installed"):
+        resolve_backend("openvino")
