@@ -30,8 +30,10 @@ Backend = Literal["auto", "openvino", "onnxruntime"]
 BACKENDS: tuple[str, ...] = ("auto", "openvino", "onnxruntime")
 
 STATIC_SHAPES = 4
-"""OpenVINO compiles a model for each of the first this many input shapes it meets (about 0.2 s
-each, 5-10% faster runs than the shape-free build); later shapes share one shape-free build."""
+"""OpenVINO compiles a model for each of the first this many single-photo input shapes it meets
+(about 0.2 s each, 5-10% faster runs than the shape-free build). Batches of several photos, whose
+size varies (the second look takes a few photos of a batch), and later shapes share one
+shape-free build."""
 
 
 class DetectorModel(Protocol):
@@ -163,7 +165,7 @@ class OpenVINODetector:
         request = self._static.get(shape)
         if request is not None:
             return request
-        if len(self._static) < STATIC_SHAPES:
+        if shape[0] == 1 and len(self._static) < STATIC_SHAPES:
             model = self._model.clone()
             model.reshape({0: list(shape)})
             compiled = self._core.compile_model(model, "CPU", self._config)

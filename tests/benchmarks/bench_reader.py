@@ -98,7 +98,7 @@ def main() -> int:
             reader._run(blob)
             infer.append((time.perf_counter() - t0) * 1000)
         batch = [photos[i % len(photos)] for i in range(32)]
-        reader.read_batch(batch[:8], batch_size=8)  # OpenVINO builds the batch-8 shape once
+        reader.read_batch(batch[:8], batch_size=8)  # warm up: OpenVINO builds for batches once
         t0 = time.perf_counter()
         reader.read_batch(batch, batch_size=8)
         per_photo = (time.perf_counter() - t0) * 1000 / len(batch)

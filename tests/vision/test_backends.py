@@ -45,17 +45,21 @@ def test_both_runtimes_read_the_sample_photos_alike(shipped):
         )
 
 
-def test_openvino_builds_a_few_shapes_then_shares_a_shape_free_one(shipped):
+def test_openvino_builds_a_few_photo_shapes_then_shares_a_shape_free_one(shipped):
     ov = open_detector(shipped, backend="openvino")
     ort = open_detector(shipped, backend="onnxruntime")
     assert (ov.backend, ort.backend) == ("openvino", "onnxruntime")
     rng = np.random.default_rng(0)
+    batches = [(3, 3, 64, 96), (2, 3, 64, 96)]
+    for shape in batches:  # several photos: the shape-free build, whatever their number
+        blob = rng.random(shape, dtype=np.float32)
+        np.testing.assert_allclose(ov.run(blob), ort.run(blob), atol=2e-3, rtol=1e-3)
+    assert not ov._static and ov._dynamic is not None
     shapes = [(1, 3, 32 * k, 64 + 32 * k) for k in range(1, STATIC_SHAPES + 3)]
     for shape in shapes + shapes[:2]:
         blob = rng.random(shape, dtype=np.float32)
         np.testing.assert_allclose(ov.run(blob), ort.run(blob), atol=2e-3, rtol=1e-3)
     assert list(ov._static) == shapes[:STATIC_SHAPES]
-    assert ov._dynamic is not None
 
 
 def test_the_backend_setting_picks_the_runtime(shipped, monkeypatch):
