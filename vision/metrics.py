@@ -227,9 +227,11 @@ class EvalResult:
     exact_images: int = 0
     truth_cocked: int = 0
     found_cocked: int = 0
-    """True cocked dice that were matched (any prediction), for cocked recall."""
+    """True cocked dice that were matched (by any prediction, cocked or not)."""
     flagged_cocked: int = 0
-    """True cocked dice matched by a prediction flagged cocked."""
+    """True cocked dice matched by a prediction flagged cocked: cocked recall."""
+    flat_flagged_cocked: int = 0
+    """Matched dice with a clear top face that the reader flagged cocked (needless re-rolls)."""
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 6 for _ in range(6)])
     latencies_ms: list[float] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
@@ -272,6 +274,7 @@ class EvalResult:
                 exact = exact and p.cocked
                 continue
             self.face_matched += 1
+            self.flat_flagged_cocked += int(p.cocked)
             assert t.value is not None
             if 1 <= p.value <= 6:
                 self.confusion[t.value - 1][p.value - 1] += 1
@@ -324,7 +327,13 @@ class EvalResult:
 
     @property
     def cocked_recall(self) -> float | None:
-        return _ratio(self.found_cocked, self.truth_cocked)
+        """Share of true cocked dice the reader found AND flagged cocked."""
+        return _ratio(self.flagged_cocked, self.truth_cocked)
+
+    @property
+    def flat_called_cocked(self) -> float | None:
+        """Share of matched flat dice (a clear top face) the reader flagged cocked."""
+        return _ratio(self.flat_flagged_cocked, self.face_matched)
 
     @property
     def median_latency_ms(self) -> float | None:
@@ -343,6 +352,9 @@ class EvalResult:
             "exact_accuracy": _round(self.exact_accuracy),
             "cocked_dice": self.truth_cocked,
             "cocked_recall": _round(self.cocked_recall),
+            "cocked_found": self.found_cocked,
+            "cocked_flagged": self.flagged_cocked,
+            "flat_called_cocked": self.flat_flagged_cocked,
             "confusion": [row[:] for row in self.confusion],
             "median_latency_ms": None
             if self.median_latency_ms is None
@@ -381,7 +393,13 @@ class EvalResult:
         ]
         if self.truth_cocked:
             lines.append(
-                f"cocked recall     {pct(self.cocked_recall)}  ({self.found_cocked}/{self.truth_cocked})"
+                f"cocked recall     {pct(self.cocked_recall)}  ({self.flagged_cocked}/"
+                f"{self.truth_cocked} flagged cocked; {self.found_cocked} found at all)"
+            )
+        if self.truth_cocked or self.flat_flagged_cocked:
+            lines.append(
+                f"flat as cocked    {pct(self.flat_called_cocked)}  ({self.flat_flagged_cocked}/"
+                f"{self.face_matched} dice with a clear top face flagged cocked)"
             )
         if self.clear[2]:
             right, found, dice = self.clear

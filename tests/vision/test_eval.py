@@ -56,7 +56,7 @@ def test_figures_on_hand_made_readings():
     assert result.recall == pytest.approx(5 / 6)
     assert result.precision == pytest.approx(5 / 6)
     assert result.exact_accuracy == pytest.approx(2 / 3)
-    assert result.cocked_recall == 1.0
+    assert result.cocked_recall == 1.0 and result.flat_called_cocked == 0.0
     assert (
         result.confusion[3][4] == 1 and result.confusion[0][0] == 1 and result.confusion[5][5] == 1
     )
@@ -65,6 +65,28 @@ def test_figures_on_hand_made_readings():
     assert d["face_accuracy"] == 0.75 and d["confusion"][3][4] == 1
     text = result.format()
     assert "face accuracy     75.00%" in text and "cocked recall" in text
+
+
+def test_cocked_recall_counts_only_dice_flagged_cocked():
+    result = EvalResult()
+    # two cocked dice: one found and flagged, one found but read as a flat 4; a flat 2 flagged
+    result.add(
+        [
+            TruthDie(None, (0, 0, 10, 10)),
+            TruthDie(None, (20, 0, 30, 10)),
+            TruthDie(2, (40, 0, 50, 10)),
+        ],
+        Reading(100, 100, [_die(1, 0, cocked=True), _die(4, 20), _die(2, 40, cocked=True)]),
+    )
+    assert (result.found_cocked, result.flagged_cocked, result.truth_cocked) == (2, 1, 2)
+    assert result.cocked_recall == 0.5
+    assert result.flat_called_cocked == 1.0 and result.exact_accuracy == 0.0
+    d = result.to_dict()
+    assert (d["cocked_recall"], d["cocked_found"], d["cocked_flagged"]) == (0.5, 2, 1)
+    assert d["flat_called_cocked"] == 1
+    text = result.format()
+    assert "cocked recall     50.00%  (1/2 flagged cocked; 2 found at all)" in text
+    assert "flat as cocked    100.00%  (1/1" in text
 
 
 def test_recall_by_die_size_counts_found_and_true_dice_per_bin():

@@ -24,7 +24,7 @@ def _figures(name: str, figures: dict[str, Any] | None) -> list[str]:
         ("recall", "die recall"),
         ("precision", "die precision"),
         ("exact_accuracy", "whole-photo exact"),
-        ("cocked_recall", "cocked recall"),
+        ("cocked_recall", "cocked recall (flagged cocked)"),
         ("median_latency_ms", "median latency (ms)"),
     ]
     parts = []
