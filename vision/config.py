@@ -33,6 +33,15 @@ class VisionSettings(BaseSettings):
     faces_tta: bool = Field(
         True, description="face classifier reads each die and its mirror image (DICECAM_FACES_TTA)"
     )
+    cocked_model: Path | None = Field(
+        None, description="cocked-die model ONNX (default: NAME-cocked.onnx beside the model)"
+    )
+    cocked_threshold: float | None = Field(
+        None,
+        gt=0.0,
+        lt=1.0,
+        description="probability from which a die is cocked (default: the model's own)",
+    )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
     second_look: int | None = Field(

@@ -72,6 +72,9 @@ class DiceReader:
         max_det: at most this many dice per photo.
         faces: face classifier ONNX; default ``DICECAM_FACES_MODEL``, else ``NAME-faces.onnx``
             beside the detector when present; False to read values from the detector alone.
+        cocked: cocked-die model ONNX; default ``DICECAM_COCKED_MODEL``, else
+            ``NAME-cocked.onnx`` beside the detector when present; False for none (the face
+            classifier's cocked class then decides).
         table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
@@ -104,6 +107,7 @@ class DiceReader:
         second_look: int | None = None,
         second_look_below: float | None = None,
         backend: str | None = None,
+        cocked: str | Path | bool | None = None,
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -165,6 +169,10 @@ class DiceReader:
         except ValueError as exc:
             raise ModelError(f"{self.model_path}: {exc}") from None
         self.faces = self._load_faces(faces, int(threads or settings.threads))
+        self.cocked = self._load_cocked(cocked, int(threads or settings.threads))
+        """The cocked-die model (:class:`vision.cocked.CockedModel`) that sets each die's
+        ``cocked`` flag, or None: then the face classifier's cocked class (or the detector's)
+        does."""
         if self.dice_only and self.faces is None:
             raise ModelError(
                 f"{self.model_path}: a one-class detector ({self.names[0]!r}) only finds dice; "
@@ -267,23 +275,48 @@ class DiceReader:
     def _load_faces(self, faces: str | Path | bool | None, threads: int) -> Any:
         from vision.faces import FaceClassifier
 
-        if faces is False:
-            return None
-        explicit = faces not in (None, True)
-        if explicit:
-            path = Path(faces)  # type: ignore[arg-type]
-        elif self.settings.faces_model is not None:
-            path, explicit = Path(self.settings.faces_model), True
-        else:
-            path = faces_model_for(self.model_path)
-        if not path.is_file():
-            if explicit or faces is True:
-                raise ModelError(f"face classifier not found: {path}")
+        path = self._side_model(
+            faces, self.settings.faces_model, faces_model_for, "face classifier"
+        )
+        if path is None:
             return None
         try:
             return FaceClassifier(path, threads=threads, tta=self.settings.faces_tta)
         except Exception as exc:
             raise ModelError(f"cannot load face classifier {path}: {exc}") from None
+
+    def _load_cocked(self, cocked: str | Path | bool | None, threads: int) -> Any:
+        from vision.cocked import CockedModel, cocked_model_for
+
+        path = self._side_model(
+            cocked, self.settings.cocked_model, cocked_model_for, "cocked model"
+        )
+        if path is None:
+            return None
+        try:
+            return CockedModel(path, threshold=self.settings.cocked_threshold, threads=threads)
+        except Exception as exc:
+            raise ModelError(f"cannot load cocked-die model {path}: {exc}") from None
+
+    def _side_model(
+        self, arg: str | Path | bool | None, setting: Path | None, beside: Any, what: str
+    ) -> Path | None:
+        """The file of a second-stage model: ``arg`` (False: none; True: must exist), else the
+        setting, else ``beside(detector)`` when that file exists."""
+        if arg is False:
+            return None
+        explicit = arg not in (None, True)
+        if explicit:
+            path = Path(arg)  # type: ignore[arg-type]
+        elif setting is not None:
+            path, explicit = Path(setting), True
+        else:
+            path = beside(self.model_path)
+        if not path.is_file():
+            if explicit or arg is True:
+                raise ModelError(f"{what} not found: {path}")
+            return None
+        return path
 
     def _run(self, blob: NDArray[np.float32], *, second: bool = False) -> NDArray[np.float32]:
         """Run the detector; the second look runs in a lane of its own (see
@@ -382,8 +415,12 @@ class DiceReader:
         boxes = boxes.astype(np.float64)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.top) / lb.gain
+        face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
         if self.faces is not None and len(boxes):
-            values, cocked, _ = self.faces.classify(img.rgb, boxes)
+            values, cocked, probs = self.faces.classify(img.rgb, boxes)
+            face_cocked = probs[:, 6] if probs.shape[1] > 6 else None
+        if self.cocked is not None and len(boxes):
+            cocked = self.cocked.flags(img.rgb, boxes, face_cocked)
         boxes[:, [0, 2]] /= img.scale_x
         boxes[:, [1, 3]] /= img.scale_y
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, img.width)

@@ -186,3 +186,27 @@ def test_training_with_real_photos(rolls, tmp_path):
         train_surface(rolls, tmp_path / "x.onnx", layers=3, real=[real], epochs=1)
     with pytest.raises(ValueError, match="expected a real_weight above 0, got 0"):
         train_surface(rolls, tmp_path / "x.onnx", real=[real], real_weight=0, epochs=1)
+
+
+def test_cocked_die_model_trains_on_rendered_rolls(tmp_path):
+    from vision.cocked import CockedModel
+    from vision.train.cocked import train_cocked
+    from vision.train.offtable import load_context_crops
+
+    # seed 7, indices 2 to 4: a cocked die in each
+    rolls = tmp_path / "rolls"
+    write_dataset(rolls, 3, seed=7, start=2, size=(320, 240), val_fraction=0.0)
+    x, y = load_context_crops([rolls], "train", positive="cocked", context=2.0, size=40)
+    assert x.shape[1:] == (40, 40, 3) and len(x) == len(y) and 0 < y.sum() < len(y)
+    out = tmp_path / "nested" / "cocked.onnx"
+    figures = train_cocked([rolls], out, size=40, epochs=1, batch=8, log=lambda _: None)
+    assert figures["train_dice"] == len(x) and figures["train_cocked"] == int(y.sum())
+    model = CockedModel(out)
+    assert model.metadata["task"] == "dicecam-cocked"
+    assert (model.context, model.size, model.tta) == (2.0, 40, True)
+    assert model.threshold == figures["threshold"] == 0.45
+    assert model.threshold_alone == figures["threshold_alone"] == 0.65
+    flags = model.flags(np.zeros((240, 320, 3), np.uint8), [(10, 10, 30, 30), (50, 50, 80, 90)])
+    assert flags.shape == (2,) and flags.dtype == bool
+    with pytest.raises(ValueError, match="expected both cocked and flat dice"):
+        train_cocked([rolls], tmp_path / "x.onnx", limit=0, epochs=1)

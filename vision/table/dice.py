@@ -26,7 +26,14 @@ from vision.runtime import cpu_session, softmax
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["CONTEXT", "CROP", "DEFAULT_OFFTABLE_MODEL", "OffTableModel", "context_crop"]
+__all__ = [
+    "CONTEXT",
+    "CROP",
+    "DEFAULT_OFFTABLE_MODEL",
+    "ContextDieModel",
+    "OffTableModel",
+    "context_crop",
+]
 
 CROP = 48
 """Side of the square crop the off-table model reads, in pixels."""
@@ -47,7 +54,68 @@ def context_crop(
     return crop_die(image, box, size, margin=(context - 1) / 2)
 
 
-class OffTableModel:
+class ContextDieModel:
+    """A two-class model that reads each die with some of its surroundings: the probability
+    that the die is in the second class. :class:`OffTableModel` and
+    :class:`vision.cocked.CockedModel` are the two the reader uses.
+
+    The ONNX file's metadata may give ``context`` (crop side over die side) and ``tta``
+    (``True``: average with the mirror image).
+    """
+
+    default_model: Path = DEFAULT_OFFTABLE_MODEL
+    default_context: float = CONTEXT
+    label: str = "off-table model"
+    classes: str = "on, off the surface"
+    train_command: str = "`python -m vision.train.offtable DATA`"
+
+    def __init__(
+        self, model: str | Path | None = None, *, threshold: float = 0.8, threads: int = 1
+    ) -> None:
+        self.model_path = Path(model) if model is not None else self.default_model
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
+        self.threshold = float(threshold)
+        if not self.model_path.is_file():
+            raise FileNotFoundError(
+                f"{self.label} not found: {self.model_path}. Train it with {self.train_command}"
+            )
+        self._session = cpu_session(self.model_path, threads)
+        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
+        if out.shape[-1] != 2:
+            raise ValueError(
+                f"{self.model_path}: expected 2 classes ({self.classes}), got output "
+                f"shape {out.shape}"
+            )
+        self._input = inp.name
+        size = inp.shape[2]
+        self.size = size if isinstance(size, int) else CROP
+        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
+        self.context = float(self.metadata.get("context", self.default_context))
+        self.tta = self.metadata.get("tta", "False").strip().lower() == "true"
+
+    def probability(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray:
+        """P(second class) of each die at ``boxes`` (x1, y1, x2, y2 in pixels of ``rgb``)."""
+        n = len(boxes)
+        if n == 0:
+            return np.zeros(0, np.float32)
+        crops = np.stack([context_crop(rgb, b, self.size, self.context) for b in boxes])
+        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
+        if self.tta:
+            blob = np.concatenate([blob, blob[..., ::-1]])
+        logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
+        p = softmax(logits)[:, 1]
+        return p.reshape(2, n).mean(axis=0) if self.tta else p
+
+    def flags(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray[np.bool_]:
+        """Whether each die's probability reaches :attr:`threshold`."""
+        return self.probability(rgb, boxes) >= self.threshold
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={str(self.model_path)!r}, threshold={self.threshold})"
+
+
+class OffTableModel(ContextDieModel):
     """The probability that each die rests off the playing surface.
 
     Args:
@@ -63,40 +131,3 @@ class OffTableModel:
         FileNotFoundError: the model file is missing.
         ValueError: the threshold is not between 0 and 1, or the model is not a 2-class one.
     """
-
-    def __init__(
-        self, model: str | Path | None = None, *, threshold: float = 0.8, threads: int = 1
-    ) -> None:
-        self.model_path = Path(model) if model is not None else DEFAULT_OFFTABLE_MODEL
-        if not 0.0 < threshold < 1.0:
-            raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
-        self.threshold = float(threshold)
-        if not self.model_path.is_file():
-            raise FileNotFoundError(
-                f"off-table model not found: {self.model_path}. Train it with "
-                "`python -m vision.train.offtable DATA`"
-            )
-        self._session = cpu_session(self.model_path, threads)
-        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
-        if out.shape[-1] != 2:
-            raise ValueError(
-                f"{self.model_path}: expected 2 classes (on, off the surface), got output "
-                f"shape {out.shape}"
-            )
-        self._input = inp.name
-        size = inp.shape[2]
-        self.size = size if isinstance(size, int) else CROP
-        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
-        self.context = float(self.metadata.get("context", CONTEXT))
-
-    def probability(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray:
-        """P(off the surface) of each die at ``boxes`` (x1, y1, x2, y2 in pixels of ``rgb``)."""
-        if len(boxes) == 0:
-            return np.zeros(0, np.float32)
-        crops = np.stack([context_crop(rgb, b, self.size, self.context) for b in boxes])
-        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
-        logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
-        return softmax(logits)[:, 1]
-
-    def __repr__(self) -> str:
-        return f"OffTableModel(model={str(self.model_path)!r}, threshold={self.threshold})"

@@ -148,6 +148,17 @@ def _copy_detector(src: Path, dst: Path) -> None:
             shutil.copyfile(src.with_suffix(suffix), dst.with_suffix(suffix))
 
 
+def _copy_cocked(base: Path, detector: Path) -> None:
+    """Put the starting model's cocked-die model (``NAME-cocked.onnx``), if it has one, beside
+    ``detector``: it looks at how dice lie, not at their faces, so it is kept as it is."""
+    from vision.cocked import cocked_model_for
+
+    src, dst = cocked_model_for(base), cocked_model_for(detector)
+    if src.is_file() and src.resolve() != dst.resolve():
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+
+
 def read_right(figures: dict | None) -> int:
     """Dice found and read right, less extra dice found: how a detector choice is scored."""
     if not figures:
@@ -171,6 +182,7 @@ def _choose_detector(
     faces = tuned.with_name(f"{tuned.stem}-faces.onnx")
     _copy_detector(base, trial / tuned.name)
     shutil.copyfile(faces, trial / faces.name)
+    _copy_cocked(base, trial / tuned.name)
     figures_tuned = evaluate_model(tuned, held_dir, split="")
     figures_base = evaluate_model(trial / tuned.name, held_dir, split="")
     a, b = read_right(figures_tuned), read_right(figures_base)
@@ -255,6 +267,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         val_dirs=[held_dir / "images"],
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
     )
+    _copy_cocked(base, onnx)
     if args.detector == "auto":
         detector_note, held = _choose_detector(base, onnx, held_dir, work / "base-detector")
     else:

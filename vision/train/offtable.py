@@ -25,13 +25,21 @@ import numpy as np
 
 from vision.table.dice import CONTEXT, CROP, context_crop
 
-__all__ = ["load_context_crops", "train_offtable"]
+__all__ = ["add_metadata", "load_context_crops", "train_offtable"]
 
 
 def load_context_crops(
-    roots: Iterable[str | Path], split: str, *, limit: int | None = None
+    roots: Iterable[str | Path],
+    split: str,
+    *,
+    limit: int | None = None,
+    positive: str = "off_table",
+    context: float = CONTEXT,
+    size: int = CROP,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Context crops (N, CROP, CROP, 3 uint8 BGR) and labels (N,: 1 = off the surface).
+    """Context crops (N, size, size, 3 uint8 BGR) and labels (N,: 1 = the die's sidecar state
+    is ``positive``: ``off_table`` for the off-table model, ``cocked`` for the cocked one).
+    Dice in the air are left out.
 
     Raises:
         FileNotFoundError: a folder has no ``meta/<split>`` sidecars.
@@ -55,10 +63,10 @@ def load_context_crops(
             for die in meta.get("dice", []):
                 if not die.get("labelled") or not die.get("box") or die["state"] == "in_air":
                     continue
-                crops.append(context_crop(image, die["box"]))
-                labels.append(int(die["state"] == "off_table"))
+                crops.append(context_crop(image, die["box"], size, context))
+                labels.append(int(die["state"] == positive))
     if not crops:
-        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int64)
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
@@ -111,9 +119,10 @@ def train_offtable(
     if len(vx):
         figures |= _val_figures(model, vx, vy)
     out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     save_classifier(model, out.with_suffix(".pt"))
     export_classifier(model, out, size=CROP)
-    _add_metadata(out, figures | {"task": "dicecam-offtable", "data": ", ".join(map(str, data))})
+    add_metadata(out, figures | {"task": "dicecam-offtable", "data": ", ".join(map(str, data))})
     return figures
 
 
@@ -134,7 +143,8 @@ def _val_figures(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     }
 
 
-def _add_metadata(path: Path, meta: dict[str, Any]) -> None:
+def add_metadata(path: Path, meta: dict[str, Any]) -> None:
+    """Write ``meta`` into the ONNX file's metadata properties (values as strings)."""
     import onnx
 
     model = onnx.load(str(path))

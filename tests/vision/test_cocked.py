@@ -1,0 +1,141 @@
+"""The cocked-die model: loaded beside the detector, it sets each die's ``cocked`` flag."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import DiceReader
+from vision.cocked import (
+    COCKED_THRESHOLD,
+    COCKED_THRESHOLD_ALONE,
+    CockedModel,
+    cocked_model_for,
+)
+from vision.reader import ModelError
+
+onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+
+
+def _load(name: str, file: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+models = _load("dicecam_test_reader_models_cocked", "test_reader_models.py")
+dice_models = _load("dicecam_test_table_dice_cocked", "test_table_dice.py")
+
+
+def _bright_is_cocked(path: Path, **meta: str) -> Path:
+    """P(cocked) > 0.5 on bright crops (see test_table_dice), with ``meta`` in the file."""
+    dice_models._bright_is_off(path)
+    model = onnx.load(str(path))
+    for key, value in meta.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+    return path
+
+
+def _detector(folder: Path) -> Path:
+    """A dynamic 7-class detector that finds two flat 5s: one on the photo's dark left half,
+    one on its bright right half (a 640x480 photo is read at 320x256)."""
+    preds = models.raw_preds([(60, 128, 20, 20, {4: 0.9}), (260, 128, 20, 20, {4: 0.9})])
+    return models.make_model(folder / "det.onnx", preds, batch="b", dynamic=True)
+
+
+@pytest.fixture
+def photo() -> np.ndarray:
+    bgr = np.full((480, 640, 3), 30, np.uint8)
+    bgr[:, 320:] = 230
+    return bgr
+
+
+def test_a_cocked_model_beside_the_detector_flags_the_dice_it_sees_leaning(tmp_path, photo):
+    detector = _detector(tmp_path)
+    plain = DiceReader(detector, faces=False, table=None, second_look=0)
+    assert plain.cocked is None
+    assert [d.cocked for d in plain.read(photo).dice] == [False, False]
+
+    _bright_is_cocked(cocked_model_for(detector), context="2.0", threshold_alone="0.6", tta="True")
+    reader = DiceReader(detector, faces=False, table=None, second_look=0)
+    assert isinstance(reader.cocked, CockedModel)
+    cocked = reader.cocked
+    assert (cocked.threshold_alone, cocked.context, cocked.tta) == (0.6, 2.0, True)
+    assert cocked.threshold == COCKED_THRESHOLD
+    left, right = reader.read(photo).dice
+    assert left.box[0] < 320 < right.box[0]
+    assert (left.cocked, right.cocked) == (False, True)
+    assert (left.value, right.value) == (5, 5)
+    assert reader.read(photo).cocked == 1
+
+    off = DiceReader(detector, faces=False, table=None, second_look=0, cocked=False)
+    assert off.cocked is None and [d.cocked for d in off.read(photo).dice] == [False, False]
+
+
+def test_with_the_classifier_the_mean_of_both_probabilities_decides(tmp_path):
+    model = CockedModel(_bright_is_cocked(tmp_path / "m.onnx", threshold="0.45"))
+    rgb = np.zeros((100, 200, 3), np.uint8)
+    rgb[:, 100:] = 255
+    boxes = [(10, 40, 30, 60), (150, 40, 170, 60), (160, 40, 180, 60)]
+    p = model.probability(rgb, boxes)
+    assert p[0] < 0.01 and p[1] > 0.99 and p[2] > 0.99
+    # alone: the model's P(cocked) against threshold_alone
+    assert model.flags(rgb, boxes).tolist() == [False, True, True]
+    # with the classifier, the mean of both against threshold (0.45): the dark die (model 0)
+    # at classifier 0.85 is 0.425, flat; at 0.95 it is 0.475, cocked; bright dice the
+    # classifier calls flat (0.0) are at 0.5, cocked
+    assert model.flags(rgb, boxes, np.array([0.85, 0.0, 0.0])).tolist() == [False, True, True]
+    assert model.flags(rgb, boxes, np.array([0.95, 0.0, 0.0])).tolist() == [True, True, True]
+    model.threshold = 0.6
+    assert model.flags(rgb, boxes, np.array([0.95, 0.1, 0.3])).tolist() == [False, False, True]
+
+
+def test_threshold_comes_from_the_argument_the_setting_or_the_model(tmp_path, monkeypatch):
+    plain = _bright_is_cocked(tmp_path / "plain.onnx")
+    assert CockedModel(plain).threshold == COCKED_THRESHOLD
+    assert CockedModel(plain).threshold_alone == COCKED_THRESHOLD_ALONE
+    stored = _bright_is_cocked(tmp_path / "stored.onnx", threshold="0.7", threshold_alone="0.8")
+    assert (CockedModel(stored).threshold, CockedModel(stored).threshold_alone) == (0.7, 0.8)
+    assert CockedModel(stored, threshold=0.9).threshold == 0.9
+    detector = _detector(tmp_path)
+    shutil.copyfile(stored, cocked_model_for(detector))
+    monkeypatch.setenv("DICECAM_COCKED_THRESHOLD", "0.55")
+    assert DiceReader(detector, faces=False, table=None).cocked.threshold == 0.55
+
+
+def test_bad_cocked_models_are_clear_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="cocked-die model not found"):
+        CockedModel(tmp_path / "missing.onnx")
+    with pytest.raises(ValueError, match=r"expected 2 classes \(flat, cocked\)"):
+        CockedModel(dice_models._bright_is_off(tmp_path / "three.onnx", classes=3))
+    with pytest.raises(ValueError, match="threshold metadata, got 'high'"):
+        CockedModel(_bright_is_cocked(tmp_path / "bad.onnx", threshold="high"))
+    with pytest.raises(ValueError, match="threshold_alone metadata, got ''"):
+        CockedModel(_bright_is_cocked(tmp_path / "empty.onnx", threshold_alone=""))
+    with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 1.5"):
+        CockedModel(_bright_is_cocked(tmp_path / "m.onnx"), threshold=1.5)
+    detector = _detector(tmp_path)
+    with pytest.raises(ModelError, match="cocked model not found"):
+        DiceReader(detector, faces=False, table=None, cocked=tmp_path / "nope.onnx")
+    (tmp_path / "junk.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="cannot load cocked-die model"):
+        DiceReader(detector, faces=False, table=None, cocked=tmp_path / "junk.onnx")
+
+
+def test_the_shipped_reader_has_its_cocked_model():
+    shipped = REPO / "models" / "dicecam-reader.onnx"
+    if not cocked_model_for(shipped).is_file():
+        pytest.skip("no cocked-die model shipped")
+    reader = DiceReader(shipped, table=None)
+    assert reader.cocked is not None and reader.cocked.model_path == cocked_model_for(shipped)
+    assert reader.cocked.metadata.get("task") == "dicecam-cocked"

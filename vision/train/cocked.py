@@ -1,0 +1,158 @@
+"""Training the cocked-die model (``models/dicecam-reader-cocked.onnx``, see :mod:`vision.cocked`).
+
+Its examples are the labelled dice of `dicecam synth` folders, each cut out with some of its
+surroundings (``--context`` times its size): dice whose sidecar state is ``cocked`` (tilted more
+than 12 degrees, leaning on another die or a wall) are positives; every other die at rest or
+rolling on the table, on or off it, is a negative; dice in the air are left out.
+
+Example:
+    python -m vision.train.cocked runs/surf/synth-s11 runs/train/synth-1-1600 \\
+        --out models/dicecam-reader-cocked.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.cocked import COCKED_CONTEXT, COCKED_THRESHOLD, COCKED_THRESHOLD_ALONE
+
+from .offtable import add_metadata, load_context_crops
+
+__all__ = ["train_cocked"]
+
+
+def train_cocked(
+    data: Sequence[str | Path],
+    out: str | Path,
+    *,
+    epochs: int = 10,
+    batch: int = 128,
+    lr: float = 3e-3,
+    context: float = COCKED_CONTEXT,
+    size: int = 48,
+    threshold: float = COCKED_THRESHOLD,
+    threshold_alone: float = COCKED_THRESHOLD_ALONE,
+    threads: int | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Train on the train splits of ``data``, score on their val splits, export ONNX to ``out``
+    (torch weights beside it, ``.pt``) with ``context``, the thresholds (``threshold`` on the mean
+    with the face classifier's P(cocked), ``threshold_alone`` on this model's) and mirror-image
+    averaging in its metadata. Returns the figures for the model card.
+
+    Raises:
+        ValueError: the folders hold no cocked die or no flat one.
+    """
+    from .classifier import export_classifier, save_classifier, train_classifier
+
+    t0 = time.perf_counter()
+    crops = {"positive": "cocked", "context": context, "size": size}
+    x, y = load_context_crops(data, "train", limit=limit, **crops)
+    vx, vy = load_context_crops(data, "val", **crops)
+    if not len(x) or y.min() == y.max():
+        raise ValueError(
+            f"expected both cocked and flat dice in {list(map(str, data))}, "
+            f"got {len(y)} dice, {int(y.sum())} cocked"
+        )
+    log(f"{len(x)} train dice ({int(y.sum())} cocked), {len(vx)} val dice ({int(vy.sum())} cocked)")
+    model = train_classifier(
+        x,
+        y,
+        epochs=epochs,
+        batch=batch,
+        lr=lr,
+        seed=seed,
+        threads=threads,
+        val=(vx, vy) if len(vx) else None,
+        n_classes=2,
+        log=log,
+    )
+    figures: dict[str, Any] = {
+        "epochs": epochs,
+        "train_dice": len(x),
+        "train_cocked": int(y.sum()),
+        "val_dice": len(vx),
+        "crop": size,
+        "context": context,
+        "threshold": threshold,
+        "threshold_alone": threshold_alone,
+        "train_seconds": round(time.perf_counter() - t0),
+    }
+    if len(vx):
+        figures |= _val_figures(model, vx, vy, threshold_alone)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_classifier(model, out.with_suffix(".pt"))
+    export_classifier(model, out, size=size)
+    meta = figures | {"task": "dicecam-cocked", "tta": True, "data": ", ".join(map(str, data))}
+    add_metadata(out, meta)
+    return figures
+
+
+def _val_figures(model: Any, x: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Cocked recall and flat dice called cocked on the val crops by this model alone (mirror
+    average), at ``threshold``."""
+    import torch
+
+    from .classifier import _to_tensor
+
+    model.eval()
+    probs = []
+    with torch.no_grad():
+        for i in range(0, len(x), 512):
+            t = _to_tensor(x[i : i + 512])
+            p = torch.softmax(model(t), 1) + torch.softmax(model(torch.flip(t, dims=(3,))), 1)
+            probs.append(p[:, 1] / 2)
+    p = torch.cat(probs).numpy()
+    cocked, flat = p[y == 1], p[y == 0]
+    return {
+        "val_cocked_recall": round(float((cocked >= threshold).mean()), 4) if len(cocked) else None,
+        "val_flat_called_cocked": round(float((flat >= threshold).mean()), 4)
+        if len(flat)
+        else None,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Train the dicecam cocked-die model.")
+    p.add_argument(
+        "data", nargs="+", help="`dicecam synth` folders (images/, meta/ with train and val)"
+    )
+    p.add_argument("--out", default="models/dicecam-reader-cocked.onnx")
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--context", type=float, default=COCKED_CONTEXT)
+    p.add_argument("--size", type=int, default=48, help="crop side in pixels")
+    p.add_argument("--threshold", type=float, default=COCKED_THRESHOLD)
+    p.add_argument("--threshold-alone", type=float, default=COCKED_THRESHOLD_ALONE)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument(
+        "--limit", type=int, default=None, help="at most this many train photos per folder"
+    )
+    a = p.parse_args(argv)
+    figures = train_cocked(
+        a.data,
+        a.out,
+        epochs=a.epochs,
+        context=a.context,
+        size=a.size,
+        threshold=a.threshold,
+        threshold_alone=a.threshold_alone,
+        threads=a.threads,
+        limit=a.limit,
+    )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
