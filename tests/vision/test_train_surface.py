@@ -208,5 +208,5 @@ def test_cocked_die_model_trains_on_rendered_rolls(tmp_path):
     assert model.threshold_alone == figures["threshold_alone"] == 0.65
     flags = model.flags(np.zeros((240, 320, 3), np.uint8), [(10, 10, 30, 30), (50, 50, 80, 90)])
     assert flags.shape == (2,) and flags.dtype == bool
-    with pytest.raises(ValueError, match="expected both cocked and flat dice"):
+    with pytest.raises(ValueError, match="expected dice both cocked and flat"):
         train_cocked([rolls], tmp_path / "x.onnx", limit=0, epochs=1)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ import numpy as np
 
 from vision.cocked import COCKED_CONTEXT, COCKED_THRESHOLD, COCKED_THRESHOLD_ALONE
 
-from .offtable import add_metadata, load_context_crops
+from .offtable import fit_context_model, save_context_model
 
 __all__ = ["train_cocked"]
 
@@ -53,49 +52,25 @@ def train_cocked(
     Raises:
         ValueError: the folders hold no cocked die or no flat one.
     """
-    from .classifier import export_classifier, save_classifier, train_classifier
-
-    t0 = time.perf_counter()
-    crops = {"positive": "cocked", "context": context, "size": size}
-    x, y = load_context_crops(data, "train", limit=limit, **crops)
-    vx, vy = load_context_crops(data, "val", **crops)
-    if not len(x) or y.min() == y.max():
-        raise ValueError(
-            f"expected both cocked and flat dice in {list(map(str, data))}, "
-            f"got {len(y)} dice, {int(y.sum())} cocked"
-        )
-    log(f"{len(x)} train dice ({int(y.sum())} cocked), {len(vx)} val dice ({int(vy.sum())} cocked)")
-    model = train_classifier(
-        x,
-        y,
+    model, figures, (vx, vy) = fit_context_model(
+        data,
+        positive="cocked",
+        both="cocked and flat",
+        context=context,
+        size=size,
         epochs=epochs,
         batch=batch,
         lr=lr,
         seed=seed,
         threads=threads,
-        val=(vx, vy) if len(vx) else None,
-        n_classes=2,
+        limit=limit,
         log=log,
     )
-    figures: dict[str, Any] = {
-        "epochs": epochs,
-        "train_dice": len(x),
-        "train_cocked": int(y.sum()),
-        "val_dice": len(vx),
-        "crop": size,
-        "context": context,
-        "threshold": threshold,
-        "threshold_alone": threshold_alone,
-        "train_seconds": round(time.perf_counter() - t0),
-    }
+    figures |= {"threshold": threshold, "threshold_alone": threshold_alone}
     if len(vx):
         figures |= _val_figures(model, vx, vy, threshold_alone)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_classifier(model, out.with_suffix(".pt"))
-    export_classifier(model, out, size=size)
     meta = figures | {"task": "dicecam-cocked", "tta": True, "data": ", ".join(map(str, data))}
-    add_metadata(out, meta)
+    save_context_model(model, out, size, meta)
     return figures
 
 

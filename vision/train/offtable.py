@@ -25,7 +25,13 @@ import numpy as np
 
 from vision.table.dice import CONTEXT, CROP, context_crop
 
-__all__ = ["add_metadata", "load_context_crops", "train_offtable"]
+__all__ = [
+    "add_metadata",
+    "fit_context_model",
+    "load_context_crops",
+    "save_context_model",
+    "train_offtable",
+]
 
 
 def load_context_crops(
@@ -70,6 +76,78 @@ def load_context_crops(
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
+def fit_context_model(
+    data: Sequence[str | Path],
+    *,
+    positive: str,
+    both: str,
+    context: float = CONTEXT,
+    size: int = CROP,
+    epochs: int = 8,
+    batch: int = 128,
+    lr: float = 3e-3,
+    width: float = 1.0,
+    seed: int = 0,
+    threads: int | None = None,
+    limit: int | None = None,
+    log: Any = print,
+) -> tuple[Any, dict[str, Any], tuple[np.ndarray, np.ndarray]]:
+    """Train a two-class die model on context crops of ``data`` (state ``positive`` against the
+    rest; ``both`` names the two in errors). Returns the model, its figures (epochs, dice,
+    positives, crop, context, seconds) and the val crops and labels.
+
+    Raises:
+        ValueError: the train splits hold no die of one of the two classes.
+    """
+    from .classifier import train_classifier
+
+    t0 = time.perf_counter()
+    crops = {"positive": positive, "context": context, "size": size}
+    x, y = load_context_crops(data, "train", limit=limit, **crops)
+    vx, vy = load_context_crops(data, "val", **crops)
+    if not len(x) or y.min() == y.max():
+        raise ValueError(
+            f"expected dice both {both} in {list(map(str, data))}, "
+            f"got {len(y)} dice, {int(y.sum())} {positive}"
+        )
+    log(f"{len(x)} train dice ({int(y.sum())} {positive}), {len(vx)} val dice ({int(vy.sum())})")
+    model = train_classifier(
+        x,
+        y,
+        epochs=epochs,
+        batch=batch,
+        lr=lr,
+        seed=seed,
+        width=width,
+        threads=threads,
+        val=(vx, vy) if len(vx) else None,
+        n_classes=2,
+        log=log,
+    )
+    figures: dict[str, Any] = {
+        "epochs": epochs,
+        "train_dice": len(x),
+        f"train_{positive.split('_')[0]}": int(y.sum()),
+        "val_dice": len(vx),
+        "crop": size,
+        "context": context,
+        "train_seconds": round(time.perf_counter() - t0),
+    }
+    return model, figures, (vx, vy)
+
+
+def save_context_model(model: Any, out: str | Path, size: int, meta: dict[str, Any]) -> Path:
+    """Export ``model`` to ONNX at ``out`` with ``meta`` in its metadata, torch weights beside."""
+    from .classifier import export_classifier, save_classifier
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_classifier(model, out.with_suffix(".pt"))
+    export_classifier(model, out, size=size)
+    add_metadata(out, meta)
+    return out
+
+
 def train_offtable(
     data: Sequence[str | Path],
     out: str | Path,
@@ -84,45 +162,22 @@ def train_offtable(
 ) -> dict[str, Any]:
     """Train on the train splits of ``data``, score on their val splits, export ONNX to ``out``
     (torch weights beside it, ``.pt``). Returns the figures for the model card."""
-    from .classifier import export_classifier, save_classifier, train_classifier
-
-    t0 = time.perf_counter()
-    x, y = load_context_crops(data, "train", limit=limit)
-    vx, vy = load_context_crops(data, "val")
-    if not len(x) or y.min() == y.max():
-        raise ValueError(
-            f"expected dice both on and off the surface in {list(map(str, data))}, "
-            f"got {len(y)} dice, {int(y.sum())} off"
-        )
-    log(f"{len(x)} train dice ({int(y.sum())} off), {len(vx)} val dice ({int(vy.sum())} off)")
-    model = train_classifier(
-        x,
-        y,
+    model, figures, (vx, vy) = fit_context_model(
+        data,
+        positive="off_table",
+        both="on and off the surface",
         epochs=epochs,
         batch=batch,
         lr=lr,
         width=width,
         threads=threads,
-        val=(vx, vy) if len(vx) else None,
-        n_classes=2,
+        limit=limit,
         log=log,
     )
-    figures: dict[str, Any] = {
-        "epochs": epochs,
-        "train_dice": len(x),
-        "train_off": int(y.sum()),
-        "val_dice": len(vx),
-        "crop": CROP,
-        "context": CONTEXT,
-        "train_seconds": round(time.perf_counter() - t0),
-    }
     if len(vx):
         figures |= _val_figures(model, vx, vy)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_classifier(model, out.with_suffix(".pt"))
-    export_classifier(model, out, size=CROP)
-    add_metadata(out, figures | {"task": "dicecam-offtable", "data": ", ".join(map(str, data))})
+    meta = figures | {"task": "dicecam-offtable", "data": ", ".join(map(str, data))}
+    save_context_model(model, out, CROP, meta)
     return figures
 
 
