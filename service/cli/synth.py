@@ -59,6 +59,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("pips", "numeral", "emblem"),
         help="mark every die's faces this way (default: mostly pips, 8%% numerals, 8%% emblems)",
     )
+    p.add_argument(
+        "--lean-share",
+        type=float,
+        default=None,
+        metavar="P",
+        help="share of scenes with one more die leaning on a neighbour or a rim, a cocked die "
+        "(default 0.3)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -75,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     w, h = args.size
     if not (64 <= w <= 4096 and 64 <= h <= 4096):
         raise UsageError(f"--size must be between 64 and 4096 pixels a side, got {w} {h}")
+    if args.lean_share is not None and not 0.0 <= args.lean_share <= 1.0:
+        raise UsageError(f"--lean-share must be between 0 and 1, got {args.lean_share}")
     if args.start < 0:
         raise UsageError(f"--start must be 0 or more, got {args.start}")
     if not 64 <= args.tile <= 2048:
@@ -123,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             start=args.start,
             progress=progress,
             face_kind=args.face_kind,
+            lean_share=args.lean_share,
         )
         states = ", ".join(f"{k} {v}" for k, v in s.states.items())
         print(

@@ -171,6 +171,7 @@ def test_write_dataset_layout_and_workers_match(tmp_path):
         ({"n": 2, "val_fraction": 1.0}, "val_fraction"),
         ({"n": 2, "size": (10, 10)}, "size"),
         ({"n": 2, "face_kind": "dots"}, "face_kind"),
+        ({"n": 2, "lean_share": 1.5}, "lean_share"),
     ],
 )
 def test_write_dataset_rejects_bad_arguments(tmp_path, kwargs, message):
@@ -206,3 +207,16 @@ def test_face_kind_marks_every_die_of_a_scene_that_way(tmp_path):
     for meta in (tmp_path / "d" / "meta").rglob("*.json"):
         kinds = {st["kind"] for st in json.loads(meta.read_text())["scene"]["dice_styles"]}
         assert kinds == {"emblem"}
+
+
+def test_lean_share_sets_how_many_scenes_get_a_leaning_die():
+    leaning = [make_sample(5, i, 160, 120, lean_share=1.0) for i in range(6)]
+    never = [make_sample(5, i, 160, 120, lean_share=0.0) for i in range(6)]
+    assert all(s.meta["scene"]["throw"]["lean"] for s in leaning)
+    assert not any(s.meta["scene"]["throw"]["lean"] for s in never)
+    # the leaning die is one die more than the scene throws
+    assert all(len(a.dice) == len(b.dice) + 1 for a, b in zip(leaning, never, strict=True))
+    cocked = sum(d["state"] == "cocked" for s in leaning for d in s.dice)
+    assert cocked > sum(d["state"] == "cocked" for s in never for d in s.dice)
+    # the default share draws the same scenes as before the option
+    assert make_sample(5, 0, 160, 120).jpeg == make_sample(5, 0, 160, 120, lean_share=None).jpeg

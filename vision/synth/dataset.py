@@ -83,11 +83,13 @@ def _validate(n: int, workers: int, val_fraction: float, size: tuple[int, int]) 
         raise ValueError(f"image size must be between 64 and 4096 pixels a side, got {w}x{h}")
 
 
-def _write_one(job: tuple[Path, int, int, float, int, int, str | None]) -> dict[str, int]:
-    out, seed, index, val_fraction, w, h, face_kind = job
+def _write_one(
+    job: tuple[Path, int, int, float, int, int, str | None, float | None],
+) -> dict[str, int]:
+    out, seed, index, val_fraction, w, h, face_kind, lean_share = job
     split = sample_split(index, val_fraction)
     name = sample_name(seed, index)
-    sample = make_sample(seed, index, w, h, face_kind=face_kind)
+    sample = make_sample(seed, index, w, h, face_kind=face_kind, lean_share=lean_share)
     (out / "images" / split / f"{name}.jpg").write_bytes(sample.jpeg)
     lines = sample.yolo_lines()
     (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
@@ -117,9 +119,11 @@ def write_dataset(
     start: int = 0,
     progress: Callable[[int, int], None] | None = None,
     face_kind: str | None = None,
+    lean_share: float | None = None,
 ) -> DatasetSummary:
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
-    gives every die that kind of face (see :func:`vision.synth.scene.sample_scene`).
+    gives every die that kind of face, ``lean_share`` is the share of scenes with an extra die
+    leaning on something (see :func:`vision.synth.scene.sample_scene`).
 
     Example:
         >>> import tempfile
@@ -130,6 +134,8 @@ def write_dataset(
     _validate(n, workers, val_fraction, size)
     if face_kind is not None and face_kind not in FACE_KINDS:
         raise ValueError(f"face_kind must be one of {FACE_KINDS}, got {face_kind!r}")
+    if lean_share is not None and not 0.0 <= lean_share <= 1.0:
+        raise ValueError(f"lean_share must be in [0, 1], got {lean_share!r}")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"output must be a folder, but {out} is a file")
@@ -138,7 +144,7 @@ def write_dataset(
             (out / kind / split).mkdir(parents=True, exist_ok=True)
     (out / "data.yaml").write_text(DATA_YAML)
     jobs = [
-        (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]), face_kind)
+        (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]), face_kind, lean_share)
         for i in range(start, start + n)
     ]
     totals: dict[str, int] = {}

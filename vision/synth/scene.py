@@ -13,7 +13,7 @@ import numpy as np
 
 from .props import sample_props
 
-__all__ = ["FACE_KINDS", "sample_scene"]
+__all__ = ["FACE_KINDS", "LEAN_SHARE", "sample_scene"]
 
 FACE_KINDS = ("pips", "numeral", "emblem")
 """How a die's faces are marked: pips, printed numerals, or pips with a large emblem for the 1."""
@@ -103,17 +103,24 @@ def die_style(rng: np.random.Generator) -> dict[str, Any]:
     }
 
 
+LEAN_SHARE = 0.3
+"""The share of scenes with one extra die leaning on a neighbour or a rim."""
+
+
 def sample_scene(
     rng: np.random.Generator,
     width: int = 640,
     height: int = 640,
     *,
     face_kind: str | None = None,
+    lean_share: float | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Draw every parameter of one scene. ``overrides`` replace top-level keys after drawing;
     ``face_kind`` (one of :data:`FACE_KINDS`) marks every die's faces that way, where a scene
-    otherwise has numerals on 8% of its dice styles and emblems on 8%.
+    otherwise has numerals on 8% of its dice styles and emblems on 8%. ``lean_share``: the chance
+    that the scene has one more die leaning on a neighbour or a rim (a cocked die; default
+    :data:`LEAN_SHARE`).
 
     Example:
         >>> s = sample_scene(np.random.default_rng(0))
@@ -192,7 +199,7 @@ def sample_scene(
         "spin": float(rng.uniform(5, 30)),
         "height": float(rng.uniform(2, 6)),
         "catch_step": int(rng.integers(6, 40)) if rng.random() < 0.07 else None,
-        "lean": bool(rng.random() < 0.3),
+        "lean": bool(rng.random() < (LEAN_SHARE if lean_share is None else lean_share)),
     }
     if not throw["lean"]:
         sizes = sizes[:n]
