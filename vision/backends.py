@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -131,7 +132,11 @@ class OnnxRuntimeDetector:
 
 class OpenVINODetector:
     """An OpenVINO CPU build of one ONNX file, in float32 (OpenVINO would otherwise pick
-    bfloat16 on CPUs that have it, which changes the readings)."""
+    bfloat16 on CPUs that have it, which changes the readings).
+
+    Safe to call from several threads (the service reads photos concurrently): an OpenVINO
+    infer request runs one inference at a time, so runs take turns; each uses every thread
+    it was given anyway."""
 
     backend = "openvino"
 
@@ -148,6 +153,7 @@ class OpenVINODetector:
         }
         self._dynamic: Any = None
         self._static: dict[tuple[int, ...], Any] = {}
+        self._lock = threading.Lock()
         inp, out = self._model.inputs[0], self._model.outputs[0]
         self.input_name = inp.get_any_name()
         self.input_shape = _dims(inp.get_partial_shape())
@@ -157,9 +163,10 @@ class OpenVINODetector:
             self._request(tuple(self.input_shape))  # type: ignore[arg-type]
 
     def run(self, blob: NDArray[np.float32], *, lane: int = 0) -> NDArray[np.float32]:
-        request = self._request(tuple(blob.shape))
-        request.infer({0: blob})
-        return np.array(request.get_output_tensor(0).data, copy=True)
+        with self._lock:
+            request = self._request(tuple(blob.shape))
+            request.infer({0: blob})
+            return np.array(request.get_output_tensor(0).data, copy=True)
 
     def _request(self, shape: tuple[int, ...]) -> Any:
         request = self._static.get(shape)

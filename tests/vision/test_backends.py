@@ -82,3 +82,15 @@ def test_an_unknown_or_missing_backend_is_a_clear_error(shipped, monkeypatch):
     assert resolve_backend("auto") == "onnxruntime"
     with pytest.raises(ValueError, match="openvino is not installed"):
         resolve_backend("openvino")
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_one_reader_serves_several_threads_at_once(shipped, backend):
+    from concurrent.futures import ThreadPoolExecutor
+
+    reader = DiceReader(shipped, backend=backend, table=None)
+    photos = SAMPLES * 3
+    alone = [[(d.value, d.box) for d in reader.read(p).dice] for p in photos]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        together = list(pool.map(lambda p: [(d.value, d.box) for d in reader.read(p).dice], photos))
+    assert together == alone
