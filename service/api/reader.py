@@ -88,7 +88,16 @@ class ReaderService:
         return self._reader is not None
 
     def status(self) -> dict[str, Any]:
-        return {"loaded": self.loaded, "error": self._failure}
+        """Whether the reader is loaded (it loads at the first photo), the last load error, and
+        once loaded its model file and the runtime of its detector."""
+        reader = self._reader
+        model = getattr(reader, "model_path", None)
+        return {
+            "loaded": self.loaded,
+            "error": self._failure,
+            "model": None if model is None else str(model),
+            "backend": getattr(reader, "backend", None),
+        }
 
     def get(self) -> Any:
         if self._reader is not None:

@@ -11,11 +11,13 @@ import importlib.util
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
 from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
+from vision.backends import resolve_backend
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
@@ -79,6 +81,9 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
         assert sorted(shown) == sorted(truth), f"page shows {shown}, the roll is {truth}"
         state = page.locator("#turn-state")
         expect(state).not_to_have_text("awaiting_roll", timeout=20_000)
+        health = httpx.get(server.url + "/api/v1/health").json()["reader"]
+        assert health["loaded"] is True and health["model"] == str(MODEL)
+        assert health["backend"] == resolve_backend("auto")
         page.uncheck("#live")
         if page.inner_text("#turn-state") == "bust":  # a roll with nothing to keep
             expect(page.locator("#message")).to_contain_text("Bust")
