@@ -6,7 +6,8 @@ Example:
     >>> reader.read("roll.jpg").values  # doctest: +SKIP
     [2, 3, 3, 5, 6]
 
-Importing this package is light: onnxruntime loads when the first :class:`DiceReader` is made.
+Importing this package is light: OpenVINO and onnxruntime load when the first :class:`DiceReader`
+is made.
 """
 
 from vision.annotate import annotate, save_annotated
