@@ -30,7 +30,7 @@ def rolls(tmp_path_factory):
 
 
 def test_tiny_run_exports_a_model_of_the_asked_input_size(rolls, tmp_path):
-    out = tmp_path / "surface.onnx"
+    out = tmp_path / "new" / "folder" / "surface.onnx"
     figures = train_surface(rolls, out, input_size=64, epochs=1, batch=4, log=lambda _: None)
     assert figures["input"] == 64 and figures["epochs"] == 1 and figures["layers"] == 1
     assert figures["train_samples"] + figures["val_samples"] == 12

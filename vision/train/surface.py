@@ -151,6 +151,7 @@ def train_surface(
         )
     if real_weight <= 0:
         raise ValueError(f"expected a real_weight above 0, got {real_weight}")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)  # before training, not after it
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
     parts = [load_surface_split(f, "train", cache, limit) for f in folders]
