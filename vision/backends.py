@@ -18,7 +18,7 @@ import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 import numpy as np
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["BACKENDS", "Backend", "DetectorModel", "open_detector", "resolve_backend"]
 
 Backend = Literal["auto", "openvino", "onnxruntime"]
-BACKENDS: tuple[str, ...] = ("auto", "openvino", "onnxruntime")
+BACKENDS: tuple[str, ...] = get_args(Backend)
 
 STATIC_SHAPES = 4
 """OpenVINO compiles a model for each of the first this many single-photo input shapes it meets

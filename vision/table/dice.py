@@ -63,16 +63,20 @@ class ContextDieModel:
     (``True``: average with the mirror image).
     """
 
-    default_model: Path = DEFAULT_OFFTABLE_MODEL
+    default_model: Path | None = None
+    """The file used when ``model`` is None (None: a model must be given)."""
     default_context: float = CONTEXT
-    label: str = "off-table model"
-    classes: str = "on, off the surface"
-    train_command: str = "`python -m vision.train.offtable DATA`"
+    label: str = "die model"
+    classes: str = "two classes"
+    train_command: str = "its trainer in vision.train"
 
     def __init__(
         self, model: str | Path | None = None, *, threshold: float = 0.8, threads: int = 1
     ) -> None:
-        self.model_path = Path(model) if model is not None else self.default_model
+        model = model if model is not None else self.default_model
+        if model is None:
+            raise ValueError(f"expected the {self.label}'s ONNX file, got None")
+        self.model_path = Path(model)
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
         self.threshold = float(threshold)
@@ -131,3 +135,8 @@ class OffTableModel(ContextDieModel):
         FileNotFoundError: the model file is missing.
         ValueError: the threshold is not between 0 and 1, or the model is not a 2-class one.
     """
+
+    default_model = DEFAULT_OFFTABLE_MODEL
+    label = "off-table model"
+    classes = "on, off the surface"
+    train_command = "`python -m vision.train.offtable DATA`"

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.cocked import COCKED_CONTEXT, COCKED_THRESHOLD, COCKED_THRESHOLD_ALONE
 
-from .offtable import fit_context_model, save_context_model
+from .offtable import fit_context_model, save_context_model, share_at, val_probabilities
 
 __all__ = ["train_cocked"]
 
@@ -77,24 +77,10 @@ def train_cocked(
 def _val_figures(model: Any, x: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, Any]:
     """Cocked recall and flat dice called cocked on the val crops by this model alone (mirror
     average), at ``threshold``."""
-    import torch
-
-    from .classifier import _to_tensor
-
-    model.eval()
-    probs = []
-    with torch.no_grad():
-        for i in range(0, len(x), 512):
-            t = _to_tensor(x[i : i + 512])
-            p = torch.softmax(model(t), 1) + torch.softmax(model(torch.flip(t, dims=(3,))), 1)
-            probs.append(p[:, 1] / 2)
-    p = torch.cat(probs).numpy()
-    cocked, flat = p[y == 1], p[y == 0]
+    p = val_probabilities(model, x, tta=True)
     return {
-        "val_cocked_recall": round(float((cocked >= threshold).mean()), 4) if len(cocked) else None,
-        "val_flat_called_cocked": round(float((flat >= threshold).mean()), 4)
-        if len(flat)
-        else None,
+        "val_cocked_recall": share_at(p[y == 1], threshold),
+        "val_flat_called_cocked": share_at(p[y == 0], threshold),
     }
 
 

@@ -30,7 +30,9 @@ __all__ = [
     "fit_context_model",
     "load_context_crops",
     "save_context_model",
+    "share_at",
     "train_offtable",
+    "val_probabilities",
 ]
 
 
@@ -182,20 +184,35 @@ def train_offtable(
 
 
 def _val_figures(model: Any, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    p = val_probabilities(model, x)
+    return {
+        "val_off_recall": share_at(p[y == 1], 0.5),
+        "val_on_called_off": share_at(p[y == 0], 0.5),
+    }
+
+
+def val_probabilities(model: Any, x: np.ndarray, *, tta: bool = False) -> np.ndarray:
+    """P(second class) of a two-class model on crops ``x`` (N x S x S x 3 BGR uint8), 512 at a
+    time; ``tta``: averaged with the mirror images, as the runtime does for such a model."""
     import torch
 
     from .classifier import _to_tensor
 
     model.eval()
+    probs = []
     with torch.no_grad():
-        probs = torch.cat(
-            [torch.softmax(model(_to_tensor(x[i : i + 512])), 1) for i in range(0, len(x), 512)]
-        )[:, 1].numpy()
-    off, on = probs[y == 1], probs[y == 0]
-    return {
-        "val_off_recall": round(float((off >= 0.5).mean()), 4) if len(off) else None,
-        "val_on_called_off": round(float((on >= 0.5).mean()), 4) if len(on) else None,
-    }
+        for i in range(0, len(x), 512):
+            t = _to_tensor(x[i : i + 512])
+            p = torch.softmax(model(t), 1)
+            if tta:
+                p = (p + torch.softmax(model(torch.flip(t, dims=(3,))), 1)) / 2
+            probs.append(p[:, 1])
+    return torch.cat(probs).numpy() if probs else np.zeros(0, np.float32)
+
+
+def share_at(p: np.ndarray, threshold: float) -> float | None:
+    """The share of probabilities ``p`` at or above ``threshold`` (4 decimals), None if empty."""
+    return round(float((p >= threshold).mean()), 4) if len(p) else None
 
 
 def add_metadata(path: Path, meta: dict[str, Any]) -> None:
