@@ -102,12 +102,3 @@ class CockedModel(ContextDieModel):
         if classifier is None:
             return p >= self.threshold_alone
         return (p + np.asarray(classifier, np.float32)) / 2 >= self.threshold
-
-    def _stored(self, key: str, default: float) -> float:
-        stored = self.metadata.get(key, str(default))
-        try:
-            return float(stored)
-        except ValueError:
-            raise ValueError(
-                f"{self.model_path}: expected a number in its {key} metadata, got {stored!r}"
-            ) from None

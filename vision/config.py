@@ -42,6 +42,16 @@ class VisionSettings(BaseSettings):
         lt=1.0,
         description="probability from which a die is cocked (default: the model's own)",
     )
+    verify_model: Path | None = Field(
+        None, description="die check ONNX (default: NAME-verify.onnx beside the model)"
+    )
+    verify_threshold: float | None = Field(
+        None,
+        gt=0.0,
+        lt=1.0,
+        description="boxes less likely than this to hold a die are dropped (default: the "
+        "model's own)",
+    )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
     second_look: int | None = Field(

@@ -10,7 +10,10 @@ score per class; ``nms=False`` on YOLO11) or end-to-end ``(B, K, 6)`` rows of
 
 When a face classifier ``NAME-faces.onnx`` lies beside ``NAME.onnx`` (see :mod:`vision.faces`),
 it re-reads every die found from a crop of the photo at the die's own scale: the detector then only
-finds dice, and the classifier gives their value and cocked flag.
+finds dice, and the classifier gives their value and cocked flag. Two more models beside it join
+when present: the die check ``NAME-verify.onnx`` (:mod:`vision.verify`) drops boxes that are not
+dice before the faces are read, and the cocked-die model ``NAME-cocked.onnx``
+(:mod:`vision.cocked`) sets the cocked flags.
 
 Example:
     >>> from vision import DiceReader
@@ -75,6 +78,9 @@ class DiceReader:
         cocked: cocked-die model ONNX; default ``DICECAM_COCKED_MODEL``, else
             ``NAME-cocked.onnx`` beside the detector when present; False for none (the face
             classifier's cocked class then decides).
+        verify: die check ONNX, which drops boxes that are not dice (board pieces, glasses);
+            default ``DICECAM_VERIFY_MODEL``, else ``NAME-verify.onnx`` beside the detector when
+            present; False for none.
         table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
@@ -108,6 +114,7 @@ class DiceReader:
         second_look_below: float | None = None,
         backend: str | None = None,
         cocked: str | Path | bool | None = None,
+        verify: str | Path | bool | None = None,
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -173,6 +180,9 @@ class DiceReader:
         """The cocked-die model (:class:`vision.cocked.CockedModel`) that sets each die's
         ``cocked`` flag, or None: then the face classifier's cocked class (or the detector's)
         does."""
+        self.verify = self._load_verify(verify, int(threads or settings.threads))
+        """The die check (:class:`vision.verify.VerifyModel`) that drops boxes that are not
+        dice, or None."""
         if self.dice_only and self.faces is None:
             raise ModelError(
                 f"{self.model_path}: a one-class detector ({self.names[0]!r}) only finds dice; "
@@ -298,6 +308,17 @@ class DiceReader:
         except Exception as exc:
             raise ModelError(f"cannot load cocked-die model {path}: {exc}") from None
 
+    def _load_verify(self, verify: str | Path | bool | None, threads: int) -> Any:
+        from vision.verify import VerifyModel, verify_model_for
+
+        path = self._side_model(verify, self.settings.verify_model, verify_model_for, "die check")
+        if path is None:
+            return None
+        try:
+            return VerifyModel(path, threshold=self.settings.verify_threshold, threads=threads)
+        except Exception as exc:
+            raise ModelError(f"cannot load die check {path}: {exc}") from None
+
     def _side_model(
         self, arg: str | Path | bool | None, setting: Path | None, beside: Any, what: str
     ) -> Path | None:
@@ -334,10 +355,11 @@ class DiceReader:
             loaded.append((img, time.perf_counter() - t0))
         readings: list[Reading | None] = [None] * n
         own = [t for _, t in loaded]
-        shared = self._detect(loaded, range(n), None, readings, own, expected_dice)
-        again = [i for i, r in enumerate(readings) if r is not None and self._wants_second_look(r)]
+        small = [False] * n
+        shared = self._detect(loaded, range(n), None, readings, own, expected_dice, small)
+        again = [i for i in range(n) if small[i]]
         if again:  # small dice: read those photos again at the larger size, keep that reading
-            extra = self._detect(loaded, again, self.second_look, readings, own, expected_dice)
+            extra = self._detect(loaded, again, self.second_look, readings, own, expected_dice, [])
             for i in again:
                 own[i] += extra / len(again)
         done = [r for r in readings if r is not None]
@@ -358,10 +380,12 @@ class DiceReader:
         readings: list[Reading | None],
         own: list[float],
         expected: int | None,
+        small: list[bool],
     ) -> float:
         """Detect and read the photos ``indices`` at ``size`` (default the model's), into
-        ``readings``; photos of one input shape share an inference (all of them for a fixed
-        model). Returns the shared time (inference, decoding); letterboxing goes to ``own``."""
+        ``readings``, and into ``small`` (when long enough) whether each photo wants a second
+        look; photos of one input shape share an inference (all of them for a fixed model).
+        Returns the shared time (inference, decoding); letterboxing goes to ``own``."""
         groups: dict[tuple[int, int], list[int]] = {}
         for i in indices:
             shape = self.input_shape(*loaded[i][0].rgb.shape[:2], size=size)
@@ -379,7 +403,9 @@ class DiceReader:
             prep = time.perf_counter()
             out = self._run(blob, second=size is not None)
             for row, i in enumerate(members):
-                readings[i] = self._decode(out[row], loaded[i][0], boxes[row], expected)
+                readings[i], wants = self._decode(out[row], loaded[i][0], boxes[row], expected)
+                if i < len(small):
+                    small[i] = wants
             for i in members:
                 own[i] += (prep - t0) / len(members)
             shared += time.perf_counter() - prep
@@ -388,11 +414,17 @@ class DiceReader:
     def _wants_second_look(self, reading: Reading) -> bool:
         """True when the photo's dice are small at the model's size (their median longer side
         under ``second_look_below`` input pixels) and a larger second look is set."""
-        if not self.second_look or not reading.dice:
+        sides = [max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in reading.dice]
+        return self._small_dice(sides, reading.width, reading.height)
+
+    def _small_dice(self, sides: Sequence[float], width: int, height: int) -> bool:
+        """True when a second look is set and the median of ``sides`` (longer sides of the
+        boxes found, in pixels of a ``width`` x ``height`` photo) is under
+        ``second_look_below`` pixels at the model's input size."""
+        if not self.second_look or not len(sides):
             return False
-        sides = sorted(max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in reading.dice)
-        gain = max(self.imgsz) / max(reading.width, reading.height, 1)
-        return sides[len(sides) // 2] * gain < self.second_look_below
+        gain = max(self.imgsz) / max(width, height, 1)
+        return sorted(sides)[len(sides) // 2] * gain < self.second_look_below
 
     def _load(self, image: ImageSource) -> LoadedImage:
         s = self.settings
@@ -405,7 +437,10 @@ class DiceReader:
 
     def _decode(
         self, pred: NDArray[np.float32], img: LoadedImage, lb: Letterbox, expected: int | None
-    ) -> Reading:
+    ) -> tuple[Reading, bool]:
+        """The reading of one photo from the detector's output, and whether the photo wants a
+        second look: judged on every box the detector found, before the die check, since the
+        things it drops (often far dice taken for something else) are small too."""
         decode = decode_end2end if self.end2end else decode_raw
         boxes, conf, values, cocked = decode(pred, self.roles, conf=self.conf)
         if len(conf):
@@ -415,6 +450,13 @@ class DiceReader:
         boxes = boxes.astype(np.float64)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.top) / lb.gain
+        x = boxes[:, [0, 2]].clip(0, img.width * img.scale_x) / img.scale_x  # as the dice's boxes
+        y = boxes[:, [1, 3]].clip(0, img.height * img.scale_y) / img.scale_y
+        sides = np.maximum(x[:, 1] - x[:, 0], y[:, 1] - y[:, 0])
+        small = self._small_dice(sides.tolist(), img.width, img.height)
+        if self.verify is not None and len(boxes):  # drop boxes that are not dice
+            keep = self.verify.keep(img.rgb, boxes)
+            boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
         face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
         if self.faces is not None and len(boxes):
             values, cocked, probs = self.faces.classify(img.rgb, boxes)
@@ -439,6 +481,7 @@ class DiceReader:
             )
             for k in np.argsort(boxes[:, 0], kind="stable")
         ]
-        return Reading(
+        reading = Reading(
             width=img.width, height=img.height, dice=dice, image=img.name, expected_dice=expected
         )
+        return reading, small

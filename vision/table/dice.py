@@ -115,6 +115,16 @@ class ContextDieModel:
         """Whether each die's probability reaches :attr:`threshold`."""
         return self.probability(rgb, boxes) >= self.threshold
 
+    def _stored(self, key: str, default: float) -> float:
+        """The number under ``key`` in the model's metadata, else ``default``."""
+        stored = self.metadata.get(key, str(default))
+        try:
+            return float(stored)
+        except ValueError:
+            raise ValueError(
+                f"{self.model_path}: expected a number in its {key} metadata, got {stored!r}"
+            ) from None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={str(self.model_path)!r}, threshold={self.threshold})"
 

@@ -148,15 +148,18 @@ def _copy_detector(src: Path, dst: Path) -> None:
             shutil.copyfile(src.with_suffix(suffix), dst.with_suffix(suffix))
 
 
-def _copy_cocked(base: Path, detector: Path) -> None:
-    """Put the starting model's cocked-die model (``NAME-cocked.onnx``), if it has one, beside
-    ``detector``: it looks at how dice lie, not at their faces, so it is kept as it is."""
+def _copy_side_models(base: Path, detector: Path) -> None:
+    """Put the starting model's cocked-die model (``NAME-cocked.onnx``) and die check
+    (``NAME-verify.onnx``), where it has them, beside ``detector``. They look at how dice lie and
+    at what is a die at all, not at faces, so they are kept as they are."""
     from vision.cocked import cocked_model_for
+    from vision.verify import verify_model_for
 
-    src, dst = cocked_model_for(base), cocked_model_for(detector)
-    if src.is_file() and src.resolve() != dst.resolve():
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
+    for beside in (cocked_model_for, verify_model_for):
+        src, dst = beside(base), beside(detector)
+        if src.is_file() and src.resolve() != dst.resolve():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
 
 
 def read_right(figures: dict | None) -> int:
@@ -182,7 +185,7 @@ def _choose_detector(
     faces = tuned.with_name(f"{tuned.stem}-faces.onnx")
     _copy_detector(base, trial / tuned.name)
     shutil.copyfile(faces, trial / faces.name)
-    _copy_cocked(base, trial / tuned.name)
+    _copy_side_models(base, trial / tuned.name)
     figures_tuned = evaluate_model(tuned, held_dir, split="")
     figures_base = evaluate_model(trial / tuned.name, held_dir, split="")
     a, b = read_right(figures_tuned), read_right(figures_base)
@@ -267,7 +270,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         val_dirs=[held_dir / "images"],
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
     )
-    _copy_cocked(base, onnx)
+    _copy_side_models(base, onnx)
     if args.detector == "auto":
         detector_note, held = _choose_detector(base, onnx, held_dir, work / "base-detector")
     else:
