@@ -65,6 +65,13 @@ class VisionSettings(BaseSettings):
         ge=0.0,
         description="a photo gets a second look when its median die is smaller (input pixels)",
     )
+    second_look_conf: float = Field(
+        0.1,
+        ge=0.0,
+        le=1.0,
+        description="boxes down to this confidence (or the reader's conf, if lower) count when "
+        "judging whether a photo's dice are small",
+    )
     threads: int = Field(2, ge=1, description="inference threads per model")
     backend: str = Field(
         "auto",

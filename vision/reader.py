@@ -208,6 +208,11 @@ class DiceReader:
         self.second_look_below = float(
             settings.second_look_below if second_look_below is None else second_look_below
         )
+        self.second_look_conf = min(settings.second_look_conf, self.conf)
+        """Boxes down to this confidence (``DICECAM_SECOND_LOOK_CONF``, 0.1) count when judging
+        whether a photo's dice are small: a photo whose far dice the first look sees only
+        faintly, or not above ``conf`` at all, still gets the second look, which often finds
+        them clearly."""
         if warmup:  # at the shape of a 640x480 camera frame, the most common one
             shape = self.input_shape(480, 640)
             self._run(np.zeros((self.fixed_batch or 1, 3, *shape), np.float32))
@@ -442,7 +447,8 @@ class DiceReader:
         second look: judged on every box the detector found, before the die check, since the
         things it drops (often far dice taken for something else) are small too."""
         decode = decode_end2end if self.end2end else decode_raw
-        boxes, conf, values, cocked = decode(pred, self.roles, conf=self.conf)
+        faint = min(self.second_look_conf, self.conf)
+        boxes, conf, values, cocked = decode(pred, self.roles, conf=faint)
         if len(conf):
             keep = nms(boxes, conf, self.iou)[: self.max_det]
             boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
@@ -454,6 +460,9 @@ class DiceReader:
         y = boxes[:, [1, 3]].clip(0, img.height * img.scale_y) / img.scale_y
         sides = np.maximum(x[:, 1] - x[:, 0], y[:, 1] - y[:, 0])
         small = self._small_dice(sides.tolist(), img.width, img.height)
+        if faint < self.conf:  # the faint boxes only judged the dice's size
+            keep = conf >= self.conf
+            boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
         if self.verify is not None and len(boxes):  # drop boxes that are not dice
             keep = self.verify.keep(img.rgb, boxes)
             boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]

@@ -93,7 +93,7 @@ def test_batch_reads_only_the_small_dice_photos_again(tmp_path):
     readings = reader.read_batch([with_die, with_die], batch_size=8)
     assert seen == [(2, 3, 256, 320), (2, 3, 480, 640)]
     assert [len(r.dice) for r in readings] == [1, 1]
-    reader.conf = 0.95  # nothing found: no second look
+    reader.conf = reader.second_look_conf = 0.95  # nothing found: no second look
     seen.clear()
     assert reader.read(with_die).dice == []
     assert seen == [(1, 3, 256, 320)]
@@ -122,3 +122,22 @@ def test_shipped_reader_finds_more_far_dice_with_the_second_look():
         full = cv2.imread(str(SAMPLES / name))
         assert two.read(full).values == one.read(full).values
     assert right_two > right_one
+
+
+def test_faint_small_boxes_ask_for_the_second_look_but_are_never_read(tmp_path, monkeypatch):
+    # one small 5 at confidence 0.15: under the reader's 0.25, over DICECAM_SECOND_LOOK_CONF (0.1)
+    preds = models.raw_preds([(160, 128, 20, 20, {4: 0.15})])
+    faint = models.make_model(tmp_path / "faint.onnx", preds, batch="b", dynamic=True)
+    photo = np.zeros((480, 640, 3), np.uint8)
+    reader = DiceReader(faint, faces=False, table=None, second_look=640)
+    assert (reader.conf, reader.second_look_conf) == (0.25, 0.1)
+    seen = _spy(reader)
+    assert reader.read(photo).dice == []
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
+    monkeypatch.setenv("DICECAM_SECOND_LOOK_CONF", "0.2")
+    strict = DiceReader(faint, faces=False, table=None, second_look=640)
+    seen = _spy(strict)
+    assert strict.read(photo).dice == [] and seen == [(1, 3, 256, 320)]
+    # a reader that keeps faint dice judges on what it keeps
+    low = DiceReader(faint, faces=False, table=None, second_look=640, conf=0.05)
+    assert low.second_look_conf == 0.05 and len(low.read(photo).dice) == 1
