@@ -234,3 +234,33 @@ def test_boxes_the_check_drops_still_ask_for_the_second_look(tmp_path):
     assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
     np.testing.assert_allclose(die.box, (150, 118, 170, 138), atol=1e-6)
     assert reader.read(np.full((480, 640, 3), 20, np.uint8)).dice == []  # dark: dropped twice
+
+
+def test_a_fine_tuned_reader_lowers_the_die_checks_threshold_to_keep_its_new_dice(tmp_path):
+    from vision.synth import write_dataset
+    from vision.train.verify import calibrate_verifier
+
+    # a starting reader: the shipped detector and face classifier, and a die check that takes
+    # only bright crops for dice, at a threshold of 0.5
+    base = tmp_path / "base" / "reader.onnx"
+    base.parent.mkdir()
+    for suffix in (".onnx", "-faces.onnx"):
+        shutil.copy(REPO / "models" / f"dicecam-reader{suffix}", base.with_name(f"reader{suffix}"))
+    _bright_is_a_die(verify_model_for(base), threshold="0.5", context="1.5", task="t")
+    new = tmp_path / "new"
+    write_dataset(new, 6, seed=5, size=(320, 240), val_fraction=0.0)
+    out = tmp_path / "reader-ft-verify.onnx"
+    lines: list[str] = []
+    figures = calibrate_verifier(base, [new / "images"], out, log=lines.append)
+    assert figures is not None and figures["dice"] > 0
+    assert lines[0].startswith("die check: threshold 0.5 -> ")
+    tuned = VerifyModel(out)
+    assert tuned.threshold == figures["threshold"] <= 0.5 and tuned.context == 1.5
+    assert tuned.metadata["task"] == "t"  # one entry per key: the old threshold is replaced
+    assert [p.key for p in onnx.load(str(out)).metadata_props].count("threshold") == 1
+    assert figures["dropped_before"] > 0 and tuned.threshold < 0.5  # dark dice were dropped
+    floor = calibrate_verifier(base, [new / "images"], out, keep=1.0, floor=0.3, log=print)
+    assert floor["threshold"] >= 0.3
+    # a reader with no die check has nothing to calibrate
+    verify_model_for(base).unlink()
+    assert calibrate_verifier(base, [new / "images"], tmp_path / "x.onnx") is None

@@ -7,7 +7,8 @@ checkpoints on the new photos plus a replay sample of the recipe's own data (so 
 not forget the dice it knew), and the same evaluation is printed again. With ``--detector auto``
 (the default) the fine-tuned detector is kept only when it reads the held-out photos better than
 the starting one; ``keep`` fine-tunes the face classifier only, ``tune`` always keeps the new
-detector.
+detector. The die check (``NAME-verify.onnx``), when the starting reader has one, gets a threshold
+low enough to keep the new dice; the cocked-die model is copied as it is.
 """
 
 from __future__ import annotations
@@ -150,8 +151,9 @@ def _copy_detector(src: Path, dst: Path) -> None:
 
 def _copy_side_models(base: Path, detector: Path) -> None:
     """Put the starting model's cocked-die model (``NAME-cocked.onnx``) and die check
-    (``NAME-verify.onnx``), where it has them, beside ``detector``. They look at how dice lie and
-    at what is a die at all, not at faces, so they are kept as they are."""
+    (``NAME-verify.onnx``), where it has them, beside ``detector``. The cocked-die model looks
+    at how dice lie, not at faces, and is kept as it is; :func:`finetune` then lowers the die
+    check's threshold where the new dice need it."""
     from vision.cocked import cocked_model_for
     from vision.verify import verify_model_for
 
@@ -185,7 +187,7 @@ def _choose_detector(
     faces = tuned.with_name(f"{tuned.stem}-faces.onnx")
     _copy_detector(base, trial / tuned.name)
     shutil.copyfile(faces, trial / faces.name)
-    _copy_side_models(base, trial / tuned.name)
+    _copy_side_models(tuned, trial / tuned.name)  # the side models tuned or copied beside it
     figures_tuned = evaluate_model(tuned, held_dir, split="")
     figures_base = evaluate_model(trial / tuned.name, held_dir, split="")
     a, b = read_right(figures_tuned), read_right(figures_base)
@@ -199,10 +201,13 @@ def _choose_detector(
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     import yaml
 
+    from vision.verify import verify_model_for
+
     from .card import write_card
     from .detector import train_detector
     from .pipeline import NAMES, ship_detector, train_faces
     from .run import ROBOFLOW_EVAL, evaluate_model
+    from .verify import calibrate_verifier
 
     base = Path(args.from_model)
     if base.suffix != ".onnx":
@@ -271,6 +276,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
     )
     _copy_side_models(base, onnx)
+    calibrate_verifier(base, [train_dir / "images"], verify_model_for(onnx))
     if args.detector == "auto":
         detector_note, held = _choose_detector(base, onnx, held_dir, work / "base-detector")
     else:

@@ -216,11 +216,14 @@ def share_at(p: np.ndarray, threshold: float) -> float | None:
 
 
 def add_metadata(path: Path, meta: dict[str, Any]) -> None:
-    """Write ``meta`` into the ONNX file's metadata properties (values as strings)."""
+    """Write ``meta`` into the ONNX file's metadata properties (values as strings), replacing
+    the entries of the same keys."""
     import onnx
 
     model = onnx.load(str(path))
-    for key, value in meta.items():
+    kept = [(e.key, e.value) for e in model.metadata_props if e.key not in meta]
+    del model.metadata_props[:]
+    for key, value in [*kept, *meta.items()]:
         entry = model.metadata_props.add()
         entry.key, entry.value = key, str(value)
     onnx.save(model, str(path))

@@ -39,7 +39,15 @@ from vision.metrics import match_dice
 from vision.table.dice import context_crop
 from vision.verify import VERIFY_CONTEXT, VERIFY_THRESHOLD
 
-__all__ = ["MinedCrops", "mine_crops", "synth_items", "train_verifier", "yolo_items"]
+__all__ = [
+    "MinedCrops",
+    "background_boxes",
+    "mine_crops",
+    "synth_items",
+    "calibrate_verifier",
+    "train_verifier",
+    "yolo_items",
+]
 
 MINE_CONF = 0.1
 """Detector confidence down to which boxes are mined: below the reader's 0.25, so the model also
@@ -120,21 +128,26 @@ def is_val_scene(scene: str, every: int = 10) -> bool:
 
 
 def yolo_items(
-    image_dir: str | Path, split: str
+    image_dir: str | Path, split: str | None, *, limit: int | None = None
 ) -> Iterator[tuple[Path, np.ndarray, list[Box], list[Box]]]:
     """(photo, BGR image, labelled dice boxes, []) of a YOLO folder's photos that have labels,
-    for the ``train`` or ``val`` part of its scenes (:func:`is_val_scene`)."""
+    for the ``train`` or ``val`` part of its scenes (:func:`is_val_scene`), or all of them
+    (``split`` None); at most ``limit`` photos."""
     import cv2
 
     from .crops import iter_yolo_items
 
+    n = 0
     for path, label in iter_yolo_items([Path(image_dir)]):
-        if is_val_scene(scene_of(path)) != (split == "val"):
+        if split is not None and is_val_scene(scene_of(path)) != (split == "val"):
             continue
+        if limit is not None and n >= limit:
+            return
         rows = [r for r in (line.split() for line in label.read_text().splitlines()) if len(r) == 5]
         image = cv2.imread(str(path)) if rows else None
         if image is None:
             continue
+        n += 1
         h, w = image.shape[:2]
         boxes = []
         for r in rows:
@@ -317,6 +330,55 @@ def train_verifier(
     meta = figures | {"task": "dicecam-verify", "tta": True, "data": ", ".join(map(str, data))}
     save_context_model(net, out, size, meta)
     return figures
+
+
+def calibrate_verifier(
+    base: str | Path,
+    new: Sequence[str | Path],
+    out: str | Path,
+    *,
+    keep: float = 0.998,
+    floor: float = 0.01,
+    log: Any = print,
+) -> dict[str, Any] | None:
+    """Copy the die check of reader ``base`` (``NAME-verify.onnx``) to ``out`` with a threshold
+    that keeps ``keep`` of the dice its detector finds in ``new`` (YOLO folders of a new dice
+    set), if that is lower than its own (never under ``floor``): a fine-tuned reader must not
+    drop the new dice. Returns figures, or None when the reader has no die check.
+
+    Retraining the check on a few dozen photos was tried and made it forget the false boxes it
+    had learned (see the model card), so only its threshold moves.
+    """
+    import shutil
+
+    from vision import DiceReader
+    from vision.verify import VerifyModel, verify_model_for
+
+    from .offtable import add_metadata
+
+    onnx = verify_model_for(base)
+    if not onnx.is_file():
+        return None
+    start = VerifyModel(onnx)
+    reader = DiceReader(base, table=None, cocked=False, verify=False)
+    p: list[float] = []
+    for folder in new:
+        for _, image, labelled, _ in yolo_items(folder, None):
+            boxes = [d.box for d in reader.read(image[..., ::-1].copy()).dice]
+            matched = [boxes[j] for _, j in match_dice(labelled, boxes)]
+            p.extend(start.probability(image[..., ::-1].copy(), matched).tolist())
+    threshold = start.threshold
+    if p:
+        lowest = float(np.sort(p)[int((1 - keep) * len(p))])
+        threshold = round(max(min(threshold, lowest), floor), 4)
+    shutil.copyfile(onnx, out)
+    add_metadata(Path(out), {"threshold": threshold, "calibrated_from": str(onnx)})
+    dropped = int(sum(q < start.threshold for q in p))
+    log(
+        f"die check: threshold {start.threshold:g} -> {threshold:g} "
+        f"({dropped} of {len(p)} new dice were under the old one)"
+    )
+    return {"dice": len(p), "dropped_before": dropped, "threshold": threshold}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
