@@ -67,6 +67,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="share of scenes with one more die leaning on a neighbour or a rim, a cocked die "
         "(default 0.3)",
     )
+    p.add_argument(
+        "--pieces-share",
+        type=float,
+        default=None,
+        metavar="P",
+        help="share of scenes with game pieces (pawns, blocks, houses, discs) standing on the "
+        "table, never labelled (default 0)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -83,8 +91,9 @@ def run(args: argparse.Namespace) -> int:
     w, h = args.size
     if not (64 <= w <= 4096 and 64 <= h <= 4096):
         raise UsageError(f"--size must be between 64 and 4096 pixels a side, got {w} {h}")
-    if args.lean_share is not None and not 0.0 <= args.lean_share <= 1.0:
-        raise UsageError(f"--lean-share must be between 0 and 1, got {args.lean_share}")
+    for flag, share in (("--lean-share", args.lean_share), ("--pieces-share", args.pieces_share)):
+        if share is not None and not 0.0 <= share <= 1.0:
+            raise UsageError(f"{flag} must be between 0 and 1, got {share}")
     if args.start < 0:
         raise UsageError(f"--start must be 0 or more, got {args.start}")
     if not 64 <= args.tile <= 2048:
@@ -134,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             face_kind=args.face_kind,
             lean_share=args.lean_share,
+            pieces_share=args.pieces_share,
         )
         states = ", ".join(f"{k} {v}" for k, v in s.states.items())
         print(

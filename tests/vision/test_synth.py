@@ -172,6 +172,7 @@ def test_write_dataset_layout_and_workers_match(tmp_path):
         ({"n": 2, "size": (10, 10)}, "size"),
         ({"n": 2, "face_kind": "dots"}, "face_kind"),
         ({"n": 2, "lean_share": 1.5}, "lean_share"),
+        ({"n": 2, "pieces_share": -0.1}, "pieces_share"),
     ],
 )
 def test_write_dataset_rejects_bad_arguments(tmp_path, kwargs, message):

@@ -52,6 +52,7 @@ def test_synth_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["synth", "--out", str(tmp_path / "d"), "--size", "10", "10"]) == 2
     assert main(["synth", "--preview", str(tmp_path / "s.gif")]) == 2
     assert main(["synth", "--out", str(tmp_path / "d"), "--lean-share", "2"]) == 2
+    assert main(["synth", "--out", str(tmp_path / "d"), "--pieces-share", "1.5"]) == 2
     assert not (tmp_path / "d").exists()
 
 

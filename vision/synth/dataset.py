@@ -16,6 +16,7 @@ import multiprocessing as mp
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .sample import make_sample
 from .scene import FACE_KINDS
@@ -84,12 +85,12 @@ def _validate(n: int, workers: int, val_fraction: float, size: tuple[int, int]) 
 
 
 def _write_one(
-    job: tuple[Path, int, int, float, int, int, str | None, float | None],
+    job: tuple[Path, int, int, float, int, int, dict[str, Any]],
 ) -> dict[str, int]:
-    out, seed, index, val_fraction, w, h, face_kind, lean_share = job
+    out, seed, index, val_fraction, w, h, options = job
     split = sample_split(index, val_fraction)
     name = sample_name(seed, index)
-    sample = make_sample(seed, index, w, h, face_kind=face_kind, lean_share=lean_share)
+    sample = make_sample(seed, index, w, h, **options)
     (out / "images" / split / f"{name}.jpg").write_bytes(sample.jpeg)
     lines = sample.yolo_lines()
     (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
@@ -120,10 +121,12 @@ def write_dataset(
     progress: Callable[[int, int], None] | None = None,
     face_kind: str | None = None,
     lean_share: float | None = None,
+    pieces_share: float | None = None,
 ) -> DatasetSummary:
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
     gives every die that kind of face, ``lean_share`` is the share of scenes with an extra die
-    leaning on something (see :func:`vision.synth.scene.sample_scene`).
+    leaning on something, ``pieces_share`` the share with game pieces standing on the table
+    (see :func:`vision.synth.scene.sample_scene`).
 
     Example:
         >>> import tempfile
@@ -134,8 +137,18 @@ def write_dataset(
     _validate(n, workers, val_fraction, size)
     if face_kind is not None and face_kind not in FACE_KINDS:
         raise ValueError(f"face_kind must be one of {FACE_KINDS}, got {face_kind!r}")
-    if lean_share is not None and not 0.0 <= lean_share <= 1.0:
-        raise ValueError(f"lean_share must be in [0, 1], got {lean_share!r}")
+    for key, share in (("lean_share", lean_share), ("pieces_share", pieces_share)):
+        if share is not None and not 0.0 <= share <= 1.0:
+            raise ValueError(f"{key} must be in [0, 1], got {share!r}")
+    options = {
+        k: v
+        for k, v in (
+            ("face_kind", face_kind),
+            ("lean_share", lean_share),
+            ("pieces_share", pieces_share),
+        )
+        if v is not None
+    }
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"output must be a folder, but {out} is a file")
@@ -144,7 +157,7 @@ def write_dataset(
             (out / kind / split).mkdir(parents=True, exist_ok=True)
     (out / "data.yaml").write_text(DATA_YAML)
     jobs = [
-        (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]), face_kind, lean_share)
+        (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]), options)
         for i in range(start, start + n)
     ]
     totals: dict[str, int] = {}

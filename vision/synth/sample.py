@@ -26,6 +26,7 @@ from .labels import (
     top_face,
 )
 from .physics import DiePose, Surface, simulate
+from .pieces import draw_piece, free_pieces, piece_points
 from .props import draw_props
 from .render import Canvas, box_corners, draw_box, face_keys, shadow_polygon
 from .scene import sample_scene
@@ -305,18 +306,24 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     # faces where two rim segments meet are inside the rim: never drawn
     keys = [k for r in rims for k in face_keys(r)]
     shared = {k for k in keys if keys.count(k) > 1}
-    shadows(high, 0.0, rims)
+    pieces = free_pieces(scene.get("pieces") or [], surface, [poses[i] for i in high])
+    shadows(high, 0.0, rims + [piece_points(p) for p in pieces])
     shadows(high, 0.0, contact=True)
 
     # table-level objects, far to near
     items = [(float(cam.depth(poses[i].position[None])[0]), "die", i) for i in high]
     items += [(float(cam.depth(r.mean(0)[None])[0]), "rim", k) for k, r in enumerate(rims)]
+    items += [
+        (float(cam.depth(np.r_[p["xy"], 0.3][None])[0]), "piece", k) for k, p in enumerate(pieces)
+    ]
     rim_color = np.asarray(s.get("rim_color", (0, 0, 0)), np.float32)
     ldir_z = light["ambient"]
     for _, kind, i in sorted(items, key=lambda t: -t[0]):
         if kind == "die":
             tex, st = textures(i)
             areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
+        elif kind == "piece":
+            draw_piece(canvas, pieces[i], light, ldir_z)
         else:
             draw_box(canvas, rims[i], rim_color, light, ldir_z, shared)
 

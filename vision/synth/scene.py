@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .pieces import sample_pieces
 from .props import sample_props
 
 __all__ = ["FACE_KINDS", "LEAN_SHARE", "sample_scene"]
@@ -106,6 +107,10 @@ def die_style(rng: np.random.Generator) -> dict[str, Any]:
 LEAN_SHARE = 0.3
 """The share of scenes with one extra die leaning on a neighbour or a rim."""
 
+PIECES_SHARE = 0.0
+"""The share of scenes with game pieces (pawns, blocks, houses, discs) standing on the table.
+None by default, so the scenes drawn before pieces existed stay the same."""
+
 
 def sample_scene(
     rng: np.random.Generator,
@@ -114,13 +119,15 @@ def sample_scene(
     *,
     face_kind: str | None = None,
     lean_share: float | None = None,
+    pieces_share: float | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Draw every parameter of one scene. ``overrides`` replace top-level keys after drawing;
     ``face_kind`` (one of :data:`FACE_KINDS`) marks every die's faces that way, where a scene
     otherwise has numerals on 8% of its dice styles and emblems on 8%. ``lean_share``: the chance
     that the scene has one more die leaning on a neighbour or a rim (a cocked die; default
-    :data:`LEAN_SHARE`).
+    :data:`LEAN_SHARE`). ``pieces_share``: the chance that game pieces stand on the table
+    (distractors, never labelled; default :data:`PIECES_SHARE`).
 
     Example:
         >>> s = sample_scene(np.random.default_rng(0))
@@ -266,6 +273,11 @@ def sample_scene(
         style["edge_tone"] = float(extra.uniform(0.6, 1.15))  # rounded edges: shade or catch light
     if extra.random() < 0.12:  # more small, far dice
         camera["zoom"] = float(camera["zoom"] * extra.uniform(1.0, 1.25))
+    share = PIECES_SHARE if pieces_share is None else pieces_share
+    if share > 0:  # a stream of its own: the rest of the scene is the same with or without
+        own = np.random.default_rng([scene["physics_seed"], 2])
+        if own.random() < share:
+            scene["pieces"] = sample_pieces(own)
     if face_kind is not None:
         if face_kind not in FACE_KINDS:
             raise ValueError(f"expected a face kind in {FACE_KINDS}, got {face_kind!r}")
