@@ -364,7 +364,7 @@ class DiceReader:
         shared = self._detect(loaded, range(n), None, readings, own, expected_dice, small)
         again = [i for i in range(n) if small[i]]
         if again:  # small dice: read those photos again at the larger size, keep that reading
-            extra = self._detect(loaded, again, self.second_look, readings, own, expected_dice, [])
+            extra = self._detect(loaded, again, self.second_look, readings, own, expected_dice)
             for i in again:
                 own[i] += extra / len(again)
         done = [r for r in readings if r is not None]
@@ -385,12 +385,12 @@ class DiceReader:
         readings: list[Reading | None],
         own: list[float],
         expected: int | None,
-        small: list[bool],
+        small: list[bool] | None = None,
     ) -> float:
         """Detect and read the photos ``indices`` at ``size`` (default the model's), into
-        ``readings``, and into ``small`` (when long enough) whether each photo wants a second
-        look; photos of one input shape share an inference (all of them for a fixed model).
-        Returns the shared time (inference, decoding); letterboxing goes to ``own``."""
+        ``readings``, and into ``small`` (when given) whether each photo wants a second look;
+        photos of one input shape share an inference (all of them for a fixed model). Returns
+        the shared time (inference, decoding); letterboxing goes to ``own``."""
         groups: dict[tuple[int, int], list[int]] = {}
         for i in indices:
             shape = self.input_shape(*loaded[i][0].rgb.shape[:2], size=size)
@@ -409,18 +409,12 @@ class DiceReader:
             out = self._run(blob, second=size is not None)
             for row, i in enumerate(members):
                 readings[i], wants = self._decode(out[row], loaded[i][0], boxes[row], expected)
-                if i < len(small):
+                if small is not None:
                     small[i] = wants
             for i in members:
                 own[i] += (prep - t0) / len(members)
             shared += time.perf_counter() - prep
         return shared
-
-    def _wants_second_look(self, reading: Reading) -> bool:
-        """True when the photo's dice are small at the model's size (their median longer side
-        under ``second_look_below`` input pixels) and a larger second look is set."""
-        sides = [max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in reading.dice]
-        return self._small_dice(sides, reading.width, reading.height)
 
     def _small_dice(self, sides: Sequence[float], width: int, height: int) -> bool:
         """True when a second look is set and the median of ``sides`` (longer sides of the
