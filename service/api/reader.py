@@ -89,14 +89,22 @@ class ReaderService:
 
     def status(self) -> dict[str, Any]:
         """Whether the reader is loaded (it loads at the first photo), the last load error, and
-        once loaded its model file and the runtime of its detector."""
+        once loaded its model file, the runtime of its detector and the file of each
+        second-stage model (face classifier, cocked-die model, die check; None when absent)."""
         reader = self._reader
         model = getattr(reader, "model_path", None)
+        stages = None
+        if reader is not None:
+            stages = {}
+            for name in ("faces", "cocked", "verify"):
+                path = getattr(getattr(reader, name, None), "model_path", None)
+                stages[name] = None if path is None else Path(path).name
         return {
             "loaded": self.loaded,
             "error": self._failure,
             "model": None if model is None else str(model),
             "backend": getattr(reader, "backend", None),
+            "stages": stages,
         }
 
     def get(self) -> Any:

@@ -143,6 +143,7 @@ def test_a_reader_that_cannot_load_is_503_and_typed_values_still_work(tmp_path, 
         health = httpx.get(srv.url + "/api/v1/health").json()
         assert health["reader"]["loaded"] is False and "onnx" in health["reader"]["error"]
         assert health["reader"]["model"] is None and health["reader"]["backend"] is None
+        assert health["reader"]["stages"] is None
 
 
 def test_openapi_documents_the_versioned_api(server):

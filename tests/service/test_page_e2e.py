@@ -84,6 +84,10 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
         health = httpx.get(server.url + "/api/v1/health").json()["reader"]
         assert health["loaded"] is True and health["model"] == str(MODEL)
         assert health["backend"] == resolve_backend("auto")
+        stem = MODEL.stem  # the second-stage models that lie beside the shipped detector
+        for stage in ("faces", "cocked", "verify"):
+            beside = MODEL.with_name(f"{stem}-{stage}.onnx")
+            assert health["stages"][stage] == (beside.name if beside.is_file() else None)
         page.uncheck("#live")
         if page.inner_text("#turn-state") == "bust":  # a roll with nothing to keep
             expect(page.locator("#message")).to_contain_text("Bust")
