@@ -13,7 +13,7 @@ import pytest
 
 from vision import DiceReader
 from vision.reader import ModelError
-from vision.train.verify import background_boxes, is_val_scene, scene_of, yolo_items
+from vision.train.mining import background_boxes, is_val_scene, scene_of, yolo_items
 from vision.verify import VERIFY_THRESHOLD, VerifyModel, verify_model_for
 
 onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
