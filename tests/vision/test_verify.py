@@ -252,6 +252,8 @@ def test_a_fine_tuned_reader_lowers_the_die_checks_threshold_to_keep_its_new_dic
     assert figures["dropped_before"] > 0 and tuned.threshold < 0.5  # dark dice were dropped
     floor = calibrate_verifier(base, [new / "images"], out, keep=1.0, floor=0.3, log=print)
     assert floor["threshold"] >= 0.3
+    calibrate_verifier(base, [new / "images"], verify_model_for(base), log=print)  # in place
+    assert VerifyModel(verify_model_for(base)).threshold == figures["threshold"]
     # a reader with no die check has nothing to calibrate
     verify_model_for(base).unlink()
     assert calibrate_verifier(base, [new / "images"], tmp_path / "x.onnx") is None

@@ -182,7 +182,8 @@ def calibrate_verifier(
     if p:
         lowest = float(np.sort(p)[int((1 - keep) * len(p))])
         threshold = round(max(min(threshold, lowest), floor), 4)
-    shutil.copyfile(onnx, out)
+    if Path(out).resolve() != onnx.resolve():
+        shutil.copyfile(onnx, out)
     add_metadata(Path(out), {"threshold": threshold, "calibrated_from": str(onnx)})
     dropped = int(sum(q < start.threshold for q in p))
     log(
