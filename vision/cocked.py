@@ -74,6 +74,7 @@ class CockedModel(ContextDieModel):
     """
 
     default_context = COCKED_CONTEXT
+    default_threshold = COCKED_THRESHOLD
     label = "cocked-die model"
     classes = "flat, cocked"
     train_command = "`python -m vision.train.cocked DATA`"
@@ -81,14 +82,10 @@ class CockedModel(ContextDieModel):
     def __init__(
         self, model: str | Path, *, threshold: float | None = None, threads: int = 1
     ) -> None:
-        super().__init__(model, threshold=0.5, threads=threads)
-        if threshold is None:
-            threshold = self._stored("threshold", COCKED_THRESHOLD)
+        super().__init__(model, threshold=threshold, threads=threads)
         self.threshold_alone = self._stored("threshold_alone", COCKED_THRESHOLD_ALONE)
-        for value in (threshold, self.threshold_alone):
-            if not 0.0 < value < 1.0:
-                raise ValueError(f"expected 0 < threshold < 1, got {value}")
-        self.threshold = float(threshold)
+        if not 0.0 < self.threshold_alone < 1.0:
+            raise ValueError(f"expected 0 < threshold < 1, got {self.threshold_alone}")
 
     def flags(
         self,

@@ -57,19 +57,10 @@ class VerifyModel(ContextDieModel):
     """
 
     default_context = VERIFY_CONTEXT
+    default_threshold = VERIFY_THRESHOLD
     label = "die check"
     classes = "not a die, a die"
     train_command = "`python -m vision.train.verify DATA`"
-
-    def __init__(
-        self, model: str | Path, *, threshold: float | None = None, threads: int = 1
-    ) -> None:
-        super().__init__(model, threshold=VERIFY_THRESHOLD, threads=threads)
-        if threshold is None:
-            threshold = self._stored("threshold", VERIFY_THRESHOLD)
-        if not 0.0 < threshold < 1.0:
-            raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
-        self.threshold = float(threshold)
 
     def keep(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray[np.bool_]:
         """Whether each box holds a die (its probability reaches :attr:`threshold`)."""

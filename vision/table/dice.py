@@ -56,30 +56,32 @@ def context_crop(
 
 class ContextDieModel:
     """A two-class model that reads each die with some of its surroundings: the probability
-    that the die is in the second class. :class:`OffTableModel` and
-    :class:`vision.cocked.CockedModel` are the two the reader uses.
+    that the die is in the second class. :class:`OffTableModel`,
+    :class:`vision.cocked.CockedModel` and :class:`vision.verify.VerifyModel` are those the
+    reader uses.
 
-    The ONNX file's metadata may give ``context`` (crop side over die side) and ``tta``
-    (``True``: average with the mirror image).
+    The ONNX file's metadata may give ``context`` (crop side over die side), ``threshold``
+    (used when none is given) and ``tta`` (``True``: average with the mirror image).
     """
 
     default_model: Path | None = None
     """The file used when ``model`` is None (None: a model must be given)."""
     default_context: float = CONTEXT
+    default_threshold: float = 0.5
+    """The threshold when neither the caller nor the model's metadata gives one."""
     label: str = "die model"
     classes: str = "two classes"
     train_command: str = "its trainer in vision.train"
 
     def __init__(
-        self, model: str | Path | None = None, *, threshold: float = 0.8, threads: int = 1
+        self, model: str | Path | None = None, *, threshold: float | None = None, threads: int = 1
     ) -> None:
         model = model if model is not None else self.default_model
         if model is None:
             raise ValueError(f"expected the {self.label}'s ONNX file, got None")
         self.model_path = Path(model)
-        if not 0.0 < threshold < 1.0:
-            raise ValueError(f"expected 0 < threshold < 1, got {threshold}")
-        self.threshold = float(threshold)
+        if threshold is not None:
+            _check_threshold(threshold)
         if not self.model_path.is_file():
             raise FileNotFoundError(
                 f"{self.label} not found: {self.model_path}. Train it with {self.train_command}"
@@ -97,6 +99,9 @@ class ContextDieModel:
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
         self.context = float(self.metadata.get("context", self.default_context))
         self.tta = self.metadata.get("tta", "False").strip().lower() == "true"
+        if threshold is None:
+            threshold = _check_threshold(self._stored("threshold", self.default_threshold))
+        self.threshold = float(threshold)
 
     def probability(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray:
         """P(second class) of each die at ``boxes`` (x1, y1, x2, y2 in pixels of ``rgb``)."""
@@ -129,13 +134,20 @@ class ContextDieModel:
         return f"{type(self).__name__}(model={str(self.model_path)!r}, threshold={self.threshold})"
 
 
+def _check_threshold(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"expected 0 < threshold < 1, got {value}")
+    return value
+
+
 class OffTableModel(ContextDieModel):
     """The probability that each die rests off the playing surface.
 
     Args:
         model: ONNX file (input N x 3 x CROP x CROP float RGB 0..1, output N x 2 logits: on,
             off); default ``<repo>/models/dicecam-offtable.onnx``.
-        threshold: probability from which a die is called off the surface (0.8: chosen on the
+        threshold: probability from which a die is called off the surface (default: the
+            model's ``threshold`` metadata, which the shipped one has not, else 0.8: chosen on the
             validation rolls of its training sets, where with the shipped outline it found 26
             of 118 resting off-table dice, the outline alone 14, neither busting any of the 212
             clean rolls).
@@ -147,6 +159,7 @@ class OffTableModel(ContextDieModel):
     """
 
     default_model = DEFAULT_OFFTABLE_MODEL
+    default_threshold = 0.8
     label = "off-table model"
     classes = "on, off the surface"
     train_command = "`python -m vision.train.offtable DATA`"
