@@ -458,7 +458,7 @@ class DiceReader:
             keep = conf >= self.conf
             boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
         if self.verify is not None and len(boxes):  # drop boxes that are not dice
-            keep = self.verify.keep(img.rgb, boxes)
+            keep = self.verify.flags(img.rgb, boxes)
             boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
         face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
         if self.faces is not None and len(boxes):

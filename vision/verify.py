@@ -14,16 +14,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import numpy as np
 
 from vision.table.dice import ContextDieModel
-
-if TYPE_CHECKING:
-    from numpy.typing import NDArray
 
 __all__ = ["VERIFY_CONTEXT", "VERIFY_THRESHOLD", "VerifyModel", "verify_model_for"]
 
@@ -47,7 +40,8 @@ class VerifyModel(ContextDieModel):
     Args:
         model: ONNX file (input N x 3 x S x S float RGB 0..1, output N x 2 logits: not a die,
             a die), with ``context`` (and ``threshold``, ``tta``) in its metadata.
-        threshold: boxes whose probability is under it are dropped (default: the model's
+        threshold: boxes whose probability is under it are dropped (:meth:`flags` says which
+            reach it) (default: the model's
             ``threshold`` metadata, else :data:`VERIFY_THRESHOLD`).
         threads: onnxruntime intra-op threads.
 
@@ -61,7 +55,3 @@ class VerifyModel(ContextDieModel):
     label = "die check"
     classes = "not a die, a die"
     train_command = "`python -m vision.train.verify DATA`"
-
-    def keep(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray[np.bool_]:
-        """Whether each box holds a die (its probability reaches :attr:`threshold`)."""
-        return self.probability(rgb, boxes) >= self.threshold

@@ -69,7 +69,7 @@ def train_verifier(
     from vision import DiceReader
 
     from .classifier import train_classifier
-    from .offtable import save_context_model, val_probabilities
+    from .offtable import save_context_model, share_at, val_probabilities
 
     t0 = time.perf_counter()
     cache = Path(cache) if cache is not None else None
@@ -128,11 +128,11 @@ def train_verifier(
     threshold = VERIFY_THRESHOLD
     if len(vx):
         p = val_probabilities(net, vx, tta=True)
-        dice, false = np.sort(p[vy == 1]), p[vy == 0]
-        threshold = float(dice[int((1 - keep) * len(dice))]) if len(dice) else threshold
-        threshold = round(min(max(threshold, 0.01), 0.5), 3)
+        false = p[vy == 0]
+        if (vy == 1).any():
+            threshold = round(min(max(_keeping(p[vy == 1], keep), 0.01), 0.5), 3)
         figures |= {
-            "val_dice_kept": round(float((p[vy == 1] >= threshold).mean()), 4),
+            "val_dice_kept": share_at(p[vy == 1], threshold),
             "val_false_dropped": round(float((false < threshold).mean()), 4)
             if len(false)
             else None,
@@ -175,13 +175,13 @@ def calibrate_verifier(
     p: list[float] = []
     for folder in new:
         for _, image, labelled, _ in yolo_items(folder, None):
-            boxes = [d.box for d in reader.read(image[..., ::-1].copy()).dice]
+            rgb = image[..., ::-1].copy()
+            boxes = [d.box for d in reader.read(rgb).dice]
             matched = [boxes[j] for _, j in match_dice(labelled, boxes)]
-            p.extend(start.probability(image[..., ::-1].copy(), matched).tolist())
+            p.extend(start.probability(rgb, matched).tolist())
     threshold = start.threshold
     if p:
-        lowest = float(np.sort(p)[int((1 - keep) * len(p))])
-        threshold = round(max(min(threshold, lowest), floor), 4)
+        threshold = round(max(min(threshold, _keeping(np.asarray(p), keep)), floor), 4)
     if Path(out).resolve() != onnx.resolve():
         shutil.copyfile(onnx, out)
     add_metadata(Path(out), {"threshold": threshold, "calibrated_from": str(onnx)})
@@ -191,6 +191,11 @@ def calibrate_verifier(
         f"({dropped} of {len(p)} new dice were under the old one)"
     )
     return {"dice": len(p), "dropped_before": dropped, "threshold": threshold}
+
+
+def _keeping(p: np.ndarray, keep: float) -> float:
+    """The probability at or above which ``keep`` of the dice's probabilities ``p`` lie."""
+    return float(np.sort(p)[int((1 - keep) * len(p))])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
