@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .physics import DiePose, Surface
-from .render import Canvas, _light_dir
+from .render import Canvas, _light_dir, shade_face
 
 __all__ = [
     "PIECE_KINDS",
@@ -132,21 +132,17 @@ def draw_piece(canvas: Canvas, piece: dict[str, Any], light: dict, ambient: floa
         n = len(foot)
         for i in range(n):
             j = (i + 1) % n
-            quad = np.array([foot[i], foot[j], top[j], top[i]])
-            centre = quad.mean(0)
-            normal = np.r_[centre[:2] - axis[:2], 0.0]
             if np.linalg.norm(top[i] - top[j]) < 1e-6 and np.linalg.norm(foot[i] - foot[j]) < 1e-6:
-                continue
+                continue  # no face between two corners that coincide
+            quad = np.array([foot[i], foot[j], top[j], top[i]])
+            normal = np.r_[quad.mean(0)[:2] - axis[:2], 0.0]  # outward
             side = np.cross(quad[1] - quad[0], quad[3] - quad[0])
             if np.linalg.norm(side) > 1e-9:
                 normal = side if side @ normal >= 0 else -side
             faces.append((quad, normal / (np.linalg.norm(normal) + 1e-9)))
         faces.append((top, np.array([0.0, 0.0, 1.0])))
         for poly, normal in faces:
-            if normal @ (canvas.cam.C - poly.mean(0)) <= 0:
-                continue
-            k = ambient + light["diffuse"] * max(0.0, float(normal @ ldir))
-            canvas.flat(poly, color * k)
+            shade_face(canvas, poly, normal, color, light, ambient, ldir)
 
 
 def free_pieces(

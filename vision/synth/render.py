@@ -15,7 +15,16 @@ import numpy as np
 from .camera import NEAR, Camera, clip_to_rect
 from .physics import DiePose
 
-__all__ = ["BOX_QUADS", "FACES", "Canvas", "box_corners", "draw_box", "face_frames", "face_keys"]
+__all__ = [
+    "BOX_QUADS",
+    "FACES",
+    "Canvas",
+    "box_corners",
+    "draw_box",
+    "face_frames",
+    "face_keys",
+    "shade_face",
+]
 
 # local outward normal -> value; opposite faces sum to 7
 FACES: list[tuple[np.ndarray, int]] = [
@@ -269,10 +278,21 @@ def draw_box(
         if key in skip:
             continue
         poly = corners[list(q)]
-        fc = poly.mean(0)
-        n = fc - c
-        n /= np.linalg.norm(n) + 1e-9
-        if n @ (canvas.cam.C - fc) <= 0:
-            continue
-        k = ambient + light["diffuse"] * max(0.0, float(n @ ldir))
-        canvas.flat(poly, color * k)
+        n = poly.mean(0) - c
+        shade_face(canvas, poly, n / (np.linalg.norm(n) + 1e-9), color, light, ambient, ldir)
+
+
+def shade_face(
+    canvas: Canvas,
+    poly: np.ndarray,
+    normal: np.ndarray,
+    color: np.ndarray,
+    light: dict,
+    ambient: float,
+    ldir: np.ndarray,
+) -> None:
+    """Draw a flat face (unit ``normal``) in Lambert shading, if it faces the camera."""
+    if normal @ (canvas.cam.C - poly.mean(0)) <= 0:
+        return
+    k = ambient + light["diffuse"] * max(0.0, float(normal @ ldir))
+    canvas.flat(poly, color * k)

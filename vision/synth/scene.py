@@ -109,7 +109,7 @@ LEAN_SHARE = 0.3
 
 PIECES_SHARE = 0.0
 """The share of scenes with game pieces (pawns, blocks, houses, discs) standing on the table.
-None by default, so the scenes drawn before pieces existed stay the same."""
+0 by default, so the scenes drawn before pieces existed stay the same."""
 
 
 def sample_scene(
