@@ -46,13 +46,12 @@ Box = tuple[float, float, float, float]
 
 @dataclass(slots=True)
 class MinedCrops:
-    """Context crops of detected boxes (N x S x S x 3 BGR uint8), their labels (1: a die), the
-    detector's confidence, and the photo each came from."""
+    """Context crops of detected boxes (N x S x S x 3 BGR uint8), their labels (1: a die) and
+    the detector's confidence (0 for background boxes)."""
 
     crops: list[np.ndarray] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
     conf: list[float] = field(default_factory=list)
-    source: list[str] = field(default_factory=list)
 
     def arrays(self, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if not self.crops:
@@ -118,32 +117,29 @@ def is_val_scene(scene: str, every: int = 10) -> bool:
 def yolo_items(
     image_dir: str | Path, split: str | None, *, limit: int | None = None
 ) -> Iterator[tuple[Path, np.ndarray, list[Box], list[Box]]]:
-    """(photo, BGR image, labelled dice boxes, []) of a YOLO folder's photos that have labels,
+    """(photo, BGR image, labelled dice boxes, []) of a YOLO folder's photos that have labels
+    (read as ``dicecam eval`` reads them: :func:`vision.evaluate.load_labels`),
     for the ``train`` or ``val`` part of its scenes (:func:`is_val_scene`), or all of them
     (``split`` None); at most ``limit`` photos."""
     import cv2
 
+    from vision.evaluate import load_labels
+
     from .crops import iter_yolo_items
 
     n = 0
-    for path, label in iter_yolo_items([Path(image_dir)]):
+    for path, _ in iter_yolo_items([Path(image_dir)]):
         if split is not None and is_val_scene(scene_of(path)) != (split == "val"):
             continue
         if limit is not None and n >= limit:
             return
-        rows = [r for r in (line.split() for line in label.read_text().splitlines()) if len(r) == 5]
-        image = cv2.imread(str(path)) if rows else None
+        labels = load_labels(path)
+        image = cv2.imread(str(path)) if labels.labels else None
         if image is None:
             continue
         n += 1
         h, w = image.shape[:2]
-        boxes = []
-        for r in rows:
-            cx, cy, bw, bh = (float(v) for v in r[1:])
-            boxes.append(
-                ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-            )
-        yield path, image, boxes, []
+        yield path, image, [t.box for t in labels.truth(w, h)], []
 
 
 def background_boxes(
@@ -194,12 +190,11 @@ def mine_crops(
     as negatives."""
     mined = into if into is not None else MinedCrops()
     rng = np.random.default_rng(seed)
-    for path, image, labelled, hidden in items:
+    for _, image, labelled, hidden in items:
         for box in background_boxes(rng, image.shape[:2], labelled + hidden, background):
             mined.crops.append(context_crop(image, box, size, context))
             mined.labels.append(0)
             mined.conf.append(0.0)
-            mined.source.append(path.name)
         reading = reader.read(image[..., ::-1].copy())
         boxes = [d.box for d in reading.dice]
         if not boxes:
@@ -213,5 +208,4 @@ def mine_crops(
             mined.crops.append(context_crop(image, die.box, size, context))
             mined.labels.append(int(j in matched))
             mined.conf.append(die.confidence)
-            mined.source.append(path.name)
     return mined
