@@ -32,7 +32,8 @@ from service.cli import main as dicecam  # noqa: E402
 from vision.evaluate import load_labels  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
 from vision.metrics import clear_die  # noqa: E402
-from vision.synth import make_sample  # noqa: E402
+from vision.synth.sample import render_scene  # noqa: E402
+from vision.synth.scene import sample_scene  # noqa: E402
 from vision.train.run import evaluate_model  # noqa: E402
 
 # BGR colours. Training draws bodies from LIGHT_BODIES/DARK_BODIES in vision/synth/scene.py (no
@@ -61,18 +62,50 @@ STYLES = {
         "gloss": 0.4,
         "edge_tone": 1.0,
     },
+    "red-numerals": {  # red dice with white numerals instead of pips (8% of training styles
+        # have numerals; the shipped reader reads these at about 84%)
+        "body": [40.0, 40.0, 190.0],
+        "pip": [245.0, 245.0, 245.0],
+        "emblem": [245.0, 245.0, 245.0],
+        "kind": "numeral",
+        "opacity": 1.0,
+        "pip_radius": 0.1,
+        "corner": 0.2,
+        "gloss": 0.3,
+        "edge_tone": 1.0,
+    },
+    "lilac": {  # lilac dice with white pips: little contrast between pips and body
+        "body": [200.0, 140.0, 190.0],
+        "pip": [250.0, 250.0, 250.0],
+        "emblem": [250.0, 250.0, 250.0],
+        "kind": "pips",
+        "opacity": 1.0,
+        "pip_radius": 0.1,
+        "corner": 0.2,
+        "gloss": 0.3,
+        "edge_tone": 1.0,
+    },
 }
 
 
-def render_set(out: Path, n: int, style: dict, seed: int = 4242) -> int:
+def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: bool = False) -> int:
     """Write ``n`` labelled photos (YOLO: images/ + labels/) of dice in ``style``, and
     ``clear.json``: for each photo, which of its label lines are clear dice (at rest, in view,
-    in a sharp photo: :func:`vision.metrics.clear_die`)."""
+    in a sharp photo: :func:`vision.metrics.clear_die`).
+
+    ``at_rest``: photos as a player takes them of a finished roll: no die caught in the air, no
+    camera shake, at most a 1 px defocus. The same scenes otherwise (hidden, far, cocked and
+    off-table dice stay)."""
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     dice, clear_flags = 0, {}
     for i in range(n):
-        sample = make_sample(seed, i, 640, 480, dice_styles=[dict(style)])
+        scene = sample_scene(np.random.default_rng([seed, i]), 640, 480, dice_styles=[dict(style)])
+        if at_rest:
+            scene["throw"]["catch_step"] = None
+            post = scene["post"]
+            post.update(motion_blur_px=0.0, defocus_sigma=min(post["defocus_sigma"], 1.0))
+        sample = render_scene(scene)
         name = f"newdice_{i:04d}"
         (out / "images" / f"{name}.jpg").write_bytes(sample.jpeg)
         lines = sample.yolo_lines()
@@ -128,14 +161,20 @@ def main() -> None:
     ap.add_argument("--detector", choices=("auto", "tune", "keep"), default=None)
     ap.add_argument("--test-n", type=int, default=100, help="fresh photos to test on (0: none)")
     ap.add_argument("--style", choices=sorted(STYLES), default="yellow")
+    ap.add_argument(
+        "--at-rest",
+        action="store_true",
+        help="photos of finished rolls: no die in the air, no shake, at most 1 px defocus",
+    )
     ap.add_argument("--model", type=Path, default=Path("models/dicecam-reader.onnx"))
     ap.add_argument("--work", type=Path, default=Path("/tmp/dicecam-bench-ft"))
     args = ap.parse_args()
 
-    new = args.work / f"new-dice-{args.style}"
+    kind = f"{args.style}{'-at-rest' if args.at_rest else ''}"
+    new = args.work / f"new-dice-{kind}-{args.n}"
     if not (new / "clear.json").is_file():
         t = time.perf_counter()
-        dice = render_set(new, args.n, STYLES[args.style])
+        dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest)
         print(f"rendered {args.n} photos, {dice} labelled dice in {time.perf_counter() - t:.0f} s")
     out = args.work / "out"
     start = time.perf_counter()
@@ -166,13 +205,13 @@ def main() -> None:
         sys.exit(code)
     card = json.loads((out / f"{args.model.stem}-ft.json").read_text())["evaluations"]
     if args.test_n > 0:
-        fresh = args.work / f"fresh-{args.style}-{args.test_n}"
+        fresh = args.work / f"fresh-{kind}-{args.test_n}"
         if not (fresh / "clear.json").is_file():
-            render_set(fresh, args.test_n, STYLES[args.style], seed=4243)
+            render_set(fresh, args.test_n, STYLES[args.style], seed=4243, at_rest=args.at_rest)
         key = f"fresh photos of the new dice ({args.test_n})"
         card[f"before, {key}"] = evaluate_model(args.model, fresh, split="")
         card[f"after, {key}"] = evaluate_model(out / f"{args.model.stem}-ft.onnx", fresh, split="")
-    print(f"\n== fine-tuning on {args.n} photos of '{args.style}' dice: {minutes:.1f} min wall")
+    print(f"\n== fine-tuning on {args.n} photos of '{kind}' dice: {minutes:.1f} min wall")
     keys = ["held-out (new dice)", "roboflow-dice eval (real)"]
     keys += [k.removeprefix("after, ") for k in card if k.startswith("after, fresh")]
     for key in keys:

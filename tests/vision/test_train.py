@@ -158,15 +158,16 @@ def _yolo_folder(root: Path, names: list[str]) -> Path:
     return root
 
 
-def test_split_keeps_replayed_photos_apart_from_the_new_ones(tmp_path: Path):
+def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path: Path):
     from vision.train.finetune import split_dataset
 
     new = _yolo_folder(tmp_path / "new", [f"new{i}" for i in range(8)])
-    old = _yolo_folder(tmp_path / "old", [f"old{i}" for i in range(5)])
+    old = _yolo_folder(tmp_path / "old", [f"old{i}" for i in range(7)])
     out = tmp_path / "split"
-    # an earlier run left a link here: it must not stay in the training part
+    # an earlier run left links here: they must not stay in the training or the check part
     _yolo_folder(out / "train", ["stale"])
-    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3)
+    _yolo_folder(out / "known", ["stale"])
+    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3, known_n=2)
 
     def names(part: Path) -> set[str]:
         return {p.stem.split("_", 1)[1] for p in (part / "images").iterdir()}
@@ -174,10 +175,14 @@ def test_split_keeps_replayed_photos_apart_from_the_new_ones(tmp_path: Path):
     train, held, replayed = names(split.train), names(split.heldout), names(split.replay)
     assert train | held == {f"new{i}" for i in range(8)} and not train & held
     assert (split.n_train, split.n_held) == (len(train), len(held))
-    assert len(replayed) == 3 and replayed <= {f"old{i}" for i in range(5)}
+    assert len(replayed) == 3 and replayed <= {f"old{i}" for i in range(7)}
+    # the forgetting check: known photos, none of them replayed
+    known = names(split.known)
+    assert len(known) == 2 and known <= {f"old{i}" for i in range(7)} and not known & replayed
     assert all(
-        (split.replay / "labels" / f"{p.stem}.txt").is_file()
-        for p in (split.replay / "images").iterdir()
+        (part / "labels" / f"{p.stem}.txt").is_file()
+        for part in (split.replay, split.known)
+        for p in (part / "images").iterdir()
     )
 
 
@@ -231,3 +236,27 @@ def test_face_training_mixes_in_replay_crops(tmp_path: Path):
             replay_dirs=[old / "images"],
             replay_share=1.0,
         )
+
+
+def test_a_fine_tuned_detector_that_forgets_the_known_dice_is_not_kept():
+    from vision.train.finetune import detector_verdict
+
+    def figures(right: int, extra: int = 0, dice: int = 100) -> dict:
+        return {
+            "face_accuracy": right / dice,
+            "matched_dice": dice,
+            "predicted_dice": dice + extra,
+            "truth_dice": dice,
+        }
+
+    better = (figures(40, dice=40), figures(35, dice=40))  # held-out: tuned, starting
+    assert detector_verdict(better) == (
+        True,
+        "the fine-tuned one (held-out score 40 against 35 for the starting one)",
+    )
+    assert not detector_verdict((figures(35, dice=40), figures(35, dice=40)))[0]  # a tie
+    # on 300 known dice the margin is 3: 3 more false boxes pass, 4 do not
+    assert detector_verdict(better, (figures(300, extra=3, dice=300), figures(300, dice=300)))[0]
+    keep, note = detector_verdict(better, (figures(300, extra=4, dice=300), figures(300, dice=300)))
+    assert not keep
+    assert note.endswith("but it forgot known dice: score on known photos 296 against 300)")

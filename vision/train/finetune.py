@@ -6,7 +6,8 @@ eval set when present) is printed, the detector and face classifier are fine-tun
 checkpoints on the new photos plus a replay sample of the recipe's own data (so the reader does
 not forget the dice it knew), and the same evaluation is printed again. With ``--detector auto``
 (the default) the fine-tuned detector is kept only when it reads the held-out photos better than
-the starting one; ``keep`` fine-tunes the face classifier only, ``tune`` always keeps the new
+the starting one and has not forgotten the known dice (a check sample of the recipe's photos that
+was not replayed); ``keep`` fine-tunes the face classifier only, ``tune`` always keeps the new
 detector. The die check (``NAME-verify.onnx``), when the starting reader has one, gets a threshold
 low enough to keep the new dice; the cocked-die model is copied as it is.
 """
@@ -26,7 +27,7 @@ from typing import NamedTuple
 
 from .recipe import Recipe
 
-__all__ = ["Split", "finetune", "read_right", "split_dataset"]
+__all__ = ["Split", "detector_verdict", "finetune", "read_right", "split_dataset"]
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
@@ -67,6 +68,9 @@ class Split(NamedTuple):
     n_held: int
     replay: Path
     """Photos the model already knew, trained on beside ``train`` (maybe empty)."""
+    known: Path
+    """Other photos the model already knew, not replayed: a check that it has not forgotten them
+    (maybe empty)."""
 
 
 def split_dataset(
@@ -76,10 +80,12 @@ def split_dataset(
     holdout: float = 0.2,
     replay: list[Path] | None = None,
     replay_n: int = 300,
+    known_n: int = 60,
     seed: int = 0,
 ) -> Split:
-    """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout), and
-    ``replay_n`` random photos of the ``replay`` folders into ``out/replay``.
+    """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout),
+    ``replay_n`` random photos of the ``replay`` folders into ``out/replay`` and ``known_n`` others
+    of them into ``out/known``.
 
     The replay photos have a folder of their own, so that what learns from the new photos alone
     (the face classifier, which replays every known photo at a set share) can tell them apart.
@@ -93,8 +99,8 @@ def split_dataset(
         raise ValueError(
             f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
         )
-    train, held, replayed = out / "train", out / "heldout", out / "replay"
-    for part in (train, held, replayed):  # links of an earlier run, maybe of other photos
+    train, held, replayed, known = (out / p for p in ("train", "heldout", "replay", "known"))
+    for part in (train, held, replayed, known):  # links of an earlier run, maybe of other photos
         if part.is_dir():
             shutil.rmtree(part)
     n_train = n_held = 0
@@ -120,11 +126,12 @@ def split_dataset(
             for i in sorted(Path(d).rglob("*"))
             if i.suffix.lower() in IMAGE_EXTS and (lab := _label_for(i))
         ]
-    for k, (image, label) in enumerate(rng.sample(pool, min(replay_n, len(pool)))):
-        name = f"replay{k:05d}_{image.name}"
-        _link(image, replayed / "images" / name)
-        _link(label, (replayed / "labels" / name).with_suffix(".txt"))
-    return Split(train, held, n_train, n_held, replayed)
+    drawn = rng.sample(pool, min(replay_n + known_n, len(pool)))
+    for k, (image, label) in enumerate(drawn):
+        part, name = (replayed, f"replay{k:05d}") if k < replay_n else (known, f"known{k:05d}")
+        _link(image, part / "images" / f"{name}_{image.name}")
+        _link(label, (part / "labels" / f"{name}_{image.name}").with_suffix(".txt"))
+    return Split(train, held, n_train, n_held, replayed, known)
 
 
 def _one_class(onnx_file: Path) -> bool:
@@ -172,12 +179,40 @@ def read_right(figures: dict | None) -> int:
     return right - (figures["predicted_dice"] - figures["matched_dice"])
 
 
+def detector_verdict(
+    held: tuple[dict | None, dict | None], known: tuple[dict | None, dict | None] | None = None
+) -> tuple[bool, str]:
+    """Whether to keep a fine-tuned detector, and why in words, from the figures of the
+    (fine-tuned, starting) detectors on the held-out new photos and, optionally, on known photos.
+
+    It is kept when it scores (:func:`read_right`) higher on the held-out photos and, on the known
+    ones, no lower than the starting one less a margin of 1% of their dice.
+
+    Example:
+        >>> f = {"face_accuracy": 1.0, "matched_dice": 10, "predicted_dice": 10, "truth_dice": 10}
+        >>> detector_verdict(({**f, "matched_dice": 9, "predicted_dice": 9}, f))[0]
+        False
+    """
+    a, b = (read_right(f) for f in held)
+    if a <= b:
+        return False, f"the starting one, kept (held-out score {b}, fine-tuned {a}: no better)"
+    if known is not None:
+        ka, kb = (read_right(f) for f in known)
+        if ka < kb - (known[1] or {}).get("truth_dice", 0) // 100:
+            return False, (
+                f"the starting one, kept (held-out score {b}, fine-tuned {a}, but it forgot "
+                f"known dice: score on known photos {ka} against {kb})"
+            )
+    return True, f"the fine-tuned one (held-out score {a} against {b} for the starting one)"
+
+
 def _choose_detector(
-    base: Path, tuned: Path, held_dir: Path, trial: Path
+    base: Path, tuned: Path, held_dir: Path, trial: Path, known_dir: Path | None = None
 ) -> tuple[str, dict | None]:
-    """Keep the fine-tuned detector at ``tuned`` only if it reads the held-out photos better than
-    the starting one (both with the new face classifier); otherwise put the starting one back.
-    Returns what was kept, in words, and the held-out figures of the model now at ``tuned``.
+    """Keep the fine-tuned detector at ``tuned`` if :func:`detector_verdict` says so (both
+    detectors read with the new face classifier; ``known_dir``: photos the starting model knew,
+    if any), otherwise put the starting one back. Returns what was kept, in words, and the
+    held-out figures of the model now at ``tuned``.
 
     The held-out photos are a validation split, as ultralytics picks ``best.pt``: on a tie the
     starting detector stays, since it is the one that still knows the old dice.
@@ -188,14 +223,17 @@ def _choose_detector(
     _copy_detector(base, trial / tuned.name)
     shutil.copyfile(faces, trial / faces.name)
     _copy_side_models(tuned, trial / tuned.name)  # the side models tuned or copied beside it
-    figures_tuned = evaluate_model(tuned, held_dir, split="")
-    figures_base = evaluate_model(trial / tuned.name, held_dir, split="")
-    a, b = read_right(figures_tuned), read_right(figures_base)
-    if a > b:
-        note = f"the fine-tuned one (held-out score {a} against {b} for the starting one)"
-        return note, figures_tuned
+    models = (tuned, trial / tuned.name)
+    held = tuple(evaluate_model(m, held_dir, split="") for m in models)
+    known = None
+    has_known = known_dir is not None and any((known_dir / "images").glob("*"))
+    if has_known and read_right(held[0]) > read_right(held[1]):  # else the verdict is plain
+        known = tuple(evaluate_model(m, known_dir, split="") for m in models)
+    keep, note = detector_verdict(held, known)
+    if keep:
+        return note, held[0]
     _copy_detector(trial / tuned.name, tuned)
-    return f"the starting one, kept (held-out score {b}, fine-tuned {a}: no better)", figures_base
+    return note, held[1]
 
 
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
@@ -278,7 +316,9 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     _copy_side_models(base, onnx)
     calibrate_verifier(base, [train_dir / "images"], verify_model_for(onnx))
     if args.detector == "auto":
-        detector_note, held = _choose_detector(base, onnx, held_dir, work / "base-detector")
+        detector_note, held = _choose_detector(
+            base, onnx, held_dir, work / "base-detector", split.known
+        )
     else:
         detector_note = f"the {'starting' if args.detector == 'keep' else 'fine-tuned'} detector "
         detector_note += f"(--detector {args.detector})"
