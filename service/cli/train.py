@@ -112,8 +112,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("auto", "tune", "keep"),
         default="auto",
         help="with --from: keep the fine-tuned detector only if it reads the held-out photos "
-        "better (auto, default), always (tune), or keep the starting detector and fine-tune the "
-        "face classifier only (keep)",
+        "better and 60 known photos (not replayed) no worse, less 1%% of their dice (auto, "
+        "default), always (tune), or keep the starting detector and fine-tune the face "
+        "classifier only (keep)",
     )
     p.add_argument(
         "--freeze",
