@@ -36,6 +36,7 @@ from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
+from vision.stages import ModelError, load_stage
 from vision.types import Die, Reading
 from vision.yolo_output import (
     ClassRoles,
@@ -54,10 +55,6 @@ __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
 SECOND_LOOK_SCALE = 1.5
 """The default second look reads at this times the model's input size."""
-
-
-class ModelError(RuntimeError):
-    """The reader model is missing, unreadable or not a dice detector dicecam understands."""
 
 
 class DiceReader:
@@ -175,12 +172,15 @@ class DiceReader:
             self.roles = ClassRoles.from_names(self.names)
         except ValueError as exc:
             raise ModelError(f"{self.model_path}: {exc}") from None
-        self.faces = self._load_faces(faces, int(threads or settings.threads))
-        self.cocked = self._load_cocked(cocked, int(threads or settings.threads))
+        n = int(threads or settings.threads)
+        self.faces = load_stage("faces", faces, self.model_path, settings, n)
+        """The face classifier (:class:`vision.faces.FaceClassifier`) that reads each die's value
+        from a crop, or None: then the detector's classes do."""
+        self.cocked = load_stage("cocked", cocked, self.model_path, settings, n)
         """The cocked-die model (:class:`vision.cocked.CockedModel`) that sets each die's
         ``cocked`` flag, or None: then the face classifier's cocked class (or the detector's)
         does."""
-        self.verify = self._load_verify(verify, int(threads or settings.threads))
+        self.verify = load_stage("verify", verify, self.model_path, settings, n)
         """The die check (:class:`vision.verify.VerifyModel`) that drops boxes that are not
         dice, or None."""
         if self.dice_only and self.faces is None:
@@ -287,63 +287,6 @@ class DiceReader:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _load_faces(self, faces: str | Path | bool | None, threads: int) -> Any:
-        from vision.faces import FaceClassifier
-
-        path = self._side_model(
-            faces, self.settings.faces_model, faces_model_for, "face classifier"
-        )
-        if path is None:
-            return None
-        try:
-            return FaceClassifier(path, threads=threads, tta=self.settings.faces_tta)
-        except Exception as exc:
-            raise ModelError(f"cannot load face classifier {path}: {exc}") from None
-
-    def _load_cocked(self, cocked: str | Path | bool | None, threads: int) -> Any:
-        from vision.cocked import CockedModel, cocked_model_for
-
-        path = self._side_model(
-            cocked, self.settings.cocked_model, cocked_model_for, "cocked model"
-        )
-        if path is None:
-            return None
-        try:
-            return CockedModel(path, threshold=self.settings.cocked_threshold, threads=threads)
-        except Exception as exc:
-            raise ModelError(f"cannot load cocked-die model {path}: {exc}") from None
-
-    def _load_verify(self, verify: str | Path | bool | None, threads: int) -> Any:
-        from vision.verify import VerifyModel, verify_model_for
-
-        path = self._side_model(verify, self.settings.verify_model, verify_model_for, "die check")
-        if path is None:
-            return None
-        try:
-            return VerifyModel(path, threshold=self.settings.verify_threshold, threads=threads)
-        except Exception as exc:
-            raise ModelError(f"cannot load die check {path}: {exc}") from None
-
-    def _side_model(
-        self, arg: str | Path | bool | None, setting: Path | None, beside: Any, what: str
-    ) -> Path | None:
-        """The file of a second-stage model: ``arg`` (False: none; True: must exist), else the
-        setting, else ``beside(detector)`` when that file exists."""
-        if arg is False:
-            return None
-        explicit = arg not in (None, True)
-        if explicit:
-            path = Path(arg)  # type: ignore[arg-type]
-        elif setting is not None:
-            path, explicit = Path(setting), True
-        else:
-            path = beside(self.model_path)
-        if not path.is_file():
-            if explicit or arg is True:
-                raise ModelError(f"{what} not found: {path}")
-            return None
-        return path
-
     def _run(self, blob: NDArray[np.float32], *, second: bool = False) -> NDArray[np.float32]:
         """Run the detector; the second look runs in a lane of its own (see
         :class:`vision.backends.DetectorModel`)."""
@@ -445,7 +388,7 @@ class DiceReader:
         boxes, conf, values, cocked = decode(pred, self.roles, conf=faint)
         if len(conf):
             keep = nms(boxes, conf, self.iou)[: self.max_det]
-            boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
+            boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
         # model input -> decoded pixels -> original pixels (after EXIF orientation)
         boxes = boxes.astype(np.float64)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain
@@ -456,10 +399,10 @@ class DiceReader:
         small = self._small_dice(sides.tolist(), img.width, img.height)
         if faint < self.conf:  # the faint boxes only judged the dice's size
             keep = conf >= self.conf
-            boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
+            boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
         if self.verify is not None and len(boxes):  # drop boxes that are not dice
             keep = self.verify.flags(img.rgb, boxes)
-            boxes, conf, values, cocked = boxes[keep], conf[keep], values[keep], cocked[keep]
+            boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
         face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
         if self.faces is not None and len(boxes):
             values, cocked, probs = self.faces.classify(img.rgb, boxes)
@@ -488,3 +431,8 @@ class DiceReader:
             width=img.width, height=img.height, dice=dice, image=img.name, expected_dice=expected
         )
         return reading, small
+
+
+def _take(keep: NDArray[Any], *arrays: NDArray[Any]) -> tuple[NDArray[Any], ...]:
+    """Each of ``arrays`` indexed by ``keep`` (a mask or indices), in order."""
+    return tuple(a[keep] for a in arrays)

@@ -125,7 +125,7 @@ def test_bad_cocked_models_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 1.5"):
         CockedModel(_bright_is_cocked(tmp_path / "m.onnx"), threshold=1.5)
     detector = _detector(tmp_path)
-    with pytest.raises(ModelError, match="cocked model not found"):
+    with pytest.raises(ModelError, match="cocked-die model not found"):
         DiceReader(detector, faces=False, table=None, cocked=tmp_path / "nope.onnx")
     (tmp_path / "junk.onnx").write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot load cocked-die model"):

@@ -1,0 +1,107 @@
+"""The reader's second-stage models, found beside its detector ``NAME.onnx``.
+
+- the face classifier ``NAME-faces.onnx`` (:mod:`vision.faces`) reads each die's value;
+- the cocked-die model ``NAME-cocked.onnx`` (:mod:`vision.cocked`) sets the cocked flags;
+- the die check ``NAME-verify.onnx`` (:mod:`vision.verify`) drops boxes that are not dice.
+
+Each comes from the reader's argument (a path; False: none; True: it must exist), else its
+``DICECAM_*_MODEL`` setting, else its place beside the detector when a file is there.
+
+Example:
+    >>> from pathlib import Path
+    >>> load_stage("faces", False, Path("dicecam-reader.onnx"), VisionSettings()) is None
+    True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from vision.config import VisionSettings
+
+__all__ = ["STAGES", "ModelError", "load_stage"]
+
+
+class ModelError(RuntimeError):
+    """The reader model is missing, unreadable or not a dice detector dicecam understands."""
+
+
+STAGES = {
+    "faces": "face classifier",
+    "cocked": "cocked-die model",
+    "verify": "die check",
+}
+"""The second-stage models, by the name the reader gives them, with their name in words."""
+
+
+def _beside(stage: str, detector: Path) -> Path:
+    from vision.cocked import cocked_model_for
+    from vision.faces import faces_model_for
+    from vision.verify import verify_model_for
+
+    beside = {"faces": faces_model_for, "cocked": cocked_model_for, "verify": verify_model_for}
+    return beside[stage](detector)
+
+
+def _open(stage: str, path: Path, settings: VisionSettings, threads: int) -> Any:
+    if stage == "faces":
+        from vision.faces import FaceClassifier
+
+        return FaceClassifier(path, threads=threads, tta=settings.faces_tta)
+    if stage == "cocked":
+        from vision.cocked import CockedModel
+
+        return CockedModel(path, threshold=settings.cocked_threshold, threads=threads)
+    from vision.verify import VerifyModel
+
+    return VerifyModel(path, threshold=settings.verify_threshold, threads=threads)
+
+
+def stage_path(
+    stage: str, arg: str | Path | bool | None, detector: Path, settings: VisionSettings
+) -> Path | None:
+    """The file of the second-stage model ``stage`` (a key of :data:`STAGES`) of ``detector``,
+    or None when there is none.
+
+    Raises:
+        ModelError: the file was asked for (by ``arg`` or a setting) and is not there.
+    """
+    if arg is False:
+        return None
+    setting = getattr(settings, f"{stage}_model")
+    explicit = arg not in (None, True)
+    if explicit:
+        path = Path(arg)  # type: ignore[arg-type]
+    elif setting is not None:
+        path, explicit = Path(setting), True
+    else:
+        path = _beside(stage, detector)
+    if not path.is_file():
+        if explicit or arg is True:
+            raise ModelError(f"{STAGES[stage]} not found: {path}")
+        return None
+    return path
+
+
+def load_stage(
+    stage: str,
+    arg: str | Path | bool | None,
+    detector: Path,
+    settings: VisionSettings,
+    threads: int = 2,
+) -> Any:
+    """The second-stage model ``stage`` of ``detector`` (see :func:`stage_path`), loaded, or None.
+
+    Raises:
+        ModelError: it was asked for and is missing, or its file cannot be loaded.
+    """
+    if stage not in STAGES:
+        raise ValueError(f"expected a stage in {sorted(STAGES)}, got {stage!r}")
+    path = stage_path(stage, arg, detector, settings)
+    if path is None:
+        return None
+    try:
+        return _open(stage, path, settings, threads)
+    except Exception as exc:
+        raise ModelError(f"cannot load {STAGES[stage]} {path}: {exc}") from None
