@@ -100,8 +100,8 @@ def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: boo
     ``at_rest``: photos as a player takes them of a finished roll: no die caught in the air, no
     camera shake, at most a 1 px defocus. The same scenes otherwise (hidden, far, cocked and
     off-table dice stay)."""
-    (out / "images").mkdir(parents=True, exist_ok=True)
-    (out / "labels").mkdir(parents=True, exist_ok=True)
+    for folder in ("images", "labels", "meta"):
+        (out / folder).mkdir(parents=True, exist_ok=True)
     dice, clear_flags = 0, {}
     for i in range(n):
         scene = sample_scene(np.random.default_rng([seed, i]), 640, 480, dice_styles=[dict(style)])
@@ -114,6 +114,8 @@ def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: boo
         (out / "images" / f"{name}.jpg").write_bytes(sample.jpeg)
         lines = sample.yolo_lines()
         (out / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
+        # the sidecar: dicecam eval then also reads the clear dice's figures
+        (out / "meta" / f"{name}.json").write_text(json.dumps(sample.meta))
         post = sample.meta["scene"]["post"]
         clear_flags[name] = [clear_die(d, post) for d in sample.dice if d["labelled"]]
         dice += len(lines)
@@ -176,7 +178,7 @@ def main() -> None:
 
     kind = f"{args.style}{'-at-rest' if args.at_rest else ''}"
     new = args.work / f"new-dice-{kind}-{args.n}"
-    if not (new / "clear.json").is_file():
+    if not (new / "meta").is_dir():
         t = time.perf_counter()
         dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest)
         print(f"rendered {args.n} photos, {dice} labelled dice in {time.perf_counter() - t:.0f} s")
@@ -210,7 +212,7 @@ def main() -> None:
     card = json.loads((out / f"{args.model.stem}-ft.json").read_text())["evaluations"]
     if args.test_n > 0:
         fresh = args.work / f"fresh-{kind}-{args.test_n}"
-        if not (fresh / "clear.json").is_file():
+        if not (fresh / "meta").is_dir():
             render_set(fresh, args.test_n, STYLES[args.style], seed=4243, at_rest=args.at_rest)
         key = f"fresh photos of the new dice ({args.test_n})"
         card[f"before, {key}"] = evaluate_model(args.model, fresh, split="")
@@ -228,6 +230,13 @@ def main() -> None:
             f"recall {b['recall']:.2%} -> {a['recall']:.2%}   "
             f"exact {b['exact_accuracy']:.2%} -> {a['exact_accuracy']:.2%}"
         )
+        cb, ca = b.get("clear_dice"), a.get("clear_dice")
+        if cb and ca:
+            print(
+                f"{'  of them, the clear dice':38s} face accuracy {cb['face_accuracy']:.2%} -> "
+                f"{ca['face_accuracy']:.2%} ({cb['read_right']}/{cb['found']} -> "
+                f"{ca['read_right']}/{ca['found']})   recall {cb['recall']:.2%} -> {ca['recall']:.2%}"
+            )
     if args.test_n > 0:
         print(f"face classifier alone at the TRUE boxes of the {args.test_n} fresh photos:")
         tuned = out / f"{args.model.stem}-ft-faces.onnx"

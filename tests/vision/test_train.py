@@ -167,6 +167,8 @@ def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path:
     # an earlier run left links here: they must not stay in the training or the check part
     _yolo_folder(out / "train", ["stale"])
     _yolo_folder(out / "known", ["stale"])
+    (new / "meta").mkdir()
+    (new / "meta" / "new0.json").write_text('{"dice": [{"state": "table"}]}')
     split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3, known_n=2)
 
     def names(part: Path) -> set[str]:
@@ -175,6 +177,10 @@ def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path:
     train, held, replayed = names(split.train), names(split.heldout), names(split.replay)
     assert train | held == {f"new{i}" for i in range(8)} and not train & held
     assert (split.n_train, split.n_held) == (len(train), len(held))
+    # a synthetic sidecar (the dice's states) comes along with its photo, wherever it went
+    (sidecar,) = [*split.train.glob("meta/*.json"), *split.heldout.glob("meta/*.json")]
+    assert sidecar.name.endswith("_new0.json") and "table" in sidecar.read_text()
+    assert (sidecar.parent.parent / "images" / f"{sidecar.stem}.jpg").is_file()
     assert len(replayed) == 3 and replayed <= {f"old{i}" for i in range(7)}
     # the forgetting check: known photos, none of them replayed
     known = names(split.known)

@@ -37,14 +37,25 @@ of a new style: 6 epochs read 95.40% of fresh photos' dice right, 12 epochs 96.2
 on roboflow-dice eval (0.17 points against 0.34), for 55 s more."""
 
 
-def _label_for(image: Path) -> Path | None:
+def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
+    """The photo's label file (``images/`` -> ``labels/``), or with ``folder="meta"`` and
+    ``suffix=".json"`` its synthetic sidecar; None when there is none."""
     parts = list(image.parts)
     if "images" not in parts:
         return None
     idx = len(parts) - 1 - parts[::-1].index("images")
-    parts[idx] = "labels"
-    label = Path(*parts).with_suffix(".txt")
+    parts[idx] = folder
+    label = Path(*parts).with_suffix(suffix)
     return label if label.is_file() else None
+
+
+def _link_photo(image: Path, label: Path, part: Path, name: str) -> None:
+    """Link a labelled photo into the YOLO folder ``part`` as ``name``, with its sidecar (the
+    dice's states, for the off-table and clear-dice figures) when it has one."""
+    _link(image, part / "images" / name)
+    _link(label, (part / "labels" / name).with_suffix(".txt"))
+    if (meta := _label_for(image, "meta", ".json")) is not None:
+        _link(meta, (part / "meta" / name).with_suffix(".json"))
 
 
 def _link(src: Path, dst: Path) -> None:
@@ -107,9 +118,7 @@ def split_dataset(
     for k, (image, label) in enumerate(items):
         h = int(hashlib.sha1(f"{seed}:{image.name}:{k}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
         part = held if h < holdout else train
-        name = f"{k:05d}_{image.name}"
-        _link(image, part / "images" / name)
-        _link(label, (part / "labels" / name).with_suffix(".txt"))
+        _link_photo(image, label, part, f"{k:05d}_{image.name}")
         if part is held:
             n_held += 1
         else:
@@ -129,8 +138,7 @@ def split_dataset(
     drawn = rng.sample(pool, min(replay_n + known_n, len(pool)))
     for k, (image, label) in enumerate(drawn):
         part, name = (replayed, f"replay{k:05d}") if k < replay_n else (known, f"known{k:05d}")
-        _link(image, part / "images" / f"{name}_{image.name}")
-        _link(label, (part / "labels" / f"{name}_{image.name}").with_suffix(".txt"))
+        _link_photo(image, label, part, f"{name}_{image.name}")
     return Split(train, held, n_train, n_held, replayed, known)
 
 
