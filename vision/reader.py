@@ -13,7 +13,7 @@ it re-reads every die found from a crop of the photo at the die's own scale: the
 finds dice, and the classifier gives their value and cocked flag. Two more models beside it join
 when present: the die check ``NAME-verify.onnx`` (:mod:`vision.verify`) drops boxes that are not
 dice before the faces are read, and the cocked-die model ``NAME-cocked.onnx``
-(:mod:`vision.cocked`) sets the cocked flags.
+(:mod:`vision.cocked`) sets the cocked flags. :mod:`vision.stages` finds and loads all three.
 
 Example:
     >>> from vision import DiceReader
