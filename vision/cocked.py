@@ -83,9 +83,7 @@ class CockedModel(ContextDieModel):
         self, model: str | Path, *, threshold: float | None = None, threads: int = 1
     ) -> None:
         super().__init__(model, threshold=threshold, threads=threads)
-        self.threshold_alone = self._stored("threshold_alone", COCKED_THRESHOLD_ALONE)
-        if not 0.0 < self.threshold_alone < 1.0:
-            raise ValueError(f"expected 0 < threshold < 1, got {self.threshold_alone}")
+        self.threshold_alone = self._stored_threshold("threshold_alone", COCKED_THRESHOLD_ALONE)
 
     def flags(
         self,

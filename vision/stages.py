@@ -20,7 +20,7 @@ from typing import Any
 
 from vision.config import VisionSettings
 
-__all__ = ["STAGES", "ModelError", "load_stage"]
+__all__ = ["STAGES", "ModelError", "load_stage", "stage_path"]
 
 
 class ModelError(RuntimeError):

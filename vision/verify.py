@@ -41,8 +41,8 @@ class VerifyModel(ContextDieModel):
         model: ONNX file (input N x 3 x S x S float RGB 0..1, output N x 2 logits: not a die,
             a die), with ``context`` (and ``threshold``, ``tta``) in its metadata.
         threshold: boxes whose probability is under it are dropped (:meth:`flags` says which
-            reach it) (default: the model's
-            ``threshold`` metadata, else :data:`VERIFY_THRESHOLD`).
+            reach it); default: the model's ``threshold`` metadata, else
+            :data:`VERIFY_THRESHOLD`.
         threads: onnxruntime intra-op threads.
 
     Raises:

@@ -95,8 +95,10 @@ class ReaderService:
         model = getattr(reader, "model_path", None)
         stages = None
         if reader is not None:
+            from vision.stages import STAGES
+
             stages = {}
-            for name in ("faces", "cocked", "verify"):
+            for name in STAGES:
                 path = getattr(getattr(reader, name, None), "model_path", None)
                 stages[name] = None if path is None else Path(path).name
         return {

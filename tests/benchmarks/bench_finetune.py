@@ -35,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from service.cli import main as dicecam  # noqa: E402
 from vision.evaluate import load_labels  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
-from vision.metrics import clear_die  # noqa: E402
 from vision.synth.sample import render_scene  # noqa: E402
 from vision.synth.scene import sample_scene  # noqa: E402
 from vision.train.run import evaluate_model  # noqa: E402
@@ -93,16 +92,16 @@ STYLES = {
 
 
 def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: bool = False) -> int:
-    """Write ``n`` labelled photos (YOLO: images/ + labels/) of dice in ``style``, and
-    ``clear.json``: for each photo, which of its label lines are clear dice (at rest, in view,
-    in a sharp photo: :func:`vision.metrics.clear_die`).
+    """Write ``n`` labelled photos of dice in ``style``: YOLO ``images/`` + ``labels/``, and
+    ``meta/`` sidecars, from which :func:`vision.evaluate.load_labels` tells the clear dice (at
+    rest, in view, in a sharp photo: :func:`vision.metrics.clear_die`).
 
     ``at_rest``: photos as a player takes them of a finished roll: no die caught in the air, no
     camera shake, at most a 1 px defocus. The same scenes otherwise (hidden, far, cocked and
     off-table dice stay)."""
     for folder in ("images", "labels", "meta"):
         (out / folder).mkdir(parents=True, exist_ok=True)
-    dice, clear_flags = 0, {}
+    dice = 0
     for i in range(n):
         scene = sample_scene(np.random.default_rng([seed, i]), 640, 480, dice_styles=[dict(style)])
         if at_rest:
@@ -116,10 +115,7 @@ def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: boo
         (out / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
         # the sidecar: dicecam eval then also reads the clear dice's figures
         (out / "meta" / f"{name}.json").write_text(json.dumps(sample.meta))
-        post = sample.meta["scene"]["post"]
-        clear_flags[name] = [clear_die(d, post) for d in sample.dice if d["labelled"]]
         dice += len(lines)
-    (out / "clear.json").write_text(json.dumps(clear_flags))
     return dice
 
 
@@ -132,21 +128,19 @@ def true_box_faces(faces_onnx: Path, dataset: Path) -> dict[str, tuple[int, int]
     from vision.faces import FaceClassifier
 
     classifier = FaceClassifier(faces_onnx)
-    flags = json.loads((dataset / "clear.json").read_text())
     right = {"all": [0, 0], "clear": [0, 0], "blurred, hidden or moving": [0, 0]}
-    for name, clear_dice in flags.items():
-        path = dataset / "images" / f"{name}.jpg"
+    for path in sorted((dataset / "images").glob("*.jpg")):
         image = cv2.imread(str(path))
         truth = load_labels(path).truth(image.shape[1], image.shape[0])
         if not truth:
             continue
         boxes = np.array([t.box for t in truth])
         values, cocked, _ = classifier.classify(image[..., ::-1].copy(), boxes)
-        for t, is_clear, value, lean in zip(truth, clear_dice, values, cocked, strict=True):
+        for t, value, lean in zip(truth, values, cocked, strict=True):
             if t.cocked:  # no face to read
                 continue
             ok = int(not lean and value == t.value)
-            for key in ("all", "clear" if is_clear else "blurred, hidden or moving"):
+            for key in ("all", "clear" if t.clear else "blurred, hidden or moving"):
                 right[key][0] += ok
                 right[key][1] += 1
     return {k: (a, b) for k, (a, b) in right.items()}

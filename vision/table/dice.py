@@ -100,7 +100,7 @@ class ContextDieModel:
         self.context = float(self.metadata.get("context", self.default_context))
         self.tta = self.metadata.get("tta", "False").strip().lower() == "true"
         if threshold is None:
-            threshold = _check_threshold(self._stored("threshold", self.default_threshold))
+            threshold = self._stored_threshold("threshold", self.default_threshold)
         self.threshold = float(threshold)
 
     def probability(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray:
@@ -129,6 +129,10 @@ class ContextDieModel:
             raise ValueError(
                 f"{self.model_path}: expected a number in its {key} metadata, got {stored!r}"
             ) from None
+
+    def _stored_threshold(self, key: str, default: float) -> float:
+        """The threshold under ``key`` in the model's metadata, else ``default``; checked."""
+        return _check_threshold(self._stored(key, default))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={str(self.model_path)!r}, threshold={self.threshold})"

@@ -46,21 +46,15 @@ Box = tuple[float, float, float, float]
 
 @dataclass(slots=True)
 class MinedCrops:
-    """Context crops of detected boxes (N x S x S x 3 BGR uint8), their labels (1: a die) and
-    the detector's confidence (0 for background boxes)."""
+    """Context crops of detected boxes (N x S x S x 3 BGR uint8) and their labels (1: a die)."""
 
     crops: list[np.ndarray] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
-    conf: list[float] = field(default_factory=list)
 
-    def arrays(self, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         if not self.crops:
-            return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0)
-        return (
-            np.stack(self.crops),
-            np.asarray(self.labels, np.int64),
-            np.asarray(self.conf, np.float32),
-        )
+            return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
+        return np.stack(self.crops), np.asarray(self.labels, np.int64)
 
 
 def synth_items(
@@ -194,7 +188,6 @@ def mine_crops(
         for box in background_boxes(rng, image.shape[:2], labelled + hidden, background):
             mined.crops.append(context_crop(image, box, size, context))
             mined.labels.append(0)
-            mined.conf.append(0.0)
         reading = reader.read(image[..., ::-1].copy())
         boxes = [d.box for d in reading.dice]
         if not boxes:
@@ -207,5 +200,4 @@ def mine_crops(
                 continue
             mined.crops.append(context_crop(image, die.box, size, context))
             mined.labels.append(int(j in matched))
-            mined.conf.append(die.confidence)
     return mined

@@ -93,7 +93,7 @@ def train_verifier(
                     background=background,
                     into=mined,
                 )
-            parts[split] = mined.arrays(size)[:2]
+            parts[split] = mined.arrays(size)
             log(f"{split}: {len(mined.labels)} boxes mined, {sum(mined.labels)} dice")
         (x, y), (vx, vy) = parts["train"], parts["val"]
         if cache is not None:
