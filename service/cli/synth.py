@@ -75,6 +75,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="share of scenes with game pieces (pawns, blocks, houses, discs) standing on the "
         "table, never labelled (default 0)",
     )
+    p.add_argument(
+        "--elevation",
+        type=float,
+        nargs=2,
+        default=None,
+        metavar=("LO", "HI"),
+        help="camera elevation range in degrees, 90 looking straight down (default: 62-90 for "
+        "55%% of scenes, 25-62 for the rest; trays and boxes keep at least 45-70)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -94,6 +103,11 @@ def run(args: argparse.Namespace) -> int:
     for flag, share in (("--lean-share", args.lean_share), ("--pieces-share", args.pieces_share)):
         if share is not None and not 0.0 <= share <= 1.0:
             raise UsageError(f"{flag} must be between 0 and 1, got {share}")
+    if args.elevation is not None and not 5 <= args.elevation[0] <= args.elevation[1] <= 90:
+        lo, hi = args.elevation
+        raise UsageError(
+            f"--elevation must be LO HI with 5 <= LO <= HI <= 90 degrees, got {lo} {hi}"
+        )
     if args.start < 0:
         raise UsageError(f"--start must be 0 or more, got {args.start}")
     if not 64 <= args.tile <= 2048:
@@ -144,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
             face_kind=args.face_kind,
             lean_share=args.lean_share,
             pieces_share=args.pieces_share,
+            elevation=None if args.elevation is None else tuple(args.elevation),
         )
         states = ", ".join(f"{k} {v}" for k, v in s.states.items())
         print(

@@ -173,6 +173,8 @@ def test_write_dataset_layout_and_workers_match(tmp_path):
         ({"n": 2, "face_kind": "dots"}, "face_kind"),
         ({"n": 2, "lean_share": 1.5}, "lean_share"),
         ({"n": 2, "pieces_share": -0.1}, "pieces_share"),
+        ({"n": 2, "elevation": (40, 20)}, "elevation"),
+        ({"n": 2, "elevation": (0, 20)}, "elevation"),
     ],
 )
 def test_write_dataset_rejects_bad_arguments(tmp_path, kwargs, message):
@@ -221,3 +223,22 @@ def test_lean_share_sets_how_many_scenes_get_a_leaning_die():
     assert cocked > sum(d["state"] == "cocked" for s in never for d in s.dice)
     # the default share draws the same scenes as before the option
     assert make_sample(5, 0, 160, 120).jpeg == make_sample(5, 0, 160, 120, lean_share=None).jpeg
+
+
+def test_elevation_range_moves_only_the_camera_and_keeps_trays_high_enough():
+    kinds = set()
+    for i in range(40):
+        plain = sample_scene(np.random.default_rng([5, i]), 320, 240)
+        low = sample_scene(np.random.default_rng([5, i]), 320, 240, elevation_range=(12, 20))
+        elevation = low["camera"].pop("elevation_deg")
+        plain["camera"].pop("elevation_deg")
+        assert low == plain
+        kind = low["surface"]["kind"]
+        kinds.add(kind)
+        if kind in ("tray", "box"):  # their rims would hide the dice from lower down
+            assert 45 <= elevation <= 70
+        else:
+            assert 12 <= elevation <= 20
+    assert {"table", "tray"} <= kinds
+    with pytest.raises(ValueError, match="elevation range"):
+        sample_scene(np.random.default_rng(0), elevation_range=(30, 95))

@@ -53,6 +53,8 @@ def test_synth_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["synth", "--preview", str(tmp_path / "s.gif")]) == 2
     assert main(["synth", "--out", str(tmp_path / "d"), "--lean-share", "2"]) == 2
     assert main(["synth", "--out", str(tmp_path / "d"), "--pieces-share", "1.5"]) == 2
+    assert main(["synth", "--out", str(tmp_path / "d"), "--elevation", "40", "20"]) == 2
+    assert "--elevation" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
 
 
@@ -65,3 +67,16 @@ def test_synth_face_kind_flag(tmp_path):
     for meta in metas:
         styles = json.loads(meta.read_text())["scene"]["dice_styles"]
         assert {st["kind"] for st in styles} == {"numeral"}
+
+
+def test_synth_elevation_flag(tmp_path):
+    out = tmp_path / "low"
+    args = ["synth", "--n", "3", "--size", "96", "96", "--elevation", "15", "20", "--quiet"]
+    assert main([*args, "--out", str(out)]) == 0
+    metas = [json.loads(m.read_text()) for m in (out / "meta").rglob("*.json")]
+    assert len(metas) == 3
+    for meta in metas:
+        scene = meta["scene"]
+        rimmed = scene["surface"]["kind"] in ("tray", "box")
+        low, high = (45, 70) if rimmed else (15, 20)
+        assert low <= scene["camera"]["elevation_deg"] <= high

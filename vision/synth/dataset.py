@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .sample import make_sample
-from .scene import FACE_KINDS
+from .scene import FACE_KINDS, _check_elevation
 
 __all__ = ["CLASS_NAMES", "DatasetSummary", "sample_name", "sample_split", "write_dataset"]
 
@@ -122,11 +122,13 @@ def write_dataset(
     face_kind: str | None = None,
     lean_share: float | None = None,
     pieces_share: float | None = None,
+    elevation: tuple[float, float] | None = None,
 ) -> DatasetSummary:
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
     gives every die that kind of face, ``lean_share`` is the share of scenes with an extra die
     leaning on something, ``pieces_share`` the share with game pieces standing on the table
-    (see :func:`vision.synth.scene.sample_scene`).
+    and ``elevation`` the camera's elevation range in degrees (see
+    :func:`vision.synth.scene.sample_scene`).
 
     Example:
         >>> import tempfile
@@ -146,6 +148,7 @@ def write_dataset(
             ("face_kind", face_kind),
             ("lean_share", lean_share),
             ("pieces_share", pieces_share),
+            ("elevation_range", None if elevation is None else _check_elevation(elevation)),
         )
         if v is not None
     }
