@@ -84,6 +84,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="camera elevation range in degrees, 90 looking straight down (default: 62-90 for "
         "55%% of scenes, 25-62 for the rest; trays and boxes keep at least 45-70)",
     )
+    p.add_argument(
+        "--wide-styles",
+        type=float,
+        default=None,
+        metavar="P",
+        help="share of scenes whose dice take any body colour, pips of any hue and size, "
+        "pale on pale too (default 0)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -100,7 +108,12 @@ def run(args: argparse.Namespace) -> int:
     w, h = args.size
     if not (64 <= w <= 4096 and 64 <= h <= 4096):
         raise UsageError(f"--size must be between 64 and 4096 pixels a side, got {w} {h}")
-    for flag, share in (("--lean-share", args.lean_share), ("--pieces-share", args.pieces_share)):
+    shares = (
+        ("--lean-share", args.lean_share),
+        ("--pieces-share", args.pieces_share),
+        ("--wide-styles", args.wide_styles),
+    )
+    for flag, share in shares:
         if share is not None and not 0.0 <= share <= 1.0:
             raise UsageError(f"{flag} must be between 0 and 1, got {share}")
     if args.elevation is not None and not 5 <= args.elevation[0] <= args.elevation[1] <= 90:
@@ -159,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
             lean_share=args.lean_share,
             pieces_share=args.pieces_share,
             elevation=None if args.elevation is None else tuple(args.elevation),
+            wide_styles=args.wide_styles,
         )
         states = ", ".join(f"{k} {v}" for k, v in s.states.items())
         print(

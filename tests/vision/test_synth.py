@@ -174,6 +174,7 @@ def test_write_dataset_layout_and_workers_match(tmp_path):
         ({"n": 2, "lean_share": 1.5}, "lean_share"),
         ({"n": 2, "pieces_share": -0.1}, "pieces_share"),
         ({"n": 2, "elevation": (40, 20)}, "elevation"),
+        ({"n": 2, "wide_styles": 1.5}, "wide_styles"),
         ({"n": 2, "elevation": (0, 20)}, "elevation"),
     ],
 )
@@ -242,3 +243,28 @@ def test_elevation_range_moves_only_the_camera_and_keeps_trays_high_enough():
     assert {"table", "tray"} <= kinds
     with pytest.raises(ValueError, match="elevation range"):
         sample_scene(np.random.default_rng(0), elevation_range=(30, 95))
+
+
+def test_wide_styles_change_only_the_dice_colours_pips_and_corners():
+    changed = 0
+    for i in range(20):
+        plain = sample_scene(np.random.default_rng([6, i]), 320, 240)
+        wide = sample_scene(np.random.default_rng([6, i]), 320, 240, wide_styles=1.0)
+        assert len(wide["dice_styles"]) == len(plain["dice_styles"])
+        for w, p in zip(wide["dice_styles"], plain["dice_styles"], strict=True):
+            assert (w["kind"], w["opacity"], w["edge_tone"]) == (
+                p["kind"],
+                p["opacity"],
+                p["edge_tone"],
+            )
+            assert 0.045 <= w["pip_radius"] <= 0.14 and 0.02 <= w["corner"] <= 0.32
+            value = [max(c) / 255 for c in (w["body"], w["pip"])]  # HSV brightness
+            assert abs(value[0] - value[1]) >= 0.119  # pips differ from the body by 12% or more
+            changed += w["body"] != p["body"]
+        wide.pop("dice_styles"), plain.pop("dice_styles")
+        assert wide == plain
+    assert changed >= 20
+    never = sample_scene(np.random.default_rng([6, 0]), 320, 240, wide_styles=0.0)
+    assert (
+        never["dice_styles"] == sample_scene(np.random.default_rng([6, 0]), 320, 240)["dice_styles"]
+    )

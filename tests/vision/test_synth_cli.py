@@ -55,6 +55,7 @@ def test_synth_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["synth", "--out", str(tmp_path / "d"), "--pieces-share", "1.5"]) == 2
     assert main(["synth", "--out", str(tmp_path / "d"), "--elevation", "40", "20"]) == 2
     assert "--elevation" in capsys.readouterr().err
+    assert main(["synth", "--out", str(tmp_path / "d"), "--wide-styles", "-1"]) == 2
     assert not (tmp_path / "d").exists()
 
 

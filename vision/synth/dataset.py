@@ -123,11 +123,13 @@ def write_dataset(
     lean_share: float | None = None,
     pieces_share: float | None = None,
     elevation: tuple[float, float] | None = None,
+    wide_styles: float | None = None,
 ) -> DatasetSummary:
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
     gives every die that kind of face, ``lean_share`` is the share of scenes with an extra die
     leaning on something, ``pieces_share`` the share with game pieces standing on the table
-    and ``elevation`` the camera's elevation range in degrees (see
+    ``elevation`` the camera's elevation range in degrees and ``wide_styles`` the share of
+    scenes whose dice come from a far wider range of colours and pip sizes (see
     :func:`vision.synth.scene.sample_scene`).
 
     Example:
@@ -139,7 +141,8 @@ def write_dataset(
     _validate(n, workers, val_fraction, size)
     if face_kind is not None and face_kind not in FACE_KINDS:
         raise ValueError(f"face_kind must be one of {FACE_KINDS}, got {face_kind!r}")
-    for key, share in (("lean_share", lean_share), ("pieces_share", pieces_share)):
+    shares = (("lean_share", lean_share), ("pieces_share", pieces_share))
+    for key, share in (*shares, ("wide_styles", wide_styles)):
         if share is not None and not 0.0 <= share <= 1.0:
             raise ValueError(f"{key} must be in [0, 1], got {share!r}")
     options = {
@@ -149,6 +152,7 @@ def write_dataset(
             ("lean_share", lean_share),
             ("pieces_share", pieces_share),
             ("elevation_range", None if elevation is None else _check_elevation(elevation)),
+            ("wide_styles", wide_styles),
         )
         if v is not None
     }

@@ -6,6 +6,7 @@ so the sidecar JSON records them and a subset can be chosen later by any of them
 
 from __future__ import annotations
 
+import colorsys
 import math
 from typing import Any
 
@@ -104,6 +105,35 @@ def die_style(rng: np.random.Generator) -> dict[str, Any]:
     }
 
 
+def wide_die_style(rng: np.random.Generator, style: dict[str, Any]) -> dict[str, Any]:
+    """``style`` with colours, pip size and corners drawn from a far wider range than
+    :func:`die_style`'s: any body colour, pips of any hue that differ from it in brightness
+    by 12% or more (pale pips on pale dice too), pip radius 0.045-0.14, corners 0.02-0.32.
+
+    Example:
+        >>> st = wide_die_style(np.random.default_rng(0), die_style(np.random.default_rng(0)))
+        >>> 0.045 <= st["pip_radius"] <= 0.14
+        True
+    """
+    h, sat, val = float(rng.uniform(0, 1)), float(rng.uniform(0, 1)), float(rng.uniform(0.08, 1))
+    step = float(rng.uniform(0.12, 0.9))
+    pip_val = (
+        val + step if (val + step <= 1.0 and rng.random() < 0.5) or val - step < 0 else val - step
+    )
+    pip = colorsys.hsv_to_rgb(float(rng.uniform(0, 1)), float(rng.uniform(0, 0.8)), pip_val)
+    body = colorsys.hsv_to_rgb(h, sat, val)
+    bgr = [[float(round(c * 255.0, 1)) for c in reversed(rgb)] for rgb in (body, pip)]
+    return {
+        **style,
+        "body": bgr[0],
+        "pip": bgr[1],
+        "emblem": bgr[1],
+        "pip_radius": float(rng.uniform(0.045, 0.14)),
+        "corner": float(rng.uniform(0.02, 0.32)),
+        "gloss": float(rng.uniform(0.0, 0.5)),
+    }
+
+
 LEAN_SHARE = 0.3
 """The share of scenes with one extra die leaning on a neighbour or a rim."""
 
@@ -121,6 +151,7 @@ def sample_scene(
     lean_share: float | None = None,
     pieces_share: float | None = None,
     elevation_range: tuple[float, float] | None = None,
+    wide_styles: float = 0.0,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Draw every parameter of one scene. ``overrides`` replace top-level keys after drawing;
@@ -130,7 +161,8 @@ def sample_scene(
     :data:`LEAN_SHARE`). ``pieces_share``: the chance that game pieces stand on the table
     (distractors, never labelled; default :data:`PIECES_SHARE`). ``elevation_range``: the range of the
     camera's elevation in degrees (default: 62-90 for 55% of scenes, 25-62 for the rest); trays
-    and boxes keep at least 45-70, as their rims hide the dice from lower down.
+    and boxes keep at least 45-70, as their rims hide the dice from lower down. ``wide_styles``:
+    the chance that the scene's dice styles come from :func:`wide_die_style`'s wider range.
 
     Example:
         >>> s = sample_scene(np.random.default_rng(0))
@@ -287,6 +319,12 @@ def sample_scene(
         camera["elevation_deg"] = float(own.uniform(lo, hi))
         if surface["kind"] in ("tray", "box"):
             camera["elevation_deg"] = max(camera["elevation_deg"], float(own.uniform(45, 70)))
+    if not 0.0 <= wide_styles <= 1.0:
+        raise ValueError(f"expected wide_styles in [0, 1], got {wide_styles!r}")
+    if wide_styles > 0:
+        own = np.random.default_rng([scene["physics_seed"], 4])
+        if own.random() < wide_styles:
+            scene["dice_styles"] = styles = [wide_die_style(own, st) for st in styles]
     if face_kind is not None:
         if face_kind not in FACE_KINDS:
             raise ValueError(f"expected a face kind in {FACE_KINDS}, got {face_kind!r}")
