@@ -127,8 +127,8 @@ def write_dataset(
 ) -> DatasetSummary:
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
     gives every die that kind of face, ``lean_share`` is the share of scenes with an extra die
-    leaning on something, ``pieces_share`` the share with game pieces standing on the table
-    ``elevation`` the camera's elevation range in degrees and ``wide_styles`` the share of
+    leaning on something, ``pieces_share`` the share with game pieces standing on the table,
+    ``elevation`` the camera's elevation range in degrees, and ``wide_styles`` the share of
     scenes whose dice come from a far wider range of colours and pip sizes (see
     :func:`vision.synth.scene.sample_scene`).
 

@@ -159,10 +159,12 @@ def sample_scene(
     otherwise has numerals on 8% of its dice styles and emblems on 8%. ``lean_share``: the chance
     that the scene has one more die leaning on a neighbour or a rim (a cocked die; default
     :data:`LEAN_SHARE`). ``pieces_share``: the chance that game pieces stand on the table
-    (distractors, never labelled; default :data:`PIECES_SHARE`). ``elevation_range``: the range of the
-    camera's elevation in degrees (default: 62-90 for 55% of scenes, 25-62 for the rest); trays
-    and boxes keep at least 45-70, as their rims hide the dice from lower down. ``wide_styles``:
-    the chance that the scene's dice styles come from :func:`wide_die_style`'s wider range.
+    (distractors, never labelled; default :data:`PIECES_SHARE`). ``elevation_range``: the
+    range of the camera's elevation in degrees (default: 62-90 for 55% of scenes, 25-62 for the
+    rest); trays and boxes keep at least 45-70, as their rims hide the dice from lower down.
+    ``wide_styles``: the chance that the scene's dice styles come from
+    :func:`wide_die_style`'s wider range. These last options draw from random streams of their
+    own, so the rest of the scene stays the same with or without them.
 
     Example:
         >>> s = sample_scene(np.random.default_rng(0))
