@@ -258,6 +258,7 @@ def test_wide_styles_change_only_the_dice_colours_pips_and_corners():
                 p["edge_tone"],
             )
             assert 0.045 <= w["pip_radius"] <= 0.14 and 0.02 <= w["corner"] <= 0.32
+            assert all(0 <= v <= 255 for v in (*w["body"], *w["pip"]))
             value = [max(c) / 255 for c in (w["body"], w["pip"])]  # HSV brightness
             assert abs(value[0] - value[1]) >= 0.119  # pips differ from the body by 12% or more
             changed += w["body"] != p["body"]

@@ -116,10 +116,10 @@ def wide_die_style(rng: np.random.Generator, style: dict[str, Any]) -> dict[str,
         True
     """
     h, sat, val = float(rng.uniform(0, 1)), float(rng.uniform(0, 1)), float(rng.uniform(0.08, 1))
-    step = float(rng.uniform(0.12, 0.9))
-    pip_val = (
-        val + step if (val + step <= 1.0 and rng.random() < 0.5) or val - step < 0 else val - step
-    )
+    # brighter or darker by at most the room there is (at least 0.46: val lies in 0.08-1)
+    step = min(float(rng.uniform(0.12, 0.9)), max(val, 1.0 - val))
+    up = val + step <= 1.0 and (val - step < 0.0 or rng.random() < 0.5)
+    pip_val = val + step if up else val - step
     pip = colorsys.hsv_to_rgb(float(rng.uniform(0, 1)), float(rng.uniform(0, 0.8)), pip_val)
     body = colorsys.hsv_to_rgb(h, sat, val)
     bgr = [[float(round(c * 255.0, 1)) for c in reversed(rgb)] for rgb in (body, pip)]
