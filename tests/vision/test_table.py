@@ -222,6 +222,40 @@ def test_stage_default_uses_the_calibration_and_can_be_turned_off(monkeypatch):
     assert TableStage.default() is None
 
 
+def test_faint_boxes_off_the_surface_are_dropped_and_confident_ones_bust():
+    calibration = Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)])  # left half of 640x480
+    dice = [
+        Die(5, (100, 200, 140, 240), 0.3),  # on the surface, faint: kept
+        Die(2, (400, 200, 440, 240), 0.35),  # off, faint: not a die to bust on
+        Die(6, (500, 200, 540, 240), 0.7),  # off, confident: a bust
+    ]
+    reading = TableStage(calibration=calibration, min_confidence=0.5).apply(
+        Reading(640, 480, list(dice)), None
+    )
+    assert [(d.value, d.on_table) for d in reading.dice] == [(5, True), (6, False)]
+    assert reading.off_table == 1 and reading.bust
+
+    faint_only = TableStage(calibration=calibration, min_confidence=0.5).apply(
+        Reading(640, 480, dice[:2]), None
+    )
+    assert [d.value for d in faint_only.dice] == [5] and not faint_only.bust
+    faint_only.expected_dice = 2  # the caller rolled two: the dropped one is missing, a bust
+    assert faint_only.missing == 1 and faint_only.bust
+
+    kept = TableStage(calibration=calibration).apply(Reading(640, 480, list(dice)), None)
+    assert kept.off_table == 2  # min_confidence 0 drops nothing
+
+
+def test_stage_default_takes_the_minimum_confidence_off_the_surface_from_settings(monkeypatch):
+    Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]).save()
+    assert TableStage.default().min_confidence == 0.0
+    monkeypatch.setenv("DICECAM_OFFTABLE_MIN_CONF", "0.45")
+    assert TableStage.default().min_confidence == 0.45
+    monkeypatch.setenv("DICECAM_OFFTABLE_MIN_CONF", "1.5")
+    with pytest.raises(ValueError, match="offtable_min_conf"):
+        TableStage.default()
+
+
 def _reader_models():
     pytest.importorskip("onnx", reason="the onnx package builds the test detector")
     spec = importlib.util.spec_from_file_location(

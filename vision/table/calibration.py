@@ -50,6 +50,9 @@ class TableSettings(BaseSettings):
     ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""
     offtable_threshold: float = Field(0.8, gt=0.0, lt=1.0)
     """P(off) from which the off-table die model calls a die off the surface."""
+    offtable_min_conf: float = Field(0.0, ge=0.0, le=1.0)
+    """Detector confidence under which a box off the surface is dropped, not called off: past
+    the table's edge faint boxes are mostly clutter, and one false off-table die busts a roll."""
     table: bool = True
     """Run the table logic in the reader (``DICECAM_TABLE=0`` turns it off)."""
 

@@ -66,6 +66,8 @@ class TableStage:
         dice_model: an :class:`OffTableModel` that looks at each die's surroundings: a die it
             calls off the surface is off even inside the learned outline. Not used with a
             calibration, which is the user's own boundary.
+        min_confidence: a box off the surface whose detector confidence is under this is
+            dropped from the reading rather than called off the table (0: none dropped).
 
     Example:
         >>> stage = TableStage(calibration=Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]))
@@ -80,11 +82,13 @@ class TableStage:
         *,
         tolerance: float = TOLERANCE,
         dice_model: OffTableModel | None = None,
+        min_confidence: float = 0.0,
     ) -> None:
         self.model = SurfaceModel(model) if isinstance(model, (str, Path)) else model
         self.calibration = calibration
         self.tolerance = float(tolerance)
         self.dice_model = dice_model
+        self.min_confidence = float(min_confidence)
 
     @classmethod
     def default(cls) -> TableStage | None:
@@ -110,7 +114,7 @@ class TableStage:
         dice_model = None
         if calibration is None and dice_path.is_file():
             dice_model = OffTableModel(dice_path, threshold=s.offtable_threshold)
-        return cls(model, calibration, dice_model=dice_model)
+        return cls(model, calibration, dice_model=dice_model, min_confidence=s.offtable_min_conf)
 
     def outline(self, rgb: NDArray[np.uint8] | None, width: int, height: int) -> Outline | None:
         """The surface polygon in pixels of a ``width`` x ``height`` photo (``rgb`` may be that
@@ -122,21 +126,28 @@ class TableStage:
         return self.model.outline(rgb, (width, height))
 
     def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
-        """Fill ``reading.outline`` and each die's ``on_table`` (in place)."""
+        """Fill ``reading.outline`` and each die's ``on_table`` (in place), and drop the faint
+        boxes off the surface (``min_confidence``)."""
         outline = self.outline(rgb, reading.width, reading.height)
         apply_table(reading, outline, tolerance=self.tolerance)
         if (
-            self.dice_model is None
-            or self.calibration is not None
-            or rgb is None
-            or not reading.dice
+            self.dice_model is not None
+            and self.calibration is None
+            and rgb is not None
+            and reading.dice
         ):
-            return reading
-        sx, sy = rgb.shape[1] / reading.width, rgb.shape[0] / reading.height
-        boxes = [(d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy) for d in reading.dice]
-        for die, p_off in zip(reading.dice, self.dice_model.probability(rgb, boxes), strict=True):
-            if p_off >= self.dice_model.threshold:
-                die.on_table = False
+            sx, sy = rgb.shape[1] / reading.width, rgb.shape[0] / reading.height
+            boxes = [
+                (d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy) for d in reading.dice
+            ]
+            p_offs = self.dice_model.probability(rgb, boxes)
+            for die, p_off in zip(reading.dice, p_offs, strict=True):
+                if p_off >= self.dice_model.threshold:
+                    die.on_table = False
+        if self.min_confidence > 0:
+            reading.dice = [
+                d for d in reading.dice if d.on_table or d.confidence >= self.min_confidence
+            ]
         return reading
 
     def __repr__(self) -> str:
