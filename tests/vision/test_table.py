@@ -244,6 +244,9 @@ def test_faint_boxes_off_the_surface_are_dropped_and_confident_ones_bust():
 
     kept = TableStage(calibration=calibration).apply(Reading(640, 480, list(dice)), None)
     assert kept.off_table == 2  # min_confidence 0 drops nothing
+    with pytest.raises(ValueError, match="expected 0 <= min_confidence <= 1, got -0.1"):
+        TableStage(calibration=calibration, min_confidence=-0.1)
+    assert "min_confidence=0.5" in repr(TableStage(calibration=calibration, min_confidence=0.5))
 
 
 def test_stage_default_takes_the_minimum_confidence_off_the_surface_from_settings(monkeypatch):

@@ -88,6 +88,8 @@ class TableStage:
         self.calibration = calibration
         self.tolerance = float(tolerance)
         self.dice_model = dice_model
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ValueError(f"expected 0 <= min_confidence <= 1, got {min_confidence}")
         self.min_confidence = float(min_confidence)
 
     @classmethod
@@ -153,4 +155,5 @@ class TableStage:
     def __repr__(self) -> str:
         source = "calibration" if self.calibration is not None else repr(self.model)
         dice = "" if self.dice_model is None else f", dice_model={self.dice_model!r}"
-        return f"TableStage({source}, tolerance={self.tolerance}{dice})"
+        faint = f", min_confidence={self.min_confidence}" if self.min_confidence else ""
+        return f"TableStage({source}, tolerance={self.tolerance}{dice}{faint})"
