@@ -141,8 +141,12 @@ def write_dataset(
     _validate(n, workers, val_fraction, size)
     if face_kind is not None and face_kind not in FACE_KINDS:
         raise ValueError(f"face_kind must be one of {FACE_KINDS}, got {face_kind!r}")
-    shares = (("lean_share", lean_share), ("pieces_share", pieces_share))
-    for key, share in (*shares, ("wide_styles", wide_styles)):
+    shares = (
+        ("lean_share", lean_share),
+        ("pieces_share", pieces_share),
+        ("wide_styles", wide_styles),
+    )
+    for key, share in shares:
         if share is not None and not 0.0 <= share <= 1.0:
             raise ValueError(f"{key} must be in [0, 1], got {share!r}")
     options = {
