@@ -24,7 +24,8 @@ from vision.labelling import (
     write_labels,
     write_training_folder,
 )
-from vision.metrics import EvalResult, TruthDie, match_dice
+from vision.matching import TruthDie, match_dice
+from vision.metrics import EvalResult
 from vision.reader import DiceReader, ModelError
 from vision.table import (
     Calibration,

@@ -72,6 +72,23 @@ class VisionSettings(BaseSettings):
         description="boxes down to this confidence (or the reader's conf, if lower) count when "
         "judging whether a photo's dice are small",
     )
+    fit_count: bool = Field(
+        True,
+        description="with the dice count given, keep the likeliest dice found or add faint ones "
+        "to reach it (DICECAM_FIT_COUNT)",
+    )
+    fit_conf: float = Field(
+        0.02,
+        ge=0.0,
+        le=1.0,
+        description="faint boxes down to this confidence may be added to reach the dice count",
+    )
+    fit_min_verify: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="the die check's probability a faint box needs to be added to reach the count",
+    )
     threads: int = Field(2, ge=1, description="inference threads per model")
     backend: str = Field(
         "auto",

@@ -10,7 +10,7 @@ cocked die. Synthetic sets (:mod:`vision.synth`) add ``meta/<image stem>.json`` 
 with ``"labelled": true`` (all, without that key) line up with the label lines; dice hidden from
 the camera still count for whether the roll is truly a bust. Then off-table recall/precision and
 the false-bust rate are reported too, and the dice anyone could read (at rest, in view, in a
-sharp photo: :func:`vision.metrics.clear_die`) get face accuracy and recall of their own.
+sharp photo: :func:`vision.matching.clear_die`) get face accuracy and recall of their own.
 
 Example:
     >>> result = evaluate_dataset("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import ImageError
-from vision.metrics import OFF_TABLE_STATES, EvalResult, TruthDie, clear_die
+from vision.matching import OFF_TABLE_STATES, TruthDie, clear_die
+from vision.metrics import EvalResult
 from vision.types import Reading
 
 __all__ = ["DatasetError", "LabelledImage", "ReaderLike", "evaluate_dataset", "find_images"]
@@ -59,7 +60,7 @@ class LabelledImage:
     bust: bool | None = None
     """True when the sidecar puts any die (labelled or hidden) off the table."""
     clear: list[bool | None] | None = None
-    """Whether each labelled die could be read by anyone (:func:`vision.metrics.clear_die`)."""
+    """Whether each labelled die could be read by anyone (:func:`vision.matching.clear_die`)."""
 
     def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
         """The labelled dice in pixels of a ``width`` x ``height`` image."""
@@ -256,6 +257,7 @@ def evaluate_dataset(
     split: str = "val",
     limit: int | None = None,
     all_on_table: bool = False,
+    expect_count: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
     """Read every photo of a YOLO-format dataset and score the readings against its labels.
@@ -265,7 +267,9 @@ def evaluate_dataset(
     ``all_on_table`` says that no die of a photo without a ``meta/`` sidecar left the table (a
     set of ordinary photos, such as roboflow-dice): those photos then count for the false-bust
     rate, every bust the reader calls on them being a false one. A sidecar, where there is one,
-    still gives its photo's states.
+    still gives its photo's states. ``expect_count`` tells the reader how many dice each photo
+    holds (its labels' count, when at least one), as the service does during a turn: the reader
+    then fits its dice to that count (:mod:`vision.count`).
 
     Raises:
         DatasetError: ``dataset`` is not a YOLO dataset, or a label file is malformed.
@@ -283,8 +287,9 @@ def evaluate_dataset(
     result = EvalResult()
     for n, image in enumerate(images, start=1):
         item = load_labels(image)
+        count = len(item.truth(1, 1, names)) if expect_count else 0
         try:
-            reading = reader.read(image)
+            reading = reader.read(image, expected_dice=count or None)
         except ImageError as exc:
             # an unreadable photo: its dice are missed; size unknown so truth stays normalised
             result.add_error(str(image), str(exc), item.truth(1, 1, names))

@@ -34,6 +34,7 @@ import numpy as np
 
 from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
+from vision.count import fit_count
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.stages import ModelError, load_stage
@@ -55,6 +56,10 @@ __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
 SECOND_LOOK_SCALE = 1.5
 """The default second look reads at this times the model's input size."""
+
+FIT_POOL = 32
+"""At most this many faint boxes (the most confident) are checked when a photo has fewer dice
+than the caller says were rolled."""
 
 
 class DiceReader:
@@ -208,6 +213,12 @@ class DiceReader:
         self.second_look_below = float(
             settings.second_look_below if second_look_below is None else second_look_below
         )
+        self.fit_count = settings.fit_count
+        """With the dice count given (``expected_dice``), keep the likeliest dice found, or add
+        faint ones the die check holds to be dice, to reach it (``DICECAM_FIT_COUNT``; see
+        :mod:`vision.count`)."""
+        self.fit_conf = settings.fit_conf
+        self.fit_min_verify = settings.fit_min_verify
         self.second_look_conf = min(settings.second_look_conf, self.conf)
         """Boxes down to this confidence (``DICECAM_SECOND_LOOK_CONF``, 0.1) count when judging
         whether a photo's dice are small: a photo whose far dice the first look sees only
@@ -385,7 +396,9 @@ class DiceReader:
         things it drops (often far dice taken for something else) are small too."""
         decode = decode_end2end if self.end2end else decode_raw
         faint = min(self.second_look_conf, self.conf)
-        boxes, conf, values, cocked = decode(pred, self.roles, conf=faint)
+        fit = expected is not None and self.fit_count
+        floor = min(faint, self.fit_conf) if fit and self.verify is not None else faint
+        boxes, conf, values, cocked = decode(pred, self.roles, conf=floor)
         if len(conf):
             keep = nms(boxes, conf, self.iou)[: self.max_det]
             boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
@@ -396,13 +409,18 @@ class DiceReader:
         x = boxes[:, [0, 2]].clip(0, img.width * img.scale_x) / img.scale_x  # as the dice's boxes
         y = boxes[:, [1, 3]].clip(0, img.height * img.scale_y) / img.scale_y
         sides = np.maximum(x[:, 1] - x[:, 0], y[:, 1] - y[:, 0])
-        small = self._small_dice(sides.tolist(), img.width, img.height)
-        if faint < self.conf:  # the faint boxes only judged the dice's size
-            keep = conf >= self.conf
+        small = self._small_dice(sides[conf >= faint].tolist(), img.width, img.height)
+        added = dropped = 0
+        if fit:  # the caller says how many dice were rolled
+            keep, added, dropped = self._fit_count(img.rgb, boxes, conf, int(expected))
             boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
-        if self.verify is not None and len(boxes):  # drop boxes that are not dice
-            keep = self.verify.flags(img.rgb, boxes)
-            boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
+        else:
+            if floor < self.conf:  # the faint boxes only judged the dice's size
+                keep = conf >= self.conf
+                boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
+            if self.verify is not None and len(boxes):  # drop boxes that are not dice
+                keep = self.verify.flags(img.rgb, boxes)
+                boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
         face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
         if self.faces is not None and len(boxes):
             values, cocked, probs = self.faces.classify(img.rgb, boxes)
@@ -428,9 +446,39 @@ class DiceReader:
             for k in np.argsort(boxes[:, 0], kind="stable")
         ]
         reading = Reading(
-            width=img.width, height=img.height, dice=dice, image=img.name, expected_dice=expected
+            width=img.width,
+            height=img.height,
+            dice=dice,
+            image=img.name,
+            expected_dice=expected,
+            added=added,
+            dropped=dropped,
         )
         return reading, small
+
+    def _fit_count(
+        self, rgb: NDArray[np.uint8], boxes: NDArray[Any], conf: NDArray[Any], expected: int
+    ) -> tuple[NDArray[np.intp], int, int]:
+        """Which boxes to keep for a photo of ``expected`` dice (see :mod:`vision.count`): the
+        dice the reader keeps anyway, ranked by confidence times the die check's probability;
+        when too few, faint boxes the die check holds to be dice (at most ``FIT_POOL``, the most
+        confident, are checked)."""
+        strong = conf >= self.conf
+        if self.verify is None:
+            return fit_count(boxes, conf, strong, np.zeros(len(boxes), bool), expected)
+        prob = np.zeros(len(boxes))
+        idx = np.flatnonzero(strong)
+        if len(idx):
+            prob[idx] = self.verify.probability(rgb, boxes[idx])
+        kept = strong & (prob >= self.verify.threshold)
+        eligible = np.zeros(len(boxes), bool)
+        if kept.sum() < expected:
+            faint = np.flatnonzero(~strong & (conf >= self.fit_conf))
+            faint = faint[np.argsort(-conf[faint], kind="stable")][:FIT_POOL]
+            if len(faint):
+                prob[faint] = self.verify.probability(rgb, boxes[faint])
+                eligible[faint] = prob[faint] >= self.fit_min_verify
+        return fit_count(boxes, conf * prob, kept, eligible, expected)
 
 
 def _take(keep: NDArray[Any], *arrays: NDArray[Any]) -> tuple[NDArray[Any], ...]:

@@ -55,6 +55,10 @@ class Reading:
     missing_is_bust: bool = True
     """Morning Roll: fewer dice found than rolled is a bust; False = "ask the player" (``missing``
     is still reported, ``bust`` then counts only dice off the table)."""
+    added: int = 0
+    """Faint boxes taken as dice to reach ``expected_dice`` (see :mod:`vision.count`)."""
+    dropped: int = 0
+    """Boxes found beyond ``expected_dice`` and left out, the least likely dice first."""
 
     @property
     def values(self) -> list[int]:
@@ -90,7 +94,10 @@ class Reading:
             "values": self.values,
             "off_table": self.off_table,
             "cocked": self.cocked,
+            "expected_dice": self.expected_dice,
             "missing": self.missing,
+            "added": self.added,
+            "dropped": self.dropped,
             "bust": self.bust,
             "outline": [[round(x, 1), round(y, 1)] for x, y in self.outline]
             if self.outline

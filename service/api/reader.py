@@ -68,7 +68,7 @@ class ReaderService:
         self._lock = threading.Lock()
         self._failed_at: float | None = None
         self._failure: str | None = None
-        self._cache: OrderedDict[tuple[int, bytes], Any] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, int | None, bytes], Any] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.max_concurrent)
         self.missing_is_bust = missing_is_bust
@@ -221,7 +221,8 @@ class ReaderService:
         """Read a photo; 415 for a file that is not an image, 500 when the reader fails."""
         self._sync_calibration()
         generation = self._generation
-        key = (generation, hashlib.sha256(photo).digest())
+        # the dice count is part of the key: the reader fits its dice to it (vision.count)
+        key = (generation, expected_dice, hashlib.sha256(photo).digest())
         with self._cache_lock:
             hit = self._cache.get(key)
             if hit is not None:

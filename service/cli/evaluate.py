@@ -39,6 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "as roboflow-dice): report the false busts the reader calls on them"
         ),
     )
+    p.add_argument(
+        "--expect-count",
+        action="store_true",
+        help=(
+            "tell the reader how many dice each photo holds (its labels' count), as the service "
+            "does during a turn: it then keeps the likeliest dice, or adds faint ones, to that count"
+        ),
+    )
     add_reader_options(p)
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.add_argument(
@@ -66,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             split=args.split,
             limit=args.limit,
             all_on_table=args.all_on_table,
+            expect_count=args.expect_count,
         )
     except (ModelError, DatasetError) as exc:
         raise UsageError(str(exc)) from None

@@ -34,7 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object per photo per line")
     p.add_argument("--annotate", metavar="OUT/", type=Path, help="write annotated photos here")
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
-    p.add_argument("--expect", metavar="N", type=int, help="how many dice were rolled")
+    p.add_argument(
+        "--expect",
+        metavar="N",
+        type=int,
+        help="how many dice were rolled: fewer found are missing, and the reader keeps the N "
+        "likeliest dice or adds faint ones to reach N (DICECAM_FIT_COUNT=0: it does not)",
+    )
     add_reader_options(p)
     p.set_defaults(func=run)
 
@@ -74,6 +80,10 @@ def _summary(reading) -> str:
         parts.append(f"{reading.cocked} cocked")
     if reading.missing:
         parts.append(f"{reading.missing} missing")
+    if reading.added:
+        parts.append(f"{reading.added} faint added to make {reading.expected_dice}")
+    if reading.dropped:
+        parts.append(f"{reading.dropped} more left out")
     if reading.bust:
         parts.append("BUST")
     text = f"{reading.image}: " + ", ".join(parts)

@@ -151,6 +151,8 @@ async function showReading(reading, blob) {
   if (reading.off_table) notes.push(`${reading.off_table} off the table`);
   if (reading.cocked) notes.push(`${reading.cocked} cocked: tap to set it or re-roll`);
   if (reading.missing) notes.push(missingNote(reading.missing));
+  if (reading.added) notes.push(`${reading.added} faint ${reading.added === 1 ? "die" : "dice"} added to make the ${reading.expected_dice} rolled: check ${reading.added === 1 ? "it" : "them"}`);
+  if (reading.dropped) notes.push(`${reading.dropped} more ${reading.dropped === 1 ? "box" : "boxes"} than the ${reading.expected_dice} dice rolled left out: check the dice`);
   if (reading.latency_ms != null) notes.push(`${Math.round(reading.latency_ms)} ms`);
   ui.readingNote.textContent = notes.join(" · ");
 }
@@ -431,6 +433,7 @@ async function liveTick() {
     if (!blob) return;
     const form = new FormData();
     form.append("photo", blob, "frame.jpg");
+    if (state.turn && !state.turn.over) form.append("expected_dice", String(state.turn.dice_left));
     const reading = await api("/api/v1/read", { method: "POST", body: form });
     const sig = signature(reading);
     if (sig === live.sig) live.count += 1;
@@ -444,7 +447,9 @@ async function liveTick() {
     await showReading(reading, blob);
     const t = state.turn;
     const count = reading.values.length + reading.off_table;
-    if (t && !t.over && t.awaiting !== "keep" && count === t.dice_left && !reading.cocked) {
+    // a reading fitted to the dice count (a faint die added, a box left out) waits for the player
+    const fitted = reading.added || reading.dropped;
+    if (t && !t.over && t.awaiting !== "keep" && count === t.dice_left && !reading.cocked && !fitted) {
       await useRoll();
     }
   } catch (err) {

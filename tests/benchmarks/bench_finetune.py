@@ -94,7 +94,7 @@ STYLES = {
 def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: bool = False) -> int:
     """Write ``n`` labelled photos of dice in ``style``: YOLO ``images/`` + ``labels/``, and
     ``meta/`` sidecars, from which :func:`vision.evaluate.load_labels` tells the clear dice (at
-    rest, in view, in a sharp photo: :func:`vision.metrics.clear_die`).
+    rest, in view, in a sharp photo: :func:`vision.matching.clear_die`).
 
     ``at_rest``: photos as a player takes them of a finished roll: no die caught in the air, no
     camera shake, at most a 1 px defocus. The same scenes otherwise (hidden, far, cocked and

@@ -70,6 +70,18 @@ def test_read_returns_the_reading_json(server):
     assert server.reader.calls == 1  # the second read of the same photo is served from cache
 
 
+def test_a_dice_count_is_part_of_the_cached_reading(server):
+    photo = jpeg()
+    files = {"photo": ("roll.jpg", photo, "image/jpeg")}
+    assert httpx.post(server.url + "/api/v1/read", files=files).json()["expected_dice"] is None
+    # the reader fits its dice to the count it is told (vision.count): a new count, a new read
+    for _ in range(2):
+        r = httpx.post(server.url + "/api/v1/read", files=files, data={"expected_dice": "4"})
+        assert r.status_code == 200, r.text
+        assert r.json()["expected_dice"] == 4 and r.json()["missing"] == 1
+    assert server.reader.calls == 2
+
+
 def test_not_an_image_is_415_with_a_message(server):
     r = httpx.post(
         server.url + "/api/read",

@@ -320,3 +320,51 @@ def test_dice_missing_from_the_photo_bust_and_the_page_says_why(tmp_path):
         )
         expect(page.locator("#turn-state")).to_have_text("bust")
         browser.close()
+
+
+class FittingReader(TruthReader):
+    """As TruthReader, but each reading says one faint die was added to reach the count told."""
+
+    def __init__(self, dice: list[Die]) -> None:
+        super().__init__(dice)
+        self.told: list[int | None] = []
+
+    def read(self, image, expected_dice=None) -> Reading:
+        self.told.append(expected_dice)
+        reading = super().read(image, expected_dice)
+        reading.added = 1 if expected_dice else 0
+        return reading
+
+
+def test_live_mode_leaves_a_reading_fitted_to_the_dice_count_to_the_player(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    reader = FittingReader(sorted(truth_dice(sample), key=lambda d: d.box[0]))
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        reads: list[str] = []
+        page.on(
+            "request", lambda r: reads.append(r.url) if r.url.endswith("/api/v1/read") else None
+        )
+        page.goto(server.url + "/")
+        page.fill("#player", "ada")
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        page.check("#live")
+        expect(page.locator("#reading-note")).to_contain_text(
+            "1 faint die added to make the 6 rolled: check it", timeout=20_000
+        )
+        settled = len(reads)
+        page.wait_for_timeout(2000)  # more frames come in; the roll is still not taken
+        assert len(reads) > settled >= 3
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        assert set(reader.told) == {6}  # every frame was read with the dice count of the turn
+        page.uncheck("#live")
+        page.click("#use-roll")  # the player checked the dice and takes the roll
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        browser.close()

@@ -12,7 +12,8 @@ from PIL import Image
 
 from vision import DiceReader, evaluate_dataset, match_dice
 from vision.evaluate import DatasetError, find_images, load_labels
-from vision.metrics import EvalResult, TruthDie
+from vision.matching import TruthDie
+from vision.metrics import EvalResult
 from vision.types import Die, Reading
 
 
@@ -354,3 +355,44 @@ def test_clear_dice_get_figures_of_their_own(tmp_path):
         meta_file.unlink()
     plain = evaluate_dataset(ds, reader=_FixedReader())
     assert plain.to_dict()["clear_dice"] is None and "clear dice" not in plain.format()
+
+
+class _CountingReader:
+    """Records the dice count it is told and reads that many dice at the first label's spot."""
+
+    def __init__(self) -> None:
+        self.told: dict[str, int | None] = {}
+
+    def read(self, image, *, expected_dice=None):
+        self.told[Path(image).name] = expected_dice
+        dice = [Die(3, (90, 90, 110, 110), 0.9)] * (expected_dice or 0)
+        return Reading(320, 320, dice, expected_dice=expected_dice)
+
+
+def test_expect_count_tells_the_reader_each_photos_labelled_dice(tmp_path):
+    ds = tmp_path / "ds"
+    _write(ds, "images/two.png", "2 0.3125 0.3125 0.0625 0.0625\n4 0.6 0.3 0.06 0.06\n")
+    _write(ds, "images/one.png", "2 0.3125 0.3125 0.0625 0.0625\n")
+    _write(ds, "images/none.png", "")
+    plain = _CountingReader()
+    evaluate_dataset(ds, reader=plain)
+    assert set(plain.told.values()) == {None}
+    told = _CountingReader()
+    result = evaluate_dataset(ds, reader=told, expect_count=True)
+    # a photo with no labelled die is read without a count: nobody rolls no dice
+    assert told.told == {"two.png": 2, "one.png": 1, "none.png": None}
+    assert result.to_dict()["truth_dice"] == 3
+    assert result.to_dict()["dice_count"] == {"photos": 2, "short": 0, "added": 0, "dropped": 0}
+    assert evaluate_dataset(ds, reader=plain).to_dict()["dice_count"] is None
+
+
+def test_dice_count_figures_add_up_photos_read_short_added_and_dropped():
+    truth = [TruthDie(5, (0, 0, 10, 10)), TruthDie(2, (20, 0, 30, 10))]
+    result = EvalResult()
+    short = Reading(100, 100, [Die(5, (1, 1, 9, 9), 0.9)], expected_dice=2, added=1)
+    result.add(truth, short)
+    result.add(truth, Reading(100, 100, [], expected_dice=None))
+    fitted = [Die(5, (1, 1, 9, 9), 0.9), Die(2, (21, 1, 29, 9), 0.9)]
+    result.add(truth, Reading(100, 100, fitted, expected_dice=2, dropped=3))
+    assert result.to_dict()["dice_count"] == {"photos": 2, "short": 1, "added": 1, "dropped": 3}
+    assert "dice count        told on 2 photos: 1 read short (dice missing" in result.format()

@@ -76,6 +76,9 @@ def test_read_summary_expect_and_annotate(model, photos, tmp_path, capsys):
     # the box edge of the 5 (x = 280) is drawn, the middle of the photo's empty area is not
     assert np.abs(drawn[240, 280] - plain).max() > 60
     assert np.abs(drawn[400, 500] - plain).max() < 20
+    # told one die was rolled, the reader keeps the likelier of its two and says so
+    assert main(["read", "--model", str(model), "--expect", "1", str(photos["good"])]) == 0
+    assert capsys.readouterr().out.startswith(f"{photos['good']}: 1 die, values 5, 1 more left out")
 
 
 def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
@@ -116,6 +119,15 @@ def test_eval_prints_figures_and_json(model, tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["recall"] == 1.0 and data["confusion"][4][4] == 1 and data["imgsz"] == [320, 320]
     assert data["second_look"] is None  # a fixed-size model reads at its one size
+
+
+def test_eval_expect_count_fits_the_reading_to_the_labelled_dice(model, tmp_path, capsys):
+    ds = _one_photo_dataset(tmp_path, "4 0.5 0.5 0.125 0.125\n")  # only the 5 is labelled
+    assert main(["eval", str(ds), "--model", str(model), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["precision"] == 0.5  # the cocked die is extra
+    assert main(["eval", str(ds), "--model", str(model), "--json", "--expect-count"]) == 0
+    data = json.loads(capsys.readouterr().out)  # told one die: the likelier one is kept
+    assert data["precision"] == 1.0 and data["exact_accuracy"] == 1.0
 
 
 def test_eval_all_on_table_reports_false_busts(model, tmp_path, capsys, monkeypatch):

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.metrics import TableCounts, TruthDie
+from vision.matching import TruthDie
+from vision.metrics import TableCounts
 from vision.table.geometry import outline_mask
 from vision.table.logic import TOLERANCE, TableStage, apply_table
 from vision.types import Die, Reading

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.metrics import match_dice
+from vision.matching import match_dice
 from vision.table.dice import context_crop
 from vision.verify import VERIFY_CONTEXT
 

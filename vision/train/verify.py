@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.metrics import match_dice
+from vision.matching import match_dice
 from vision.verify import VERIFY_CONTEXT, VERIFY_THRESHOLD
 
 from .mining import MINE_CONF, MinedCrops, mine_crops, synth_items, yolo_items

@@ -1,0 +1,138 @@
+"""Fitting a reading to the dice count the caller gives: the likeliest dice are kept, faint boxes
+the die check holds to be dice are added, and the reading says how many of each."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import DiceReader
+from vision.count import fit_count
+from vision.verify import verify_model_for
+
+onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
+
+HERE = Path(__file__).parent
+
+
+def _load(name: str, file: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+models = _load("dicecam_test_reader_models_count", "test_reader_models.py")
+# P(second class) > 0.99 on bright crops, < 0.01 on dark ones: here P(a die)
+_bright_is_a_die = _load("dicecam_test_cocked_count", "test_cocked.py")._bright_is_cocked
+
+BOXES = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10], [42, 0, 52, 10]], float)
+
+
+def test_too_many_boxes_keep_the_likeliest():
+    kept = np.array([True, True, True, False])
+    keep, added, dropped = fit_count(BOXES, np.array([0.5, 0.9, 0.7, 0.99]), kept, ~kept, 2)
+    assert keep.tolist() == [1, 2] and (added, dropped) == (0, 1)
+    keep, added, dropped = fit_count(BOXES, np.array([0.5, 0.9, 0.7, 0.99]), kept, ~kept, 0)
+    assert keep.tolist() == [] and dropped == 3
+
+
+def test_too_few_add_the_likeliest_eligible_box_that_is_not_a_die_already_kept():
+    kept = np.array([False, False, True, False])
+    eligible = np.array([True, False, False, True])
+    # box 3 is the likeliest, but it overlaps the kept box 2 (IoU 0.67): the same die
+    keep, added, dropped = fit_count(BOXES, np.array([0.4, 0.95, 0.9, 0.8]), kept, eligible, 3)
+    assert keep.tolist() == [0, 2] and (added, dropped) == (1, 0)  # box 1 is not eligible
+    keep, added, _ = fit_count(BOXES, np.array([0.4, 0.95, 0.9, 0.8]), kept, eligible, 2)
+    assert keep.tolist() == [0, 2] and added == 1
+    keep, added, dropped = fit_count(BOXES, np.ones(4), kept, eligible, 1)
+    assert keep.tolist() == [2] and (added, dropped) == (0, 0)
+
+
+def test_bad_arguments_say_what_was_expected():
+    flags = np.zeros(4, bool)
+    with pytest.raises(ValueError, match="expected a dice count >= 0, got -1"):
+        fit_count(BOXES, np.ones(4), flags, flags, -1)
+    with pytest.raises(ValueError, match="expected 4 scores and flags"):
+        fit_count(BOXES, np.ones(3), flags, flags, 2)
+
+
+@pytest.fixture
+def photo() -> np.ndarray:
+    bgr = np.full((480, 640, 3), 30, np.uint8)  # dark left half: not a die to the die check
+    bgr[:, 320:] = 230
+    return bgr
+
+
+@pytest.fixture
+def detector(tmp_path) -> Path:
+    """A dynamic detector (a 640x480 photo is read at 320x256) that finds a 5 at 0.9 and, faintly,
+    a 6 at 0.15 on the dark half, a 1 at 0.6 and, faintly, a 3 at 0.1 on the bright half; its die
+    check takes bright crops for dice."""
+    preds = models.raw_preds(
+        [
+            (60, 128, 20, 20, {4: 0.9}),
+            (200, 60, 20, 20, {0: 0.6}),
+            (260, 180, 20, 20, {2: 0.1}),
+            (100, 200, 20, 20, {5: 0.15}),
+        ]
+    )
+    path = models.make_model(tmp_path / "det.onnx", preds, batch="b", dynamic=True)
+    _bright_is_a_die(verify_model_for(path), threshold="0.2", context="1.5")
+    return path
+
+
+def _reader(detector: Path, **kw) -> DiceReader:
+    return DiceReader(detector, faces=False, table=None, second_look=0, cocked=False, **kw)
+
+
+def test_a_faint_box_the_die_check_takes_for_a_die_fills_the_count(detector, photo):
+    reader = _reader(detector)
+    plain = reader.read(photo)
+    assert [d.value for d in plain.dice] == [1]  # the 5 is dropped by the die check, the 3 faint
+    assert (plain.added, plain.dropped) == (0, 0)
+
+    two = reader.read(photo, expected_dice=2)
+    assert sorted(d.value for d in two.dice) == [1, 3]
+    assert (two.added, two.dropped, two.missing, two.bust) == (1, 0, 0, False)
+    faint = next(d for d in two.dice if d.value == 3)
+    assert faint.confidence == pytest.approx(0.1) and faint.box[0] > 320
+    assert two.to_dict()["added"] == 1
+
+    # the 5 the die check refused is never added back, nor the faint 6 it does not take for a
+    # die: one die stays missing, a bust
+    three = reader.read(photo, expected_dice=3)
+    assert sorted(d.value for d in three.dice) == [1, 3]
+    assert (three.added, three.missing, three.bust) == (1, 1, True)
+    # the same count as found: the same dice as without a count
+    assert [d.box for d in reader.read(photo, expected_dice=1).dice] == [plain.dice[0].box]
+
+
+def test_too_many_dice_for_the_count_drop_the_least_likely(detector, photo):
+    reader = _reader(detector, verify=False)  # no die check: the 5 and the 1 are both dice
+    assert sorted(d.value for d in reader.read(photo).dice) == [1, 5]
+    one = reader.read(photo, expected_dice=1)
+    assert [d.value for d in one.dice] == [5] and (one.added, one.dropped) == (0, 1)
+    assert one.to_dict()["dropped"] == 1
+    # without a die check, faint boxes are never added
+    three = reader.read(photo, expected_dice=3)
+    assert sorted(d.value for d in three.dice) == [1, 5] and three.missing == 1
+
+
+def test_settings_turn_the_fit_off_or_raise_its_floor(detector, photo, monkeypatch):
+    monkeypatch.setenv("DICECAM_FIT_COUNT", "0")
+    off = _reader(detector).read(photo, expected_dice=2)
+    assert [d.value for d in off.dice] == [1] and (off.added, off.missing) == (0, 1)
+    monkeypatch.delenv("DICECAM_FIT_COUNT")
+    monkeypatch.setenv("DICECAM_FIT_CONF", "0.2")  # the 3 at 0.1 is below it
+    assert _reader(detector).read(photo, expected_dice=2).added == 0
+    monkeypatch.setenv("DICECAM_FIT_CONF", "0.05")
+    monkeypatch.setenv("DICECAM_FIT_MIN_VERIFY", "0")  # the faint 6 on the dark half counts too
+    three = _reader(detector).read(photo, expected_dice=3)
+    assert sorted(d.value for d in three.dice) == [1, 3, 6] and three.added == 2
+    monkeypatch.setenv("DICECAM_FIT_MIN_VERIFY", "1.5")
+    with pytest.raises(ValueError, match="fit_min_verify"):
+        _reader(detector)

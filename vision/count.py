@@ -1,0 +1,88 @@
+"""Fit a reading to the number of dice the player says were rolled.
+
+When the caller gives the dice count (``reader.read(photo, expected_dice=6)``; the service always
+does during a turn), a photo with one die too few or one box too many is usually one faint die
+or one false box away from the truth. :func:`fit_count` then keeps the ``expected`` most likely
+dice among those found, or adds the most likely faint boxes (under the reader's confidence, but
+held to be dice by the die check) until the count is reached. The reading says how many it added
+and dropped (``Reading.added``, ``Reading.dropped``), so nothing is hidden from the player.
+
+Example:
+    >>> import numpy as np
+    >>> boxes = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
+    >>> scores = np.array([0.9, 0.2, 0.6])
+    >>> kept = np.array([True, False, False])
+    >>> fit_count(boxes, scores, kept, np.array([False, True, True]), 2)
+    (array([0, 2]), 1, 0)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["FIT_OVERLAP", "fit_count"]
+
+FIT_OVERLAP = 0.3
+"""A faint box that overlaps a kept die by this IoU or more is the same die, never a new one."""
+
+
+def fit_count(
+    boxes: NDArray[np.floating],
+    scores: NDArray[np.floating],
+    kept: NDArray[np.bool_],
+    eligible: NDArray[np.bool_],
+    expected: int,
+    *,
+    overlap: float = FIT_OVERLAP,
+) -> tuple[NDArray[np.intp], int, int]:
+    """The boxes to keep so that, where the boxes allow, ``expected`` dice remain.
+
+    Args:
+        boxes: N x 4 (x1, y1, x2, y2).
+        scores: how likely each box is a die (higher first).
+        kept: the boxes the reader keeps without a count.
+        eligible: the other boxes that may be added when dice are missing.
+        expected: how many dice were rolled.
+        overlap: see :data:`FIT_OVERLAP`.
+
+    Returns:
+        The indices kept (ascending), how many were added and how many dropped.
+
+    Raises:
+        ValueError: ``expected`` is negative or the arrays disagree in length.
+    """
+    n = len(boxes)
+    if expected < 0:
+        raise ValueError(f"expected a dice count >= 0, got {expected}")
+    if not len(scores) == len(kept) == len(eligible) == n:
+        raise ValueError(
+            f"expected {n} scores and flags (one per box), got {len(scores)}, {len(kept)} "
+            f"and {len(eligible)}"
+        )
+    order = np.argsort(-np.asarray(scores, float), kind="stable")
+    keep = [int(k) for k in order if kept[k]]
+    if len(keep) >= expected:
+        return np.sort(np.array(keep[:expected], np.intp)), 0, len(keep) - expected
+    added = 0
+    for k in order:
+        if len(keep) == expected:
+            break
+        if kept[k] or not eligible[k]:
+            continue
+        if all(_iou(boxes[k], boxes[j]) < overlap for j in keep):
+            keep.append(int(k))
+            added += 1
+    return np.sort(np.array(keep, np.intp)), added, 0
+
+
+def _iou(a: NDArray[np.floating], b: NDArray[np.floating]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    inter = max(w, 0.0) * max(h, 0.0)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0

@@ -1,0 +1,119 @@
+"""Matching a reader's dice to labelled ones, by box centre, and what the labels say of them.
+
+Public datasets draw boxes differently (the whole die with its sides, the top face only, or just
+the pips), so a prediction matches a true die when its centre lies inside the true box or the true
+centre lies inside the predicted box; pairs are then made one-to-one, nearest centres first.
+
+Example:
+    >>> match_dice([(0, 0, 10, 10)], [(2, 2, 9, 9)])
+    [(0, 0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vision.types import Box
+
+__all__ = [
+    "CLEAR_MAX_DEFOCUS",
+    "CLEAR_MIN_VISIBLE",
+    "OFF_TABLE_STATES",
+    "TruthDie",
+    "clear_die",
+    "match_dice",
+]
+
+OFF_TABLE_STATES = frozenset({"off_table", "in_air"})
+"""Die states (synthetic ``meta/`` sidecars) in which a die is not on the playing surface."""
+
+CLEAR_MIN_VISIBLE = 0.9
+"""A clear die shows at least this share of itself (the rest hidden by other dice or the frame)."""
+CLEAR_MAX_DEFOCUS = 1.0
+"""A clear die's photo is blurred by at most this Gaussian sigma (pixels), with no camera shake."""
+
+
+def clear_die(die: Mapping[str, Any], post: Mapping[str, Any] | None) -> bool | None:
+    """Whether a synthetic die (a sidecar's ``dice`` entry) could be read by anyone: at rest and
+    flat (on or off the table, not in the air, rolling or cocked), at least 90% in view, in a
+    photo without camera shake or more than a 1 px defocus blur (the sidecar's ``scene.post``).
+    None when the sidecar does not say (older sets: no ``moving`` or no ``post``).
+
+    Example:
+        >>> post = {"motion_blur_px": 0.0, "defocus_sigma": 0.5}
+        >>> clear_die({"state": "table", "moving": False, "visible": 1.0}, post)
+        True
+        >>> clear_die({"state": "table", "moving": True, "visible": 1.0}, post)
+        False
+    """
+    if post is None or "moving" not in die or "visible" not in die:
+        return None
+    return bool(
+        die.get("state") in ("table", "off_table")
+        and not die["moving"]
+        and die["visible"] >= CLEAR_MIN_VISIBLE
+        and not post.get("motion_blur_px", 0.0)
+        and post.get("defocus_sigma", 0.0) <= CLEAR_MAX_DEFOCUS
+    )
+
+
+@dataclass(slots=True)
+class TruthDie:
+    """A labelled die: ``value`` 1..6, or None for a cocked die (no clear top face)."""
+
+    value: int | None
+    box: Box
+    state: str | None = None
+    """'table', 'off_table', 'in_air' or 'cocked' when a sidecar says so; None when unknown."""
+    clear: bool | None = None
+    """Whether anyone could read it (:func:`clear_die`); None when unknown."""
+
+    @property
+    def cocked(self) -> bool:
+        return self.value is None or self.state == "cocked"
+
+    @property
+    def on_table(self) -> bool | None:
+        if self.state is None:
+            return None
+        return self.state not in OFF_TABLE_STATES
+
+
+def _centre(box: Sequence[float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _inside(point: tuple[float, float], box: Sequence[float]) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def match_dice(truth: Sequence[Box], predicted: Sequence[Box]) -> list[tuple[int, int]]:
+    """One-to-one ``(truth_index, predicted_index)`` pairs, matched by box centre.
+
+    A pair is possible when either box's centre lies inside the other box; possible pairs are
+    taken greedily, nearest centres first.
+
+    Example:
+        >>> match_dice([(0, 0, 10, 10), (20, 0, 30, 10)], [(21, 1, 29, 9), (50, 50, 60, 60)])
+        [(1, 0)]
+    """
+    tc = [_centre(b) for b in truth]
+    pc = [_centre(b) for b in predicted]
+    candidates: list[tuple[float, int, int]] = []
+    for i, tb in enumerate(truth):
+        for j, pb in enumerate(predicted):
+            if _inside(pc[j], tb) or _inside(tc[i], pb):
+                candidates.append((math.dist(tc[i], pc[j]), i, j))
+    candidates.sort()
+    used_t: set[int] = set()
+    used_p: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for _, i, j in candidates:
+        if i not in used_t and j not in used_p:
+            used_t.add(i)
+            used_p.add(j)
+            pairs.append((i, j))
+    return sorted(pairs)
