@@ -18,17 +18,63 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["FIT_OVERLAP", "fit_count"]
+__all__ = ["FIT_OVERLAP", "FIT_POOL", "DieCheck", "fit_boxes", "fit_count"]
 
 FIT_OVERLAP = 0.3
 """A faint box that overlaps a kept die by this IoU or more is the same die, never a new one."""
+
+FIT_POOL = 32
+"""At most this many faint boxes (the most confident) are checked when a photo has fewer dice
+than the caller says were rolled."""
+
+
+class DieCheck(Protocol):
+    """What :func:`fit_boxes` needs of the die check (:class:`vision.verify.VerifyModel`)."""
+
+    threshold: float
+
+    def probability(self, rgb: NDArray[np.uint8], boxes: NDArray[np.floating]) -> NDArray: ...
+
+
+def fit_boxes(
+    boxes: NDArray[np.floating],
+    conf: NDArray[np.floating],
+    expected: int,
+    *,
+    conf_min: float,
+    verify: DieCheck | None,
+    rgb: NDArray[np.uint8],
+    fit_conf: float,
+    min_verify: float,
+) -> tuple[NDArray[np.intp], int, int]:
+    """The reader's boxes to keep for a photo of ``expected`` dice: those at ``conf_min`` or more
+    that the die check takes for dice, ranked by confidence times its probability; when too few,
+    faint boxes down to ``fit_conf`` whose probability reaches ``min_verify`` (at most
+    :data:`FIT_POOL`, the most confident, are checked). Without a die check no faint box is
+    added. ``boxes`` are in pixels of ``rgb``. Returns what :func:`fit_count` does.
+    """
+    strong = conf >= conf_min
+    eligible = np.zeros(len(boxes), bool)
+    if verify is None:
+        return fit_count(boxes, conf, strong, eligible, expected)
+    prob = np.zeros(len(boxes))
+    if (idx := np.flatnonzero(strong)).size:
+        prob[idx] = verify.probability(rgb, boxes[idx])
+    kept = strong & (prob >= verify.threshold)
+    if kept.sum() < expected:
+        faint = np.flatnonzero(~strong & (conf >= fit_conf))
+        faint = faint[np.argsort(-conf[faint], kind="stable")][:FIT_POOL]
+        if faint.size:
+            prob[faint] = verify.probability(rgb, boxes[faint])
+            eligible[faint] = prob[faint] >= min_verify
+    return fit_count(boxes, conf * prob, kept, eligible, expected)
 
 
 def fit_count(

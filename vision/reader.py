@@ -34,7 +34,7 @@ import numpy as np
 
 from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
-from vision.count import fit_count
+from vision.count import fit_boxes
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.stages import ModelError, load_stage
@@ -56,10 +56,6 @@ __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
 SECOND_LOOK_SCALE = 1.5
 """The default second look reads at this times the model's input size."""
-
-FIT_POOL = 32
-"""At most this many faint boxes (the most confident) are checked when a photo has fewer dice
-than the caller says were rolled."""
 
 
 class DiceReader:
@@ -412,7 +408,16 @@ class DiceReader:
         small = self._small_dice(sides[conf >= faint].tolist(), img.width, img.height)
         added = dropped = 0
         if fit:  # the caller says how many dice were rolled
-            keep, added, dropped = self._fit_count(img.rgb, boxes, conf, int(expected))
+            keep, added, dropped = fit_boxes(
+                boxes,
+                conf,
+                int(expected),
+                conf_min=self.conf,
+                verify=self.verify,
+                rgb=img.rgb,
+                fit_conf=self.fit_conf,
+                min_verify=self.fit_min_verify,
+            )
             boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
         else:
             if floor < self.conf:  # the faint boxes only judged the dice's size
@@ -455,30 +460,6 @@ class DiceReader:
             dropped=dropped,
         )
         return reading, small
-
-    def _fit_count(
-        self, rgb: NDArray[np.uint8], boxes: NDArray[Any], conf: NDArray[Any], expected: int
-    ) -> tuple[NDArray[np.intp], int, int]:
-        """Which boxes to keep for a photo of ``expected`` dice (see :mod:`vision.count`): the
-        dice the reader keeps anyway, ranked by confidence times the die check's probability;
-        when too few, faint boxes the die check holds to be dice (at most ``FIT_POOL``, the most
-        confident, are checked)."""
-        strong = conf >= self.conf
-        if self.verify is None:
-            return fit_count(boxes, conf, strong, np.zeros(len(boxes), bool), expected)
-        prob = np.zeros(len(boxes))
-        idx = np.flatnonzero(strong)
-        if len(idx):
-            prob[idx] = self.verify.probability(rgb, boxes[idx])
-        kept = strong & (prob >= self.verify.threshold)
-        eligible = np.zeros(len(boxes), bool)
-        if kept.sum() < expected:
-            faint = np.flatnonzero(~strong & (conf >= self.fit_conf))
-            faint = faint[np.argsort(-conf[faint], kind="stable")][:FIT_POOL]
-            if len(faint):
-                prob[faint] = self.verify.probability(rgb, boxes[faint])
-                eligible[faint] = prob[faint] >= self.fit_min_verify
-        return fit_count(boxes, conf * prob, kept, eligible, expected)
 
 
 def _take(keep: NDArray[Any], *arrays: NDArray[Any]) -> tuple[NDArray[Any], ...]:
