@@ -167,6 +167,13 @@ def pixel(page, x: float, y: float) -> list[int]:
     )
 
 
+def read_requests(page) -> list[str]:
+    """The URLs of the page's ``/api/v1/read`` requests, filled in as they are sent."""
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if r.url.endswith("/api/v1/read") else None)
+    return reads
+
+
 def chips(page) -> list[str]:
     return page.eval_on_selector_all("#dice .die", "els => els.map(e => e.textContent)")
 
@@ -185,10 +192,7 @@ def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        reads: list[str] = []
-        page.on(
-            "request", lambda r: reads.append(r.url) if r.url.endswith("/api/v1/read") else None
-        )
+        reads = read_requests(page)
         page.goto(server.url + "/")
         page.fill("#player", "heather")
         page.click("#new-turn")
@@ -347,10 +351,7 @@ def test_live_mode_leaves_a_reading_fitted_to_the_dice_count_to_the_player(tmp_p
     with BackgroundServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
-        reads: list[str] = []
-        page.on(
-            "request", lambda r: reads.append(r.url) if r.url.endswith("/api/v1/read") else None
-        )
+        reads = read_requests(page)
         page.goto(server.url + "/")
         page.fill("#player", "ada")
         page.click("#new-turn")
