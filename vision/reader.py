@@ -313,10 +313,20 @@ class DiceReader:
         small = [False] * n
         shared = self._detect(loaded, range(n), None, readings, own, expected_dice, small)
         again = [i for i in range(n) if small[i]]
-        if again:  # small dice: read those photos again at the larger size, keep that reading
-            extra = self._detect(loaded, again, self.second_look, readings, own, expected_dice)
-            for i in again:
-                own[i] += extra / len(again)
+        # photos read short of the dice count get the second look too, kept if it finds more
+        short = {
+            i: r
+            for i, r in enumerate(readings)
+            if r is not None and r.missing and self.fit_count and self.second_look and not small[i]
+        }
+        if again or short:  # small dice: read those photos again at the larger size
+            looked = again + list(short)
+            extra = self._detect(loaded, looked, self.second_look, readings, own, expected_dice)
+            for i in looked:
+                own[i] += extra / len(looked)
+            for i, first in short.items():
+                if (second := readings[i]) is None or second.missing >= first.missing:
+                    readings[i] = first
         done = [r for r in readings if r is not None]
         if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
             t0 = time.perf_counter()

@@ -141,3 +141,34 @@ def test_faint_small_boxes_ask_for_the_second_look_but_are_never_read(tmp_path, 
     # a reader that keeps faint dice judges on what it keeps
     low = DiceReader(faint, faces=False, table=None, second_look=640, conf=0.05)
     assert low.second_look_conf == 0.05 and len(low.read(photo).dice) == 1
+
+
+def test_a_photo_read_short_of_the_dice_count_gets_the_second_look(tmp_path, monkeypatch):
+    photo = np.zeros((480, 640, 3), np.uint8)
+    # a large 5, and a 3 that scores 0.3 minus 10 times the input's mean: on this black photo
+    # 0.02 at 320x256 (16 grey rows of letterbox pad), 0.3 at 640x480 (no pad)
+    preds = models.raw_preds([(100, 128, 30, 30, {4: 0.9}), (220, 128, 30, 30, {2: 0.3})])
+    mask = np.zeros_like(preds)
+    mask[4 + 2, 1] = -10.0
+    path = models.make_model(
+        tmp_path / "shy.onnx", preds, batch="b", dynamic=True, brightness_mask=mask
+    )
+    reader = DiceReader(path, faces=False, table=None, second_look=640)
+    seen = _spy(reader)
+    assert [d.value for d in reader.read(photo).dice] == [5]  # large dice: one look
+    assert seen == [(1, 3, 256, 320)]
+    seen.clear()
+    two = reader.read(photo, expected_dice=2)  # one die short: the second look finds the 3
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
+    assert sorted(d.value for d in two.dice) == [3, 5] and two.missing == 0
+
+    # a second look that finds no more: the first reading stays
+    one_die = DiceReader(_dynamic(tmp_path, 30), faces=False, table=None, second_look=640)
+    seen = _spy(one_die)
+    (die,) = one_die.read(photo, expected_dice=2).dice
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
+    np.testing.assert_allclose(die.box, (290, 210, 350, 270), atol=1e-6)  # the first look's box
+    monkeypatch.setenv("DICECAM_FIT_COUNT", "0")  # no count fit: no second look for it either
+    off = DiceReader(path, faces=False, table=None, second_look=640)
+    seen = _spy(off)
+    assert len(off.read(photo, expected_dice=2).dice) == 1 and len(seen) == 1
