@@ -234,6 +234,11 @@ class DiceReader:
     ) -> Reading:
         """Read one photo: a path, bytes, a PIL image, a numpy BGR array or a :class:`LoadedImage`.
 
+        ``expected_dice``: how many dice were rolled, when known. The reading is then fitted to
+        that count (the likeliest dice kept, faint ones added, a photo still short read again at
+        the second look's size; see :mod:`vision.count`, ``DICECAM_FIT_COUNT=0`` turns it off)
+        and says how many dice are ``missing``.
+
         Raises:
             ImageError: the input is not a readable image.
         """
@@ -319,7 +324,7 @@ class DiceReader:
             for i, r in enumerate(readings)
             if r is not None and r.missing and self.fit_count and self.second_look and not small[i]
         }
-        if again or short:  # small dice: read those photos again at the larger size
+        if again or short:  # small dice, or short of the count: read again at the larger size
             looked = again + list(short)
             extra = self._detect(loaded, looked, self.second_look, readings, own, expected_dice)
             for i in looked:
