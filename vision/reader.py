@@ -39,15 +39,7 @@ from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.stages import ModelError, load_stage
 from vision.types import Die, Reading
-from vision.yolo_output import (
-    ClassRoles,
-    decode_end2end,
-    decode_raw,
-    default_names,
-    metadata_imgsz,
-    metadata_names,
-    metadata_stride,
-)
+from vision.yolo_output import DetectorInfo, decode_end2end, decode_raw
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -147,32 +139,23 @@ class DiceReader:
         """The runtime that runs the detector: ``openvino`` or ``onnxruntime``."""
 
         self.metadata: dict[str, str] = self._session.metadata
-        shape = self._session.input_shape
-        if len(shape) != 4 or shape[1] not in (3, "3"):
-            raise ModelError(
-                f"{self.model_path}: expected an image input of shape (batch, 3, height, width), "
-                f"got {shape}"
-            )
-        batch, _, h, w = shape
-        self.fixed_batch: int | None = batch if isinstance(batch, int) else None
-        self.imgsz: tuple[int, int] = metadata_imgsz(self.metadata, h, w)
-        self.dynamic = not (isinstance(h, int) and isinstance(w, int))
-        """A model exported with dynamic height and width reads each photo at its own aspect: the
-        longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
-        self.stride = metadata_stride(self.metadata)
-        self.end2end = self.metadata.get("end2end", "False").strip().lower() == "true"
+        session = self._session
         try:
-            names = metadata_names(self.metadata)
+            info = DetectorInfo.read(self.metadata, session.input_shape, session.output_shape)
         except ValueError as exc:
             raise ModelError(f"{self.model_path}: {exc}") from None
-        self.names = names or default_names(self._session.output_shape[1], self.end2end)
+        self.fixed_batch: int | None = info.fixed_batch
+        self.imgsz: tuple[int, int] = info.imgsz
+        self.dynamic = info.dynamic
+        """A model exported with dynamic height and width reads each photo at its own aspect: the
+        longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
+        self.stride = info.stride
+        self.end2end = info.end2end
+        self.names = info.names
+        self.roles = info.roles
         self.num_classes = len(self.names)
         self.dice_only = self.num_classes == 1
         """A one-class detector finds dice without reading them: the face classifier must."""
-        try:
-            self.roles = ClassRoles.from_names(self.names)
-        except ValueError as exc:
-            raise ModelError(f"{self.model_path}: {exc}") from None
         n = int(threads or settings.threads)
         self.faces = load_stage("faces", faces, self.model_path, settings, n)
         """The face classifier (:class:`vision.faces.FaceClassifier`) that reads each die's value
@@ -209,17 +192,17 @@ class DiceReader:
         self.second_look_below = float(
             settings.second_look_below if second_look_below is None else second_look_below
         )
+        self.second_look_conf = min(settings.second_look_conf, self.conf)
+        """Boxes down to this confidence (``DICECAM_SECOND_LOOK_CONF``, 0.1) count when judging
+        whether a photo's dice are small: a photo whose far dice the first look sees only
+        faintly, or not above ``conf`` at all, still gets the second look, which often finds
+        them clearly."""
         self.fit_count = settings.fit_count
         """With the dice count given (``expected_dice``), keep the likeliest dice found, or add
         faint ones the die check holds to be dice, to reach it (``DICECAM_FIT_COUNT``; see
         :mod:`vision.count`)."""
         self.fit_conf = settings.fit_conf
         self.fit_min_verify = settings.fit_min_verify
-        self.second_look_conf = min(settings.second_look_conf, self.conf)
-        """Boxes down to this confidence (``DICECAM_SECOND_LOOK_CONF``, 0.1) count when judging
-        whether a photo's dice are small: a photo whose far dice the first look sees only
-        faintly, or not above ``conf`` at all, still gets the second look, which often finds
-        them clearly."""
         if warmup:  # at the shape of a 640x480 camera frame, the most common one
             shape = self.input_shape(480, 640)
             self._run(np.zeros((self.fixed_batch or 1, 3, *shape), np.float32))

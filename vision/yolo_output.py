@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ClassRoles",
+    "DetectorInfo",
     "decode_end2end",
     "decode_raw",
     "default_names",
@@ -130,6 +132,49 @@ def default_names(channels: object, end2end: bool) -> dict[int, str]:
     """Names for a model without metadata: classes 0..5 are faces 1..6, a 7th is 'cocked'."""
     nc = channels - 4 if isinstance(channels, int) and not end2end else 6
     return {i: str(i + 1) for i in range(min(nc, 6))} | ({6: "cocked"} if nc > 6 else {})
+
+
+@dataclass(frozen=True)
+class DetectorInfo:
+    """What a detector export says of itself: batch, input size, stride, layout and classes."""
+
+    fixed_batch: int | None
+    """The batch size it was exported with, or None when dynamic."""
+    imgsz: tuple[int, int]
+    """Input (height, width)."""
+    dynamic: bool
+    """Exported with dynamic height and width."""
+    stride: int
+    end2end: bool
+    """Output rows ``x1, y1, x2, y2, score, class`` (YOLO26) rather than raw scores."""
+    names: dict[int, str]
+    roles: ClassRoles
+
+    @classmethod
+    def read(
+        cls, metadata: dict[str, str], input_shape: Sequence[object], output_shape: Sequence[object]
+    ) -> DetectorInfo:
+        """From the export's metadata and its input and output shapes.
+
+        Raises:
+            ValueError: the input is not an image batch, or the names do not give six faces.
+        """
+        if len(input_shape) != 4 or input_shape[1] not in (3, "3"):
+            raise ValueError(
+                f"expected an image input of shape (batch, 3, height, width), got {input_shape}"
+            )
+        batch, _, h, w = input_shape
+        end2end = metadata.get("end2end", "False").strip().lower() == "true"
+        names = metadata_names(metadata) or default_names(output_shape[1], end2end)
+        return cls(
+            fixed_batch=batch if isinstance(batch, int) else None,
+            imgsz=metadata_imgsz(metadata, h, w),
+            dynamic=not (isinstance(h, int) and isinstance(w, int)),
+            stride=metadata_stride(metadata),
+            end2end=end2end,
+            names=names,
+            roles=ClassRoles.from_names(names),
+        )
 
 
 def decode_raw(pred: NDArray[np.float32], roles: ClassRoles, *, conf: float) -> Decoded:
