@@ -32,6 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--conf", type=float, help="keep dice at least this confident (default DICECAM_CONF)"
     )
+    p.add_argument(
+        "--expect",
+        metavar="N",
+        type=int,
+        help="every photo shows N dice: the reader fits its dice to N, and the photos it still "
+        "reads short are listed first for review",
+    )
     _add_write_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
@@ -108,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"PHOTOS must be a folder of photos, got {str(args.photos)!r}")
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.expect is not None and args.expect < 1:
+        raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
     if args.images in ("copy", "link") and args.out.resolve() == args.photos.resolve():
         raise UsageError("--out must differ from PHOTOS")
     _check_out(args.out, args.overwrite)
@@ -123,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         args.fmt,
         conf=args.conf or 0.0,
         show_progress=not args.no_progress,
+        expected_dice=args.expect,
         **_write_kwargs(args, version),
     )
     total = len(run_.photos) + len(run_.unreadable)
@@ -135,6 +145,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"unreadable: {len(run_.unreadable)} (listed in {run_.outputs['unreadable']})")
         for u in run_.unreadable:
             print(f"  {u.name}: {u.reason}")
+    if run_.short:
+        print(
+            f"read with fewer than {args.expect} dice: {len(run_.short)} (listed in "
+            f"{run_.outputs['summary']}: short_of_count)"
+        )
     return 0 if run_.photos else 1
 
 

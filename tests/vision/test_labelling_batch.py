@@ -271,6 +271,42 @@ def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
             assert max(abs(x - y) for x, y in zip(a.box, b.box, strict=True)) <= 0.5
 
 
+def test_cli_label_expect_fits_each_photo_to_the_dice_count(tmp_path):
+    fake = _fake_models_module()
+    preds = fake.raw_preds([(160, 160, 40, 40, {4: 0.9}), (60, 200, 30, 30, {0: 0.6})])
+    model = fake.make_model(tmp_path / "known.onnx", preds)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for name in ("a.jpg", "b.png"):
+        Image.new("RGB", (400, 400), (90, 90, 90)).save(photos / name)
+
+    def label(expect: str, out: Path) -> tuple[str, dict, dict]:
+        cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
+        cmd += ["--format", "yolo", "--model", str(model), "--expect", expect, "--no-progress"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        summary = json.loads((out / "summary.json").read_text())
+        return proc.stdout, summary, {p.name: p for p in read_labels(out, image_root=photos)}
+
+    # told one die: the likelier one, the 5, is kept on each photo
+    printed, summary, back = label("1", tmp_path / "one")
+    assert "labelled 2 of 2 photos (2 dice)" in printed and summary["short_of_count"] == []
+    assert [d.value for d in back["a.jpg"].dice] == [5]
+    # told three: both photos show two, and are listed for review
+    printed, summary, back = label("3", tmp_path / "three")
+    assert summary["short_of_count"] == ["a.jpg", "b.png"]
+    assert "read with fewer than 3 dice: 2" in printed
+    assert sorted(d.value for d in back["b.png"].dice) == [1, 5]
+    r = subprocess.run(
+        [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(tmp_path / "x")]
+        + ["--expect", "0"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert r.returncode == 2 and "--expect must be a positive number of dice, got 0" in r.stderr
+
+
 def test_output_inside_the_photo_folder_is_not_relabelled(photo_dir):
     reader = SceneReader(photo_dir)
     out = photo_dir / "labelled"

@@ -38,7 +38,9 @@ FORMATS: tuple[LabelFormat, ...] = ("yolo", "coco", "labelstudio")
 
 
 class PhotoReader(Protocol):
-    """Anything with ``read(image) -> Reading``: :class:`vision.reader.DiceReader`, or a fake."""
+    """Anything with ``read(image) -> Reading``: :class:`vision.reader.DiceReader`, or a fake.
+    With a dice count (:func:`label_photos`' ``expected_dice``) it is called with
+    ``expected_dice=`` too."""
 
     def read(self, image: Any) -> Reading: ...
 
@@ -60,6 +62,8 @@ class LabelRun:
     unreadable: list[Unreadable] = field(default_factory=list)
     seconds: float = 0.0
     outputs: dict[str, Path] = field(default_factory=dict)
+    short: list[str] = field(default_factory=list)
+    """Photos read with fewer dice than the count given (``expected_dice``): look at them first."""
 
     @property
     def dice(self) -> int:
@@ -70,6 +74,7 @@ class LabelRun:
             "photos": len(self.photos) + len(self.unreadable),
             "labelled": len(self.photos),
             "dice": self.dice,
+            "short_of_count": self.short,
             "unreadable": [{"photo": u.name, "reason": u.reason} for u in self.unreadable],
             "seconds": round(self.seconds, 2),
             "outputs": {k: str(v) for k, v in self.outputs.items()},
@@ -95,8 +100,13 @@ def label_photos(
     show_progress: bool = True,
     stream: TextIO | None = None,
     exclude: str | os.PathLike[str] | None = None,
+    expected_dice: int | None = None,
 ) -> LabelRun:
     """Read every photo under ``root`` with ``reader``; keep dice with confidence >= ``conf``.
+
+    ``expected_dice``: every photo shows this many dice (a player photographing their own set):
+    the reader fits its dice to the count (:mod:`vision.count`), and the photos it still reads
+    short are listed in ``LabelRun.short``.
 
     A photo the reader cannot open (it raises ``OSError``, ``ValueError`` or
     ``vision.io.ImageError``) is listed in ``LabelRun.unreadable``; the run goes on. Photos
@@ -120,7 +130,10 @@ def label_photos(
     ):
         name = path.relative_to(root).as_posix()
         try:
-            reading = reader.read(path)
+            if expected_dice is None:
+                reading = reader.read(path)
+            else:
+                reading = reader.read(path, expected_dice=expected_dice)
         except errors as exc:
             run.unreadable.append(Unreadable(name, path, f"{type(exc).__name__}: {exc}"))
             continue
@@ -130,6 +143,8 @@ def label_photos(
         photo = LabelledPhoto.from_reading(name, reading, path)
         photo.dice = [d for d in photo.dice if d.confidence >= conf]
         run.photos.append(photo)
+        if expected_dice is not None and len(photo.dice) < expected_dice:
+            run.short.append(name)
     run.seconds = time.perf_counter() - start
     return run
 
@@ -169,6 +184,7 @@ def label_folder(
     conf: float = 0.0,
     show_progress: bool = True,
     stream: TextIO | None = None,
+    expected_dice: int | None = None,
     **write_options: Any,
 ) -> LabelRun:
     """:func:`label_photos`, then write the labels, ``review.csv``/``review.json``,
@@ -177,7 +193,13 @@ def label_folder(
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     out = Path(out)
     run = label_photos(
-        root, reader, conf=conf, show_progress=show_progress, stream=stream, exclude=out
+        root,
+        reader,
+        conf=conf,
+        show_progress=show_progress,
+        stream=stream,
+        exclude=out,
+        expected_dice=expected_dice,
     )
     out.mkdir(parents=True, exist_ok=True)
     run.outputs["labels"] = write_labels(run.photos, out, fmt, **write_options)
