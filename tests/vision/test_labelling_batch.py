@@ -237,15 +237,21 @@ def _fake_models_module():
     return module
 
 
-def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
-    """`dicecam label` end to end: real DiceReader, real ONNX session, real files and CLI."""
+def _known_model_and_photos(tmp_path: Path, sizes: dict[str, tuple[int, int]]):
+    """A detector that finds a 5 (at 0.9) and a 1 (at 0.6) in any photo, and plain photos."""
     fake = _fake_models_module()
     preds = fake.raw_preds([(160, 160, 40, 40, {4: 0.9}), (60, 200, 30, 30, {0: 0.6})])
     model = fake.make_model(tmp_path / "known.onnx", preds)
     photos = tmp_path / "photos"
     photos.mkdir()
-    for name, size in (("a.jpg", (640, 480)), ("b.png", (400, 400))):
+    for name, size in sizes.items():
         Image.new("RGB", size, (90, 90, 90)).save(photos / name)
+    return model, photos
+
+
+def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
+    """`dicecam label` end to end: real DiceReader, real ONNX session, real files and CLI."""
+    model, photos = _known_model_and_photos(tmp_path, {"a.jpg": (640, 480), "b.png": (400, 400)})
     (photos / "broken.jpg").write_bytes(b"\xff\xd8\xff garbage")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
@@ -272,13 +278,7 @@ def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
 
 
 def test_cli_label_expect_fits_each_photo_to_the_dice_count(tmp_path):
-    fake = _fake_models_module()
-    preds = fake.raw_preds([(160, 160, 40, 40, {4: 0.9}), (60, 200, 30, 30, {0: 0.6})])
-    model = fake.make_model(tmp_path / "known.onnx", preds)
-    photos = tmp_path / "photos"
-    photos.mkdir()
-    for name in ("a.jpg", "b.png"):
-        Image.new("RGB", (400, 400), (90, 90, 90)).save(photos / name)
+    model, photos = _known_model_and_photos(tmp_path, {"a.jpg": (400, 400), "b.png": (400, 400)})
 
     def label(expect: str, out: Path) -> tuple[str, dict, dict]:
         cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
