@@ -6,7 +6,7 @@ Example:
     >>> truth = [TruthDie(5, (0, 0, 10, 10))]
     >>> reading = Reading(100, 100, [Die(5, (2, 2, 9, 9), 0.9)])
     >>> result = EvalResult()
-    >>> result.add(truth, reading)
+    >>> pairs = result.add(truth, reading)
     >>> result.face_accuracy, result.recall, result.precision, result.exact_accuracy
     (1.0, 1.0, 1.0, 1.0)
 """
