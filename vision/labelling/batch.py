@@ -114,7 +114,7 @@ def label_photos(
 
     Example:
         >>> run = label_photos("photos/", DiceReader())  # doctest: +SKIP
-        >>> len(run.photos), [u.name for u in run.unreadable]
+        >>> len(run.photos), [u.name for u in run.unreadable]  # doctest: +SKIP
         (48, ['broken.jpg'])
     """
     root = Path(root)
