@@ -1,4 +1,5 @@
-"""Draw a reading on its photo: boxes and values, off-table dice in red, cocked ones in orange.
+"""Draw a reading on its photo: boxes and values, off-table dice in red, cocked ones in orange,
+faint ones added to reach the dice count in yellow.
 
 Example:
     >>> import numpy as np
@@ -27,6 +28,7 @@ COLOURS = {  # BGR
     "table": (60, 200, 60),
     "off_table": (40, 40, 230),
     "cocked": (0, 150, 255),
+    "faint": (20, 200, 240),
     "outline": (230, 200, 40),
 }
 
@@ -36,7 +38,7 @@ def _colour(die: Die) -> tuple[int, int, int]:
         return COLOURS["off_table"]
     if die.cocked:
         return COLOURS["cocked"]
-    return COLOURS["table"]
+    return COLOURS["faint"] if die.faint else COLOURS["table"]
 
 
 def annotate(bgr: NDArray[np.uint8], reading: Reading) -> NDArray[np.uint8]:

@@ -424,6 +424,7 @@ class DiceReader:
             if self.verify is not None and len(boxes):  # drop boxes that are not dice
                 keep = self.verify.flags(img.rgb, boxes)
                 boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
+        faint = conf < self.conf  # only boxes the count fit added are under it
         face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
         if self.faces is not None and len(boxes):
             values, cocked, probs = self.faces.classify(img.rgb, boxes)
@@ -445,6 +446,7 @@ class DiceReader:
                 ),
                 confidence=float(conf[k]),
                 cocked=bool(cocked[k]),
+                faint=bool(faint[k]),
             )
             for k in np.argsort(boxes[:, 0], kind="stable")
         ]

@@ -25,6 +25,9 @@ class Die:
     confidence: float
     on_table: bool = True
     cocked: bool = False
+    faint: bool = False
+    """Found only faintly (under the reader's confidence) and taken as a die to reach the dice
+    count the caller gave (:mod:`vision.count`): the one to check."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -151,7 +151,7 @@ async function showReading(reading, blob) {
   if (reading.off_table) notes.push(`${reading.off_table} off the table`);
   if (reading.cocked) notes.push(`${reading.cocked} cocked: tap to set it or re-roll`);
   if (reading.missing) notes.push(missingNote(reading.missing));
-  if (reading.added) notes.push(`${reading.added} faint ${reading.added === 1 ? "die" : "dice"} added to make the ${reading.expected_dice} rolled: check ${reading.added === 1 ? "it" : "them"}`);
+  if (reading.added) notes.push(`${reading.added} faint ${reading.added === 1 ? "die" : "dice"} added to make the ${reading.expected_dice} rolled: check ${reading.added === 1 ? "it" : "them"} (in yellow)`);
   if (reading.dropped) notes.push(`${reading.dropped} more ${reading.dropped === 1 ? "box" : "boxes"} than the ${reading.expected_dice} dice rolled left out: check the dice`);
   if (reading.latency_ms != null) notes.push(`${Math.round(reading.latency_ms)} ms`);
   ui.readingNote.textContent = notes.join(" · ");
@@ -180,7 +180,8 @@ function draw() {
   for (const d of state.dice) {
     if (d.removed) continue;
     const [x1, y1, x2, y2] = d.box;
-    const color = !d.on_table ? "#dc2626" : d.cocked ? "#f59e0b" : d.corrected ? "#2563eb" : "#22c55e";
+    const color = !d.on_table ? "#dc2626" : d.cocked ? "#f59e0b" : d.corrected ? "#2563eb"
+      : d.faint ? "#eab308" : "#22c55e";
     g.strokeStyle = color;
     g.strokeRect(x1, y1, x2 - x1, y2 - y1);
     const label = d.on_table ? String(d.value) : `${d.value} off`;
@@ -202,9 +203,12 @@ function renderDice() {
     if (d.removed) return;
     const b = document.createElement("button");
     b.type = "button";
-    b.className = "die" + (d.on_table ? "" : " off") + (d.corrected ? " corrected" : "");
+    b.className = "die" + (d.on_table ? "" : " off") + (d.corrected ? " corrected" : "")
+      + (d.faint && !d.corrected ? " faint" : "");
     b.textContent = d.cocked && d.on_table ? `${d.value}?` : String(d.value);
-    b.title = d.on_table ? "tap to correct" : "off the table: tap to correct";
+    b.title = !d.on_table ? "off the table: tap to correct"
+      : d.faint && !d.corrected ? "found faintly to make the dice count: check it, tap to correct"
+      : "tap to correct";
     b.dataset.index = String(i);
     b.addEventListener("click", () => correct(i));
     ui.dice.appendChild(b);

@@ -336,7 +336,10 @@ class FittingReader(TruthReader):
     def read(self, image, expected_dice=None) -> Reading:
         self.told.append(expected_dice)
         reading = super().read(image, expected_dice)
-        reading.added = 1 if expected_dice else 0
+        if expected_dice:
+            reading.added = 1
+            last = reading.dice[-1]
+            reading.dice[-1] = Die(last.value, last.box, 0.08, faint=True)
         return reading
 
 
@@ -358,8 +361,11 @@ def test_live_mode_leaves_a_reading_fitted_to_the_dice_count_to_the_player(tmp_p
         expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
         page.check("#live")
         expect(page.locator("#reading-note")).to_contain_text(
-            "1 faint die added to make the 6 rolled: check it", timeout=20_000
+            "1 faint die added to make the 6 rolled: check it (in yellow)", timeout=20_000
         )
+        expect(page.locator("#dice .die.faint")).to_have_count(1)  # its chip, and its box:
+        x1, y1, _, y2 = reader.dice[-1].box
+        assert pixel(page, x1, (y1 + y2) / 2) == [234, 179, 8]
         settled = len(reads)
         page.wait_for_timeout(2000)  # more frames come in; the roll is still not taken
         assert len(reads) > settled >= 3

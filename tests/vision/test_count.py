@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision import DiceReader
+from vision.annotate import COLOURS, annotate
 from vision.count import fit_count
 from vision.verify import verify_model_for
 
@@ -100,7 +101,16 @@ def test_a_faint_box_the_die_check_takes_for_a_die_fills_the_count(detector, pho
     assert (two.added, two.dropped, two.missing, two.bust) == (1, 0, 0, False)
     faint = next(d for d in two.dice if d.value == 3)
     assert faint.confidence == pytest.approx(0.1) and faint.box[0] > 320
+    assert [d.faint for d in two.dice] == [d.value == 3 for d in two.dice]  # the one to check
     assert two.to_dict()["added"] == 1
+    assert [d["faint"] for d in two.to_dict()["dice"]] == [d.faint for d in two.dice]
+    # `dicecam read --annotate` draws it in the faint colour, the others as usual
+    drawn = annotate(photo, two)
+    for die in two.dice:
+        x1, y1, _, y2 = (round(v) for v in die.box)
+        colour = COLOURS["faint"] if die.faint else COLOURS["table"]
+        assert tuple(int(c) for c in drawn[(y1 + y2) // 2, x1]) == colour
+    assert not any(d.faint for d in plain.dice)
 
     # the 5 the die check refused is never added back, nor the faint 6 it does not take for a
     # die: one die stays missing, a bust
