@@ -56,7 +56,13 @@ PHOTO_BODY: dict[str, Any] = {
                     "required": ["photo"],
                     "properties": {
                         "photo": {"type": "string", "format": "binary"},
-                        "expected_dice": {"type": "integer"},
+                        "expected_dice": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "how many dice were rolled: the reading is fitted "
+                            "to that count (the likeliest dice kept, faint ones added and "
+                            "marked `faint`) and reports `missing`, `added` and `dropped`",
+                        },
                     },
                 }
             }
@@ -226,7 +232,10 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             off_table=_int_field(form.get("off_table") or 0, "off_table"),
         )
         if expected := form.get("expected_dice"):
-            parsed.extra["expected_dice"] = _int_field(expected, "expected_dice")
+            count = _int_field(expected, "expected_dice")
+            if count < 1:
+                raise HTTPException(422, f"expected_dice must be 1 or more dice; got {count}")
+            parsed.extra["expected_dice"] = count
         if parsed.photo is None and (photo_required or parsed.values is None):
             raise HTTPException(
                 422,
