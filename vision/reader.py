@@ -246,6 +246,10 @@ class DiceReader:
         """
         if batch_size < 1:
             raise ValueError(f"expected batch_size >= 1, got {batch_size}")
+        if expected_dice is not None and expected_dice < 1:
+            raise ValueError(
+                f"expected a dice count of 1 or more, got expected_dice={expected_dice}"
+            )
         step = self.fixed_batch or batch_size
         readings: list[Reading] = []
         chunk: list[ImageSource | LoadedImage] = []

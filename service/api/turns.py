@@ -101,7 +101,9 @@ async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
     """
     session = _session(request, turn_id)
     roll = await parse_roll_input(request)
-    values, off_table, reading = await read_roll(request, roll, expected_dice=session.dice_left)
+    # a turn that is over has no dice left to roll: read without a count, the roll is refused
+    expected = session.dice_left or None
+    values, off_table, reading = await read_roll(request, roll, expected_dice=expected)
     missing = 0
     if roll.values is None:  # read from the photo: dice it did not show are missing
         missing = max(0, session.dice_left - len(values) - off_table)

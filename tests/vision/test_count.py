@@ -119,6 +119,8 @@ def test_a_faint_box_the_die_check_takes_for_a_die_fills_the_count(detector, pho
     assert (three.added, three.missing, three.bust) == (1, 1, True)
     # the same count as found: the same dice as without a count
     assert [d.box for d in reader.read(photo, expected_dice=1).dice] == [plain.dice[0].box]
+    with pytest.raises(ValueError, match="a dice count of 1 or more, got expected_dice=0"):
+        reader.read(photo, expected_dice=0)
 
 
 def test_too_many_dice_for_the_count_drop_the_least_likely(detector, photo):
