@@ -289,7 +289,7 @@ def evaluate_dataset(
         item = load_labels(image)
         count = len(item.truth(1, 1, names)) if expect_count else 0
         try:
-            reading = reader.read(image, expected_dice=count or None)
+            reading = reader.read(image, expected_dice=count) if count else reader.read(image)
         except ImageError as exc:
             # an unreadable photo: its dice are missed; size unknown so truth stays normalised
             result.add_error(str(image), str(exc), item.truth(1, 1, names))
