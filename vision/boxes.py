@@ -10,7 +10,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["PAD_VALUE", "Letterbox", "letterbox", "nms"]
+__all__ = ["PAD_VALUE", "Letterbox", "box_iou", "letterbox", "nms"]
 
 PAD_VALUE = 114
 
@@ -53,22 +53,32 @@ def letterbox(
     return out, Letterbox(gain, left, top)
 
 
+def box_iou(box: NDArray[np.floating], boxes: NDArray[np.floating]) -> NDArray[np.floating]:
+    """Intersection over union of ``box`` (x1, y1, x2, y2) with each row of ``boxes`` (N x 4).
+
+    Example:
+        >>> box_iou(np.array([0, 0, 10, 10]), np.array([[5, 0, 15, 10], [20, 20, 30, 30]]))
+        array([0.33333333, 0.        ])
+    """
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    iw = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    ih = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    inter = iw * ih
+    area = max(box[2] - box[0], 0) * max(box[3] - box[1], 0)
+    areas = np.maximum(boxes[:, 2] - boxes[:, 0], 0) * np.maximum(boxes[:, 3] - boxes[:, 1], 0)
+    return inter / np.maximum(area + areas - inter, 1e-9)
+
+
 def nms(boxes: NDArray[np.floating], scores: NDArray[np.floating], iou: float) -> NDArray[np.intp]:
     """Indices of the boxes kept by greedy non-maximum suppression, best score first.
 
     Class-agnostic: a die has one value, so two overlapping boxes are one die whatever they read.
     """
     order = np.argsort(-scores, kind="stable")
-    x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
-    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
     keep: list[int] = []
     while order.size:
         i = int(order[0])
         keep.append(i)
         rest = order[1:]
-        iw = np.clip(np.minimum(x2[i], x2[rest]) - np.maximum(x1[i], x1[rest]), 0, None)
-        ih = np.clip(np.minimum(y2[i], y2[rest]) - np.maximum(y1[i], y1[rest]), 0, None)
-        inter = iw * ih
-        overlap = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
-        order = rest[overlap <= iou]
+        order = rest[box_iou(boxes[i], boxes[rest]) <= iou]
     return np.asarray(keep, dtype=np.intp)

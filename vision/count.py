@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from vision.boxes import box_iou
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -120,15 +122,7 @@ def fit_count(
             break
         if kept[k] or not eligible[k]:
             continue
-        if all(_iou(boxes[k], boxes[j]) < overlap for j in keep):
+        if (box_iou(boxes[k], boxes[keep]) < overlap).all():
             keep.append(int(k))
             added += 1
     return np.sort(np.array(keep, np.intp)), added, 0
-
-
-def _iou(a: NDArray[np.floating], b: NDArray[np.floating]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    inter = max(w, 0.0) * max(h, 0.0)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return float(inter / union) if union > 0 else 0.0
