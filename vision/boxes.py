@@ -60,7 +60,7 @@ def box_iou(box: NDArray[np.floating], boxes: NDArray[np.floating]) -> NDArray[n
         >>> box_iou(np.array([0, 0, 10, 10]), np.array([[5, 0, 15, 10], [20, 20, 30, 30]]))
         array([0.33333333, 0.        ])
     """
-    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    boxes = np.asarray(boxes).reshape(-1, 4)  # in their own precision, as NMS compares them
     iw = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
     ih = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
     inter = iw * ih
