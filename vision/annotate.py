@@ -1,5 +1,6 @@
 """Draw a reading on its photo: boxes and values, off-table dice in red, cocked ones in orange,
-faint ones added to reach the dice count in yellow.
+the dice to check in yellow (faint ones added to reach the dice count, and values the face
+classifier is unsure of, marked ``5?``).
 
 Example:
     >>> import numpy as np
@@ -38,7 +39,7 @@ def _colour(die: Die) -> tuple[int, int, int]:
         return COLOURS["off_table"]
     if die.cocked:
         return COLOURS["cocked"]
-    return COLOURS["faint"] if die.faint else COLOURS["table"]
+    return COLOURS["faint"] if die.faint or die.unsure else COLOURS["table"]
 
 
 def annotate(bgr: NDArray[np.uint8], reading: Reading) -> NDArray[np.uint8]:
@@ -63,7 +64,8 @@ def annotate(bgr: NDArray[np.uint8], reading: Reading) -> NDArray[np.uint8]:
         )
         colour = _colour(die)
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, thick, cv2.LINE_AA)
-        label = ("?" if die.cocked else str(die.value)) + ("" if die.on_table else " off")
+        label = "?" if die.cocked else f"{die.value}?" if die.unsure else str(die.value)
+        label += "" if die.on_table else " off"
         label += f" {die.confidence:.2f}"
         (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thick)
         ty = y1 - 2 if y1 - th - base - 2 >= 0 else min(h - 1, y2 + th + 2)

@@ -89,6 +89,13 @@ class VisionSettings(BaseSettings):
         le=1.0,
         description="the die check's probability a faint box needs to be added to reach the count",
     )
+    unsure_below: float = Field(
+        0.6,
+        ge=0.0,
+        le=1.0,
+        description="a die whose face the classifier gives less than this probability is marked "
+        "unsure, the value to check (0: never)",
+    )
     threads: int = Field(2, ge=1, description="inference threads per model")
     backend: str = Field(
         "auto",

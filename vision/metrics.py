@@ -148,6 +148,12 @@ class EvalResult:
     counted: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     """Photos read with a dice count (``Reading.expected_dice``): [photos, read short (dice
     missing), faint dice added, boxes left out] (see :mod:`vision.count`)."""
+    unsure: list[int] = field(default_factory=lambda: [0, 0, 0])
+    """Matched dice with a clear true face: [marked unsure, marked unsure and misread, misread]
+    (``Die.unsure``: the face classifier's doubt)."""
+    checks: list[int] = field(default_factory=lambda: [0, 0, 0])
+    """Photos: [the reading asks for a check (``Reading.needs_check``), of them read exactly,
+    read wrong with nothing to check: silent errors]."""
 
     def add(
         self,
@@ -184,6 +190,10 @@ class EvalResult:
                 self.confusion[t.value - 1][p.value - 1] += 1
             right = p.value == t.value
             self.face_correct += int(right)
+            misread = not right or p.cocked
+            self.unsure[0] += int(p.unsure)
+            self.unsure[1] += int(p.unsure and misread)
+            self.unsure[2] += int(misread)
             if t.clear:
                 self.clear[0] += int(right and not p.cocked)
                 self.clear[1] += 1
@@ -201,6 +211,10 @@ class EvalResult:
             self.counted[2] += reading.added
             self.counted[3] += reading.dropped
         self.exact_images += int(exact)
+        check = reading.needs_check
+        self.checks[0] += int(check)
+        self.checks[1] += int(check and exact)
+        self.checks[2] += int(not check and not exact)
         if not exact:
             self.mistakes.append(reading.image or f"#{self.images}")
         if states_known:
@@ -286,6 +300,12 @@ class EvalResult:
             )
             if self.counted[0]
             else None,
+            "unsure_dice": dict(
+                zip(("marked", "marked_misread", "misread"), self.unsure, strict=True)
+            ),
+            "photos_to_check": self.checks[0],
+            "photos_to_check_exact": self.checks[1],
+            "silent_errors": self.checks[2],
             "table": self.table.to_dict() if self.table.images else None,
             "errors": [{"image": i, "error": m} for i, m in self.errors],
         }
@@ -311,6 +331,16 @@ class EvalResult:
                 f"dice count        told on {told} photos: {short} read short (dice missing: a "
                 f"Morning Roll bust), {added} faint dice added, {dropped} boxes left out"
             )
+        marked, caught, misread = self.unsure
+        lines.append(
+            f"unsure dice       {marked} marked: {caught} of the {misread} misread, "
+            f"{marked - caught} read right"
+        )
+        to_check, fine, silent = self.checks
+        lines.append(
+            f"photos to check   {to_check}/{self.images} ({fine} of them read exactly); silent "
+            f"errors {silent}/{self.images} (read wrong, nothing marked to check)"
+        )
         if self.truth_cocked:
             lines.append(
                 f"cocked recall     {pct(self.cocked_recall)}  ({self.flagged_cocked}/"

@@ -34,11 +34,11 @@ import numpy as np
 
 from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
-from vision.count import fit_boxes
+from vision.dice_stages import build_dice, choose_boxes, read_faces, take
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.stages import ModelError, load_stage
-from vision.types import Die, Reading
+from vision.types import Reading
 from vision.yolo_output import DetectorInfo, decode_end2end, decode_raw
 
 if TYPE_CHECKING:
@@ -203,6 +203,9 @@ class DiceReader:
         :mod:`vision.count`)."""
         self.fit_conf = settings.fit_conf
         self.fit_min_verify = settings.fit_min_verify
+        self.unsure_below = settings.unsure_below
+        """A die whose face the classifier gives less than this probability is marked
+        ``unsure`` (``DICECAM_UNSURE_BELOW``, 0.6; 0: never)."""
         if warmup:  # at the shape of a 640x480 camera frame, the most common one
             shape = self.input_shape(480, 640)
             self._run(np.zeros((self.fixed_batch or 1, 3, *shape), np.float32))
@@ -399,7 +402,7 @@ class DiceReader:
         boxes, conf, values, cocked = decode(pred, self.roles, conf=floor)
         if len(conf):
             keep = nms(boxes, conf, self.iou)[: self.max_det]
-            boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
+            boxes, conf, values, cocked = take(keep, boxes, conf, values, cocked)
         # model input -> decoded pixels -> original pixels (after EXIF orientation)
         boxes = boxes.astype(np.float64)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain
@@ -408,52 +411,33 @@ class DiceReader:
         y = boxes[:, [1, 3]].clip(0, img.height * img.scale_y) / img.scale_y
         sides = np.maximum(x[:, 1] - x[:, 0], y[:, 1] - y[:, 0])
         small = self._small_dice(sides[conf >= faint].tolist(), img.width, img.height)
-        added = dropped = 0
-        if fit:  # the caller says how many dice were rolled
-            keep, added, dropped = fit_boxes(
-                boxes,
-                conf,
-                int(expected),
-                conf_min=self.conf,
-                verify=self.verify,
-                rgb=img.rgb,
-                fit_conf=self.fit_conf,
-                min_verify=self.fit_min_verify,
-            )
-            boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
-        else:
-            if floor < self.conf:  # the faint boxes only judged the dice's size
-                keep = conf >= self.conf
-                boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
-            if self.verify is not None and len(boxes):  # drop boxes that are not dice
-                keep = self.verify.flags(img.rgb, boxes)
-                boxes, conf, values, cocked = _take(keep, boxes, conf, values, cocked)
+        (boxes, conf, values, cocked), added, dropped = choose_boxes(
+            img.rgb,
+            boxes,
+            conf,
+            values,
+            cocked,
+            conf_min=self.conf,
+            verify=self.verify,
+            expected=expected if fit else None,
+            fit_conf=self.fit_conf,
+            fit_min_verify=self.fit_min_verify,
+        )
         faint = conf < self.conf  # only boxes the count fit added are under it
-        face_cocked = None  # the face classifier's P(cocked), for the cocked-die model
-        if self.faces is not None and len(boxes):
-            values, cocked, probs = self.faces.classify(img.rgb, boxes)
-            face_cocked = probs[:, 6] if probs.shape[1] > 6 else None
-        if self.cocked is not None and len(boxes):
-            cocked = self.cocked.flags(img.rgb, boxes, face_cocked)
+        reads = read_faces(
+            img.rgb,
+            boxes,
+            values,
+            cocked,
+            faces=self.faces,
+            cocked_model=self.cocked,
+            unsure_below=self.unsure_below,
+        )
         boxes[:, [0, 2]] /= img.scale_x
         boxes[:, [1, 3]] /= img.scale_y
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, img.width)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, img.height)
-        dice = [
-            Die(
-                value=int(values[k]),
-                box=(
-                    float(boxes[k, 0]),
-                    float(boxes[k, 1]),
-                    float(boxes[k, 2]),
-                    float(boxes[k, 3]),
-                ),
-                confidence=float(conf[k]),
-                cocked=bool(cocked[k]),
-                faint=bool(faint[k]),
-            )
-            for k in np.argsort(boxes[:, 0], kind="stable")
-        ]
+        dice = build_dice(boxes, conf, reads, faint)
         reading = Reading(
             width=img.width,
             height=img.height,
@@ -464,8 +448,3 @@ class DiceReader:
             dropped=dropped,
         )
         return reading, small
-
-
-def _take(keep: NDArray[Any], *arrays: NDArray[Any]) -> tuple[NDArray[Any], ...]:
-    """Each of ``arrays`` indexed by ``keep`` (a mask or indices), in order."""
-    return tuple(a[keep] for a in arrays)

@@ -28,11 +28,18 @@ class Die:
     faint: bool = False
     """Found only faintly (under the reader's confidence) and taken as a die to reach the dice
     count the caller gave (:mod:`vision.count`): the one to check."""
+    face_confidence: float | None = None
+    """The face classifier's probability of ``value`` (None when the detector reads values)."""
+    unsure: bool = False
+    """The face classifier is unsure of ``value`` (``face_confidence`` under the reader's
+    ``unsure_below``): the value to check."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["box"] = [round(float(v), 1) for v in self.box]
         d["confidence"] = round(float(self.confidence), 4)
+        if self.face_confidence is not None:
+            d["face_confidence"] = round(float(self.face_confidence), 4)
         return d
 
 
@@ -78,6 +85,23 @@ class Reading:
         return sum(1 for d in self.dice if d.cocked and d.on_table)
 
     @property
+    def unsure(self) -> int:
+        """Dice on the table, not cocked, whose value the face classifier is unsure of."""
+        return sum(1 for d in self.dice if d.unsure and d.on_table and not d.cocked)
+
+    @property
+    def needs_check(self) -> bool:
+        """True when the reading itself points at something to check before it is used: a die
+        unsure, faint, cocked or off the table, or dice missing. A reading that is wrong while
+        this is False is a silent error.
+
+        Boxes left out of the count (``dropped``) do not count: they are mostly doubles and
+        clutter, and on the real eval set they would send 12 more photos read right to be
+        checked to catch one more wrong."""
+        flagged = any(d.unsure or d.faint or d.cocked or not d.on_table for d in self.dice)
+        return flagged or self.missing > 0
+
+    @property
     def missing(self) -> int:
         if self.expected_dice is None:
             return 0
@@ -97,6 +121,8 @@ class Reading:
             "values": self.values,
             "off_table": self.off_table,
             "cocked": self.cocked,
+            "unsure": self.unsure,
+            "needs_check": self.needs_check,
             "expected_dice": self.expected_dice,
             "missing": self.missing,
             "added": self.added,

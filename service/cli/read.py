@@ -78,6 +78,9 @@ def _summary(reading) -> str:
         parts.append(f"{reading.off_table} off the table")
     if reading.cocked:
         parts.append(f"{reading.cocked} cocked")
+    if reading.unsure:
+        unsure = sorted((d for d in reading.dice if d.unsure), key=lambda d: d.box[0])
+        parts.append(f"unsure of {' '.join(f'{d.value}?' for d in unsure)}: check")
     if reading.missing:
         parts.append(f"{reading.missing} missing")
     if reading.added:

@@ -151,6 +151,7 @@ async function showReading(reading, blob) {
   if (reading.off_table) notes.push(`${reading.off_table} off the table`);
   if (reading.cocked) notes.push(`${reading.cocked} cocked: tap to set it or re-roll`);
   if (reading.missing) notes.push(missingNote(reading.missing));
+  if (reading.unsure) notes.push(`unsure of ${reading.unsure === 1 ? "one value" : `${reading.unsure} values`}: check ${reading.unsure === 1 ? "it" : "them"} (in yellow, marked ?)`);
   if (reading.added) notes.push(`${reading.added} faint ${reading.added === 1 ? "die" : "dice"} added to make the ${reading.expected_dice} rolled: check ${reading.added === 1 ? "it" : "them"} (in yellow)`);
   if (reading.dropped) notes.push(`${reading.dropped} more ${reading.dropped === 1 ? "box" : "boxes"} than the ${reading.expected_dice} dice rolled left out: check the dice`);
   if (reading.latency_ms != null) notes.push(`${Math.round(reading.latency_ms)} ms`);
@@ -181,10 +182,10 @@ function draw() {
     if (d.removed) continue;
     const [x1, y1, x2, y2] = d.box;
     const color = !d.on_table ? "#dc2626" : d.cocked ? "#f59e0b" : d.corrected ? "#2563eb"
-      : d.faint ? "#eab308" : "#22c55e";
+      : d.faint || d.unsure ? "#eab308" : "#22c55e";
     g.strokeStyle = color;
     g.strokeRect(x1, y1, x2 - x1, y2 - y1);
-    const label = d.on_table ? String(d.value) : `${d.value} off`;
+    const label = !d.on_table ? `${d.value} off` : d.unsure && !d.corrected ? `${d.value}?` : String(d.value);
     const tw = g.measureText(label).width + lw * 4;
     const th = parseInt(g.font.match(/(\d+)px/)[1], 10) + lw * 2;
     const ty = y1 - th >= 0 ? y1 - th : y2;
@@ -204,10 +205,11 @@ function renderDice() {
     const b = document.createElement("button");
     b.type = "button";
     b.className = "die" + (d.on_table ? "" : " off") + (d.corrected ? " corrected" : "")
-      + (d.faint && !d.corrected ? " faint" : "");
-    b.textContent = d.cocked && d.on_table ? `${d.value}?` : String(d.value);
+      + (d.faint && !d.corrected ? " faint" : "") + (d.unsure && !d.corrected ? " unsure" : "");
+    b.textContent = (d.cocked || (d.unsure && !d.corrected)) && d.on_table ? `${d.value}?` : String(d.value);
     b.title = !d.on_table ? "off the table: tap to correct"
       : d.faint && !d.corrected ? "found faintly to make the dice count: check it, tap to correct"
+      : d.unsure && !d.corrected ? "the reader is unsure of this value: check it, tap to correct"
       : "tap to correct";
     b.dataset.index = String(i);
     b.addEventListener("click", () => correct(i));
@@ -451,9 +453,10 @@ async function liveTick() {
     await showReading(reading, blob);
     const t = state.turn;
     const count = reading.values.length + reading.off_table;
-    // a reading fitted to the dice count (a faint die added, a box left out) waits for the player
-    const fitted = reading.added || reading.dropped;
-    if (t && !t.over && t.awaiting !== "keep" && count === t.dice_left && !reading.cocked && !fitted) {
+    // a reading fitted to the dice count (a faint die added, a box left out), or with a value
+    // the reader is unsure of, waits for the player
+    const doubtful = reading.added || reading.dropped || reading.unsure;
+    if (t && !t.over && t.awaiting !== "keep" && count === t.dice_left && !reading.cocked && !doubtful) {
       await useRoll();
     }
   } catch (err) {

@@ -375,3 +375,54 @@ def test_live_mode_leaves_a_reading_fitted_to_the_dice_count_to_the_player(tmp_p
         page.click("#use-roll")  # the player checked the dice and takes the roll
         expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
         browser.close()
+
+
+class DoubtingReader(TruthReader):
+    """As TruthReader, but the face of the leftmost die is read as a 6 the reader is unsure of."""
+
+    def read(self, image, expected_dice=None) -> Reading:
+        reading = super().read(image, expected_dice)
+        first = reading.dice[0]
+        reading.dice[0] = Die(6, first.box, first.confidence, face_confidence=0.41, unsure=True)
+        return reading
+
+
+def test_a_value_the_reader_is_unsure_of_is_marked_and_waits_for_the_player(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    truth = sorted(truth_dice(sample), key=lambda d: d.box[0])
+    reader = DoubtingReader(truth)
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        reads = read_requests(page)
+        page.goto(server.url + "/")
+        page.fill("#player", "ada")
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        page.check("#live")
+        expect(page.locator("#reading-note")).to_contain_text(
+            "unsure of one value: check it (in yellow, marked ?)", timeout=20_000
+        )
+        unsure = page.locator("#dice .die.unsure")
+        expect(unsure).to_have_count(1)
+        expect(unsure).to_have_text("6?")
+        x1, y1, _, y2 = truth[0].box
+        assert pixel(page, x1, (y1 + y2) / 2) == [234, 179, 8]  # its box, in yellow
+        settled = len(reads)
+        page.wait_for_timeout(2000)  # more frames come in; the roll is not taken on its own
+        assert len(reads) > settled >= 3
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        page.uncheck("#live")
+        unsure.click()  # the player looks: it is the die's true value
+        page.click(f"#picker button[value='{truth[0].value}']")
+        expect(page.locator("#dice .die.unsure")).to_have_count(0)
+        expect(page.locator("#dice .die.corrected")).to_have_text(str(truth[0].value))
+        assert chips(page) == [str(d.value) for d in truth]
+        page.click("#use-roll")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        browser.close()

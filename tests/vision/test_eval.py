@@ -396,3 +396,22 @@ def test_dice_count_figures_add_up_photos_read_short_added_and_dropped():
     result.add(truth, Reading(100, 100, fitted, expected_dice=2, dropped=3))
     assert result.to_dict()["dice_count"] == {"photos": 2, "short": 1, "added": 1, "dropped": 3}
     assert "dice count        told on 2 photos: 1 read short (dice missing" in result.format()
+
+
+def test_unsure_dice_and_silent_errors_are_counted():
+    truth = [TruthDie(5, (0, 0, 10, 10)), TruthDie(2, (20, 0, 30, 10))]
+    result = EvalResult()
+    right = [Die(5, (1, 1, 9, 9), 0.9), Die(2, (21, 1, 29, 9), 0.9, unsure=True)]
+    result.add(truth, Reading(100, 100, right))  # read right, yet asks for a check
+    caught = [Die(5, (1, 1, 9, 9), 0.9), Die(3, (21, 1, 29, 9), 0.9, unsure=True)]
+    result.add(truth, Reading(100, 100, caught))  # misread, and says so
+    silent = [Die(6, (1, 1, 9, 9), 0.9), Die(2, (21, 1, 29, 9), 0.9)]
+    result.add(truth, Reading(100, 100, silent))  # misread with nothing to check
+    short = [Die(5, (1, 1, 9, 9), 0.9)]
+    result.add(truth, Reading(100, 100, short, expected_dice=2))  # missing: says so
+    result.add(truth, Reading(100, 100, short))  # no count told: a silent miss
+    d = result.to_dict()
+    assert d["unsure_dice"] == {"marked": 2, "marked_misread": 1, "misread": 2}
+    assert (d["photos_to_check"], d["photos_to_check_exact"], d["silent_errors"]) == (3, 1, 2)
+    assert "silent errors 2/5" in result.format()
+    assert "2 marked: 1 of the 2 misread, 1 read right" in result.format()

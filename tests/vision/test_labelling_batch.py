@@ -329,3 +329,24 @@ def test_labelstudio_urls_quote_odd_names(tmp_path):
     (tmp_path / "ls/tasks.json").write_text(json.dumps(tasks))
     (back,) = read_labels(tmp_path / "ls", image_root=tmp_path / "p")
     assert back.name == "my roll #1.jpg" and back.image == path
+
+
+def test_review_list_puts_values_the_reader_doubts_with_boxes_it_doubts():
+    from vision.labelling import LabelledPhoto, review_rows
+
+    photo = LabelledPhoto(
+        "a.jpg",
+        640,
+        480,
+        [
+            Die(4, (0, 0, 10, 10), 0.95, face_confidence=0.42, unsure=True),
+            Die(2, (20, 0, 30, 10), 0.60, face_confidence=0.97),
+            Die(6, (40, 0, 50, 10), 0.30, faint=True),
+        ],
+    )
+    rows = review_rows([photo])
+    assert [(r.value, r.confidence, r.flags) for r in rows] == [
+        (6, 0.3, "low_confidence;faint"),
+        (4, 0.42, "unsure"),  # a sure box, a doubtful value: it comes up among the doubtful
+        (2, 0.6, ""),
+    ]

@@ -173,3 +173,17 @@ def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
 def test_eval_bad_dataset_is_a_usage_error(model, tmp_path, capsys):
     assert main(["eval", str(tmp_path / "nowhere"), "--model", str(model)]) == 2
     assert "no such dataset" in capsys.readouterr().err
+
+
+def test_read_lists_the_values_it_is_unsure_of(model, photos, capsys):
+    # a classifier beside the detector that reads every die as a 6, at only e / (e + 6) = 0.31
+    models.make_classifier(
+        model.with_name("m-faces.onnx"), np.array([0, 0, 0, 0, 0, 1.0, 0]), np.zeros(7)
+    )
+    assert main(["read", "--model", str(model), str(photos["good"])]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{photos['good']}: 2 dice, values 6 6, unsure of 6? 6?: check")
+    assert main(["read", "--json", "--model", str(model), str(photos["good"])]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["unsure"] == 2 and line["needs_check"] is True
+    assert [d["face_confidence"] for d in line["dice"]] == [0.3118, 0.3118]

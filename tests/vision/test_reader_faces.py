@@ -128,3 +128,23 @@ def test_classifier_averages_the_crop_and_its_mirror(tmp_path):
     np.testing.assert_allclose(probs[:, :2], 0.5, atol=1e-4)
     plain = FaceClassifier(model, tta=False)
     assert plain.classify(np.zeros((120, 120, 3), np.uint8), boxes)[2].shape == (2, 7)
+
+
+def test_values_the_classifier_doubts_are_marked_unsure(detector, monkeypatch):
+    _classifier(detector.with_name("reader-faces.onnx"))
+    dice = DiceReader(detector).read(_photo()).dice
+    # the bright crop reads 2 at up to e^5 / (e^5 + e + 5); the dark one 6 at e / (e + 6)
+    e = float(np.e)
+    assert 0.9 < dice[0].face_confidence <= e**5 / (e**5 + e + 5) + 1e-6
+    assert dice[1].face_confidence == pytest.approx(e / (e + 6), abs=1e-3)
+    assert [d.unsure for d in dice] == [False, True]  # under the default bar, 0.6
+    reading = DiceReader(detector).read(_photo())
+    assert reading.unsure == 1 and reading.needs_check
+    assert reading.to_dict()["dice"][1]["unsure"] is True
+    monkeypatch.setenv("DICECAM_UNSURE_BELOW", "0")
+    reading = DiceReader(detector).read(_photo())
+    assert not any(d.unsure for d in reading.dice) and not reading.needs_check
+    monkeypatch.setenv("DICECAM_UNSURE_BELOW", "0.99")
+    assert [d.unsure for d in DiceReader(detector).read(_photo()).dice] == [True, True]
+    no_faces = DiceReader(detector, faces=False).read(_photo()).dice  # the detector reads values
+    assert [(d.face_confidence, d.unsure) for d in no_faces] == [(None, False), (None, False)]

@@ -34,7 +34,10 @@ class ReviewRow:
 def review_rows(photos: Sequence[LabelledPhoto], *, low: float = 0.5) -> list[ReviewRow]:
     """Rows sorted by confidence, lowest first; photos with no dice come before all of them.
 
-    ``flags`` joins ``no_dice``, ``low_confidence`` (below ``low``), ``off_table``, ``cocked``.
+    A die's confidence here is the lower of the detector's and the face classifier's (when it
+    read the value), so values the reader doubts come up as early as boxes it doubts. ``flags``
+    joins ``no_dice``, ``low_confidence`` (below ``low``), ``unsure`` (the face classifier's
+    doubt, :attr:`vision.types.Die.unsure`), ``faint``, ``off_table``, ``cocked``.
     """
     rows = []
     for photo in photos:
@@ -45,13 +48,16 @@ def review_rows(photos: Sequence[LabelledPhoto], *, low: float = 0.5) -> list[Re
                 f
                 for f, on in (
                     ("low_confidence", die.confidence < low),
+                    ("unsure", die.unsure),
+                    ("faint", die.faint),
                     ("off_table", not die.on_table),
                     ("cocked", die.cocked),
                 )
                 if on
             ]
             x1, y1, x2, y2 = (round(float(v), 1) for v in die.box)
-            conf = round(float(die.confidence), 4)
+            face = die.face_confidence
+            conf = round(float(die.confidence if face is None else min(die.confidence, face)), 4)
             rows.append(ReviewRow(photo.name, i, die.value, conf, x1, y1, x2, y2, ";".join(flags)))
     return sorted(
         rows, key=lambda r: (-1.0 if r.confidence is None else r.confidence, r.photo, r.die)
