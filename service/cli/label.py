@@ -140,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
         f"labelled {len(run_.photos)} of {total} photos ({run_.dice} dice) in "
         f"{run_.seconds:.1f} s -> {run_.outputs['labels']}"
     )
-    print(f"review list (lowest confidence first): {run_.outputs['review']}")
+    unsure = f"; {run_.unsure} values the reader is unsure of, flagged" if run_.unsure else ""
+    print(f"review list (lowest confidence first{unsure}): {run_.outputs['review']}")
     if run_.unreadable:
         print(f"unreadable: {len(run_.unreadable)} (listed in {run_.outputs['unreadable']})")
         for u in run_.unreadable:

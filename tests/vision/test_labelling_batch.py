@@ -332,7 +332,7 @@ def test_labelstudio_urls_quote_odd_names(tmp_path):
 
 
 def test_review_list_puts_values_the_reader_doubts_with_boxes_it_doubts():
-    from vision.labelling import LabelledPhoto, review_rows
+    from vision.labelling import LabelledPhoto, LabelRun, review_rows
 
     photo = LabelledPhoto(
         "a.jpg",
@@ -350,3 +350,4 @@ def test_review_list_puts_values_the_reader_doubts_with_boxes_it_doubts():
         (4, 0.42, "unsure"),  # a sure box, a doubtful value: it comes up among the doubtful
         (2, 0.6, ""),
     ]
+    assert LabelRun(photos=[photo]).summary()["unsure_dice"] == 1

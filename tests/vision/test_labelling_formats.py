@@ -341,3 +341,19 @@ def test_yolo_split_folders_as_roboflow_exports_them(photos, tmp_path):
     )
     assert detect_format(root) == "yolo"
     assert_same(read_labels(root), photos, flags=False)
+
+
+def test_scores_are_the_readers_confidence_in_the_value_too(tmp_path):
+    image = tmp_path / "p.jpg"
+    Image.new("RGB", (640, 480)).save(image)
+    dice = [
+        Die(4, (10, 10, 50, 50), 0.95, face_confidence=0.38, unsure=True),
+        Die(2, (100, 10, 140, 50), 0.70, face_confidence=0.99),
+    ]
+    photo = LabelledPhoto("p.jpg", 640, 480, dice, image=image)
+    task = json.loads(write_labelstudio([photo], tmp_path / "ls").read_text())[0]
+    pred = task["predictions"][0]
+    assert pred["score"] == 0.38  # the photo with a doubtful value sorts first in Label Studio
+    assert [r["score"] for r in pred["result"] if r["type"] == "rectanglelabels"] == [0.38, 0.7]
+    coco = json.loads(write_coco([photo], tmp_path / "coco").read_text())
+    assert [a["score"] for a in coco["annotations"]] == [0.38, 0.7]

@@ -29,6 +29,7 @@ from .model import (
     LabelledPhoto,
     find_photos,
     image_size,
+    label_confidence,
 )
 from .progress import progress
 from .review import ReviewRow, review_rows, write_review
@@ -50,6 +51,7 @@ __all__ = [
     "detect_format",
     "find_photos",
     "image_size",
+    "label_confidence",
     "label_folder",
     "label_photos",
     "labelstudio_config",

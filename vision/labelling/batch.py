@@ -69,11 +69,17 @@ class LabelRun:
     def dice(self) -> int:
         return sum(len(p.dice) for p in self.photos)
 
+    @property
+    def unsure(self) -> int:
+        """Dice whose value the reader is unsure of (:attr:`vision.types.Die.unsure`)."""
+        return sum(1 for p in self.photos for d in p.dice if d.unsure)
+
     def summary(self) -> dict[str, Any]:
         return {
             "photos": len(self.photos) + len(self.unreadable),
             "labelled": len(self.photos),
             "dice": self.dice,
+            "unsure_dice": self.unsure,
             "short_of_count": self.short,
             "unreadable": [{"photo": u.name, "reason": u.reason} for u in self.unreadable],
             "seconds": round(self.seconds, 2),

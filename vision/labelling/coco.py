@@ -6,8 +6,9 @@ Layout written by :func:`write_coco`::
     OUT/images/<photo>        (copied or linked; names flattened as in the YOLO writer)
 
 Categories 1..6 are named ``"1"``..``"6"``. Each annotation carries ``bbox`` [x, y, w, h] in
-pixels, ``area``, ``iscrowd`` 0, ``score`` (the reader's confidence) and, as CVAT writes them,
-``attributes`` ``{"occluded": false, "on_table": ..., "cocked": ...}``.
+pixels, ``area``, ``iscrowd`` 0, ``score`` (the reader's confidence in the label, box and value:
+:func:`~vision.labelling.model.label_confidence`) and, as CVAT writes them, ``attributes``
+``{"occluded": false, "on_table": ..., "cocked": ...}``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .model import (
     LabelledPhoto,
     flat_names,
     image_size,
+    label_confidence,
     place_image,
     value_of_name,
 )
@@ -58,7 +60,7 @@ def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | No
                     "area": round(w * h, 3),
                     "segmentation": [],
                     "iscrowd": 0,
-                    "score": round(float(die.confidence), 4),
+                    "score": round(label_confidence(die), 4),
                     "attributes": {
                         "occluded": False,
                         "on_table": bool(die.on_table),

@@ -31,6 +31,7 @@ from .model import (
     LabelledPhoto,
     flat_names,
     image_size,
+    label_confidence,
     place_image,
     value_of_name,
 )
@@ -92,7 +93,7 @@ def _regions(photo: LabelledPhoto, *, human: bool = False) -> list[dict[str, Any
         rect = {**common, "from_name": FROM_NAME, "type": "rectanglelabels"}
         rect["value"] = {**geometry, "rectanglelabels": [str(die.value)]}
         if not human:
-            rect["score"] = round(float(die.confidence), 4)
+            rect["score"] = round(label_confidence(die), 4)
         results.append(rect)
         flags = ([OFF_TABLE] if not die.on_table else []) + ([COCKED] if die.cocked else [])
         if flags:
@@ -106,7 +107,7 @@ def labelstudio_task(
     photo: LabelledPhoto, image_url: str, *, model_version: str = "dicecam", task_id: int = 1
 ) -> dict[str, Any]:
     """One Label Studio task for ``photo`` with its dice as pre-annotations."""
-    scores = [float(d.confidence) for d in photo.dice]
+    scores = [label_confidence(d) for d in photo.dice]
     return {
         "id": task_id,
         "data": {

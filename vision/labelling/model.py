@@ -19,6 +19,7 @@ __all__ = [
     "find_photos",
     "flat_names",
     "image_size",
+    "label_confidence",
 ]
 
 IMAGE_EXTENSIONS = frozenset(
@@ -31,6 +32,18 @@ ImageMode = Literal["copy", "link", "none"]
 
 COCKED_NAME = "cocked"
 VALUE_NAMES = ("1", "2", "3", "4", "5", "6")
+
+
+def label_confidence(die: Die) -> float:
+    """How sure the reader is of a die's label, box and value: the lower of the detector's
+    confidence and the face classifier's probability of the value (when it read the value).
+
+    Example:
+        >>> label_confidence(Die(5, (0, 0, 9, 9), 0.9, face_confidence=0.45))
+        0.45
+    """
+    face = die.face_confidence
+    return float(die.confidence if face is None else min(die.confidence, face))
 
 
 class LabelFormatError(ValueError):

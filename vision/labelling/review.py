@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .model import LabelledPhoto
+from .model import LabelledPhoto, label_confidence
 
 __all__ = ["ReviewRow", "review_rows", "write_review"]
 
@@ -56,8 +56,7 @@ def review_rows(photos: Sequence[LabelledPhoto], *, low: float = 0.5) -> list[Re
                 if on
             ]
             x1, y1, x2, y2 = (round(float(v), 1) for v in die.box)
-            face = die.face_confidence
-            conf = round(float(die.confidence if face is None else min(die.confidence, face)), 4)
+            conf = round(label_confidence(die), 4)
             rows.append(ReviewRow(photo.name, i, die.value, conf, x1, y1, x2, y2, ";".join(flags)))
     return sorted(
         rows, key=lambda r: (-1.0 if r.confidence is None else r.confidence, r.photo, r.die)
