@@ -39,6 +39,12 @@ def _figures(name: str, figures: dict[str, Any] | None) -> list[str]:
             f"clear dice (at rest, in view, sharp: {clear['dice']}): face accuracy "
             f"{100 * clear['face_accuracy']:.2f}%, recall {100 * clear['recall']:.2f}%"
         )
+    silent, images = figures.get("silent_errors"), figures.get("images")
+    if silent is not None and images:
+        parts.append(
+            f"silent errors (read wrong, nothing marked to check) {silent}/{images}, "
+            f"photos asking for a check {figures.get('photos_to_check')}"
+        )
     table = figures.get("table")
     if table:
         for key, label in (("recall", "off-table recall"), ("false_bust_rate", "false busts")):
