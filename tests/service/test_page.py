@@ -174,6 +174,21 @@ def read_requests(page) -> list[str]:
     return reads
 
 
+def open_turn(playwright, server, video: Path, player: str = "ada"):
+    """Chromium on the page, fed ``video``, with a new turn started: (browser, page, the read
+    requests the page sends)."""
+    from playwright.sync_api import expect
+
+    browser = launch(playwright, video)
+    page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+    reads = read_requests(page)
+    page.goto(server.url + "/")
+    page.fill("#player", player)
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    return browser, page, reads
+
+
 def chips(page) -> list[str]:
     return page.eval_on_selector_all("#dice .die", "els => els.map(e => e.textContent)")
 
@@ -352,13 +367,7 @@ def test_live_mode_leaves_a_reading_fitted_to_the_dice_count_to_the_player(tmp_p
     reader = FittingReader(sorted(truth_dice(sample), key=lambda d: d.box[0]))
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
     with BackgroundServer(app) as server, sync_playwright() as p:
-        browser = launch(p, video)
-        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
-        reads = read_requests(page)
-        page.goto(server.url + "/")
-        page.fill("#player", "ada")
-        page.click("#new-turn")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        browser, page, reads = open_turn(p, server, video)
         page.check("#live")
         expect(page.locator("#reading-note")).to_contain_text(
             "1 faint die added to make the 6 rolled: check it (in yellow)", timeout=20_000
@@ -397,13 +406,7 @@ def test_a_value_the_reader_is_unsure_of_is_marked_and_waits_for_the_player(tmp_
     reader = DoubtingReader(truth)
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
     with BackgroundServer(app) as server, sync_playwright() as p:
-        browser = launch(p, video)
-        page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
-        reads = read_requests(page)
-        page.goto(server.url + "/")
-        page.fill("#player", "ada")
-        page.click("#new-turn")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        browser, page, reads = open_turn(p, server, video)
         page.check("#live")
         expect(page.locator("#reading-note")).to_contain_text(
             "unsure of one value: check it (in yellow, marked ?)", timeout=20_000
