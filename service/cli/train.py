@@ -93,6 +93,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="start the face classifier from these weights (.pt) instead of from scratch",
     )
+    p.add_argument(
+        "--faces-join",
+        type=Path,
+        action="append",
+        default=None,
+        help="join the face classifier trained with these (.pt; repeatable) into one model that "
+        "reads the mean of their probabilities",
+    )
     p.add_argument("--workers", type=int, default=1, help="processes rendering synthetic images")
     p.add_argument(
         "--holdout",
@@ -153,6 +161,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--faces-init must be face classifier weights (.pt), got {args.faces_init}"
         )
+    for joined in args.faces_join or []:
+        if joined.suffix != ".pt" or not joined.is_file():
+            raise UsageError(f"--faces-join must be face classifier weights (.pt), got {joined}")
+    if args.faces_join and args.from_model is not None:
+        raise UsageError("--faces-join trains a classifier to join; it does not go with --from")
     if args.faces_epochs is not None:
         recipe.faces.epochs = args.faces_epochs
     if args.synth is not None:

@@ -266,3 +266,46 @@ def test_a_fine_tuned_detector_that_forgets_the_known_dice_is_not_kept():
     keep, note = detector_verdict(better, (figures(300, extra=4, dice=300), figures(300, dice=300)))
     assert not keep
     assert note.endswith("but it forgot known dice: score on known photos 296 against 300)")
+
+
+def test_face_classifiers_join_into_one_model_that_reads_their_mean(tmp_path: Path):
+    import torch
+
+    from vision.faces import FaceClassifier
+    from vision.synth import write_dataset
+    from vision.train.classifier import load_classifier
+    from vision.train.pipeline import train_faces
+    from vision.train.recipe import Recipe
+
+    data = tmp_path / "data"
+    write_dataset(data, 3, seed=23, size=(160, 160), val_fraction=0.0)
+    recipe = Recipe.model_validate({"faces": {"epochs": 1, "batch": 16, "jitter": 0}})
+    first = train_faces(recipe, [data / "images"], tmp_path / "a.onnx", seed=1, log=print)
+    second = train_faces(recipe, [data / "images"], tmp_path / "b.onnx", seed=2, log=print)
+    logs: list[str] = []
+    joined = train_faces(
+        recipe,
+        [data / "images"],
+        tmp_path / "j.onnx",
+        seed=2,
+        join=[first.with_suffix(".pt")],
+        log=logs.append,
+    )
+    assert f"joined with {first.with_suffix('.pt')}" in "\n".join(logs)
+    members = load_classifier(joined.with_suffix(".pt"))
+    assert members.n_members == 2  # the one joined and the one trained
+    # the runtime reads the joined ONNX as any classifier: its probabilities are the mean
+    rgb = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    boxes = np.array([[10, 10, 50, 50], [70, 40, 120, 95]], np.float32)
+    probs = [FaceClassifier(m).classify(rgb, boxes)[2] for m in (first, second, joined)]
+    np.testing.assert_allclose(probs[2], (probs[0] + probs[1]) / 2, atol=1e-4)
+    # fine-tuning starts from the joined weights and keeps both members; joining again stays flat
+    tuned = train_faces(
+        recipe, [data / "images"], tmp_path / "t.onnx", init=joined.with_suffix(".pt"), log=print
+    )
+    assert load_classifier(tuned.with_suffix(".pt")).n_members == 2
+    again = train_faces(
+        recipe, [data / "images"], tmp_path / "k.onnx", join=[tuned.with_suffix(".pt")], log=print
+    )
+    assert load_classifier(again.with_suffix(".pt")).n_members == 3
+    assert torch.load(again.with_suffix(".pt"))["members"][0]["n_classes"] == 7

@@ -4,18 +4,24 @@ The detector finds dice at a small input size; this network reads each die from 
 resolution photo, at a scale where its pips are clear. Classes 0..5 are faces 1..6, class 6 is a
 cocked die. Trained with plain torch, exported to ONNX (input ``images``: N x 3 x 48 x 48 float
 RGB in 0..1; output ``logits``: N x 7).
+
+Several networks can be joined into one (:func:`join_classifiers`): the joined model's output is
+the log of the mean of their probabilities, so the runtime's softmax gives that mean and reads
+it like any single network's; it saves, loads, fine-tunes and exports as one model.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 __all__ = [
     "FaceNet",
     "export_classifier",
+    "join_classifiers",
     "load_classifier",
     "save_classifier",
     "train_classifier",
@@ -63,32 +69,77 @@ def _build_model(width: float = 1.0, n_classes: int = N_CLASSES):
 FaceNet = _build_model
 
 
+def join_classifiers(models: list[Any]) -> Any:
+    """One model whose output is the log of the mean of ``models``' probabilities (joined
+    models are taken apart first, so the members stay flat).
+
+    Example:
+        >>> join_classifiers([FaceNet(0.5), FaceNet(0.5)]).n_members  # doctest: +SKIP
+        2
+    """
+    import torch
+    import torch.nn as nn
+
+    members = [m for model in models for m in getattr(model, "members", [model])]
+    if not members:
+        raise ValueError("expected at least one classifier to join, got none")
+    if len({m.n_classes for m in members}) != 1:
+        raise ValueError(
+            f"expected classifiers with the same classes, got {[m.n_classes for m in members]}"
+        )
+
+    class Joined(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.members = nn.ModuleList(members)
+            self.n_classes = members[0].n_classes
+            self.n_members = len(members)
+
+        def forward(self, x):
+            probs = torch.stack([torch.softmax(m(x), 1) for m in self.members]).mean(0)
+            return torch.log(probs.clamp_min(1e-8))
+
+    return Joined()
+
+
+def _saved(model) -> dict[str, Any]:
+    return {
+        "width": getattr(model, "width", 1.0),
+        "n_classes": getattr(model, "n_classes", N_CLASSES),
+        "state_dict": model.state_dict(),
+    }
+
+
 def save_classifier(model, path: Path) -> Path:
-    """Save weights with the width they need (``load_classifier`` rebuilds the network)."""
+    """Save weights with the width they need (``load_classifier`` rebuilds the network); a
+    joined model saves each member."""
     import torch
 
-    torch.save(
-        {
-            "width": getattr(model, "width", 1.0),
-            "n_classes": getattr(model, "n_classes", N_CLASSES),
-            "state_dict": model.state_dict(),
-        },
-        path,
-    )
+    members = getattr(model, "members", None)
+    saved = {"members": [_saved(m) for m in members]} if members is not None else _saved(model)
+    torch.save(saved, path)
     return Path(path)
 
 
+def _rebuild(saved: dict[str, Any]):
+    if "state_dict" not in saved:  # a plain state dict of width 1.0
+        model = FaceNet(1.0, N_CLASSES)
+        model.load_state_dict(saved)
+        return model
+    model = FaceNet(saved["width"], saved.get("n_classes", N_CLASSES))
+    model.load_state_dict(saved["state_dict"])
+    return model
+
+
 def load_classifier(path: Path):
-    """The network saved at ``path`` (also reads plain state dicts of width 1.0)."""
+    """The network saved at ``path`` (also reads plain state dicts of width 1.0, and joined
+    models: see :func:`join_classifiers`)."""
     import torch
 
     saved = torch.load(path, map_location="cpu")
-    width, state = (saved["width"], saved["state_dict"]) if "state_dict" in saved else (1.0, saved)
-    model = FaceNet(
-        width, saved.get("n_classes", N_CLASSES) if "state_dict" in saved else N_CLASSES
-    )
-    model.load_state_dict(state)
-    return model
+    if "members" in saved:
+        return join_classifiers([_rebuild(m) for m in saved["members"]])
+    return _rebuild(saved)
 
 
 def _augment(batch, generator):

@@ -95,18 +95,28 @@ def train_faces(
     replay_dirs: list[Path] | None = None,
     replay_share: float = 0.6,
     threads: int | None = None,
+    seed: int = 0,
+    join: list[Path] | None = None,
     log=print,
 ) -> Path:
     """Train the face classifier on crops of every labelled die and export it to ONNX.
 
     ``replay_dirs``: dice the model already reads (fine-tuning), mixed in so it does not forget
     them; the ``train_dirs`` crops are repeated until the replay crops are about
-    ``replay_share`` of each epoch. The torch weights are saved beside the ONNX file (``.pt``)
-    so it can be fine-tuned later.
+    ``replay_share`` of each epoch. ``join``: classifiers (``.pt``) the trained one is joined
+    with (:func:`vision.train.classifier.join_classifiers`: the mean of their probabilities is
+    what is exported). The torch weights are saved beside the ONNX file (``.pt``) so it can be
+    fine-tuned later.
     """
     import numpy as np
 
-    from .classifier import export_classifier, save_classifier, train_classifier
+    from .classifier import (
+        export_classifier,
+        join_classifiers,
+        load_classifier,
+        save_classifier,
+        train_classifier,
+    )
     from .crops import load_crops
 
     x, y = load_crops(train_dirs, jitter=recipe.faces.jitter)
@@ -130,8 +140,12 @@ def train_faces(
         val=val,
         threads=threads,
         width=recipe.faces.width,
+        seed=seed,
         log=log,
     )
+    if join:
+        model = join_classifiers([*(load_classifier(Path(p)) for p in join), model])
+        log(f"face classifier: joined with {', '.join(map(str, join))}")
     out_onnx = Path(out_onnx)
     export_classifier(model, out_onnx)
     save_classifier(model, out_onnx.with_suffix(".pt"))

@@ -87,7 +87,15 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
         print(f"detector -> {onnx}")
     if stage in ("all", "faces"):
         init = getattr(args, "faces_init", None)
-        train_faces(recipe, prepared.train_dirs, faces, val_dirs=prepared.val_dirs, init=init)
+        train_faces(
+            recipe,
+            prepared.train_dirs,
+            faces,
+            val_dirs=prepared.val_dirs,
+            init=init,
+            seed=args.seed,
+            join=getattr(args, "faces_join", None),
+        )
         print(f"face classifier -> {faces}")
     if stage in ("all", "card"):
         evaluations = {}
