@@ -304,6 +304,20 @@ def test_face_classifiers_join_into_one_model_that_reads_their_mean(tmp_path: Pa
         recipe, [data / "images"], tmp_path / "t.onnx", init=joined.with_suffix(".pt"), log=print
     )
     assert load_classifier(tuned.with_suffix(".pt")).n_members == 2
+    # tune_last (what fine-tuning a reader does): the first member keeps its weights and stats
+    last = train_faces(
+        recipe,
+        [data / "images"],
+        tmp_path / "l.onnx",
+        init=joined.with_suffix(".pt"),
+        tune_last=True,
+        log=print,
+    )
+    before, after = (load_classifier(m.with_suffix(".pt")).members for m in (joined, last))
+    first = zip(before[0].state_dict().values(), after[0].state_dict().values(), strict=True)
+    assert all(torch.equal(x, y) for x, y in first)
+    second = zip(before[1].state_dict().values(), after[1].state_dict().values(), strict=True)
+    assert not all(torch.equal(x, y) for x, y in second)
     again = train_faces(
         recipe, [data / "images"], tmp_path / "k.onnx", join=[tuned.with_suffix(".pt")], log=print
     )

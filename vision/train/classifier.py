@@ -203,9 +203,14 @@ def train_classifier(
     threads: int | None = None,
     width: float = 1.0,
     n_classes: int = N_CLASSES,
+    tune_last: bool = False,
     log=print,
 ):
-    """Train the face classifier on crops (N x S x S x 3 BGR uint8) and return the model."""
+    """Train the face classifier on crops (N x S x S x 3 BGR uint8) and return the model.
+
+    ``tune_last``: of a joined model (``init``, see :func:`join_classifiers`), train the last
+    member only and keep the others as they are (weights and batch-norm statistics).
+    """
     import torch
     import torch.nn as nn
 
@@ -220,11 +225,18 @@ def train_classifier(
     counts = torch.bincount(y_all, minlength=n_classes).float()
     weights = torch.where(counts > 0, (counts.sum() / counts.clamp(min=1)) ** 0.5, 0.0)
     loss_fn = nn.CrossEntropyLoss(weight=weights / weights[counts > 0].mean(), label_smoothing=0.05)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    members = getattr(model, "members", None)
+    frozen = list(members[:-1]) if tune_last and members is not None else []
+    for member in frozen:
+        member.requires_grad_(False)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=1e-4)
     steps = epochs * ((len(x_all) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(steps, 1))
     for epoch in range(epochs):
         model.train()
+        for member in frozen:
+            member.eval()
         start = time.perf_counter()
         perm = torch.randperm(len(x_all), generator=generator)
         total, correct, loss_sum = 0, 0, 0.0
@@ -246,6 +258,8 @@ def train_classifier(
             msg += f" val acc {evaluate_classifier(model, *val):.4f}"
         log(f"{msg} ({time.perf_counter() - start:.0f} s)")
     model.eval()
+    for member in frozen:
+        member.requires_grad_(True)
     return model
 
 

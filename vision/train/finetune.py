@@ -320,6 +320,7 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         init=faces_pt if faces_pt.is_file() else None,
         val_dirs=[held_dir / "images"],
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
+        tune_last=True,  # a joined classifier: its first members keep the known dice read
     )
     _copy_side_models(base, onnx)
     calibrate_verifier(base, [train_dir / "images"], verify_model_for(onnx))

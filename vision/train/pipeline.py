@@ -97,6 +97,7 @@ def train_faces(
     threads: int | None = None,
     seed: int = 0,
     join: list[Path] | None = None,
+    tune_last: bool = False,
     log=print,
 ) -> Path:
     """Train the face classifier on crops of every labelled die and export it to ONNX.
@@ -105,8 +106,8 @@ def train_faces(
     them; the ``train_dirs`` crops are repeated until the replay crops are about
     ``replay_share`` of each epoch. ``join``: classifiers (``.pt``) the trained one is joined
     with (:func:`vision.train.classifier.join_classifiers`: the mean of their probabilities is
-    what is exported). The torch weights are saved beside the ONNX file (``.pt``) so it can be
-    fine-tuned later.
+    what is exported). ``tune_last``: starting from a joined model, train its last member only.
+    The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later.
     """
     import numpy as np
 
@@ -141,6 +142,7 @@ def train_faces(
         threads=threads,
         width=recipe.faces.width,
         seed=seed,
+        tune_last=tune_last,
         log=log,
     )
     if join:
