@@ -74,7 +74,7 @@ def join_classifiers(models: list[Any]) -> Any:
     models are taken apart first, so the members stay flat).
 
     Example:
-        >>> join_classifiers([FaceNet(0.5), FaceNet(0.5)]).n_members  # doctest: +SKIP
+        >>> join_classifiers([FaceNet(0.5), FaceNet(0.5)]).n_members
         2
     """
     import torch
