@@ -40,6 +40,11 @@ class TableCounts:
     false_busts: int = 0
     false_bust_images: list[str] = field(default_factory=list)
     """Names of the photos busted falsely (for looking at them)."""
+    bust_rolls: int = 0
+    """Photos where a die in view (labelled) is off the table: busts a camera can see."""
+    busts_caught: int = 0
+    """Of :attr:`bust_rolls`, those the reader called a bust (any die called off): what a player
+    gets, whichever die it was."""
 
     def add(
         self,
@@ -59,6 +64,9 @@ class TableCounts:
             if not die.on_table:
                 self.predicted_off += 1
                 self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
+        if any(off):
+            self.bust_rolls += 1
+            self.busts_caught += int(reading.off_table > 0)
         if not (any(off) if truth_bust is None else truth_bust):
             self.clean_images += 1
             if reading.off_table > 0:
@@ -77,6 +85,11 @@ class TableCounts:
     def false_bust_rate(self) -> float | None:
         return _ratio(self.false_busts, self.clean_images)
 
+    @property
+    def bust_recall(self) -> float | None:
+        """Share of the rolls with a die in view off the table that were called a bust."""
+        return _ratio(self.busts_caught, self.bust_rolls)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "images": self.images,
@@ -86,6 +99,9 @@ class TableCounts:
             "false_bust_rate": _round(self.false_bust_rate),
             "clean_images": self.clean_images,
             "false_busts": self.false_busts,
+            "bust_rolls": self.bust_rolls,
+            "busts_caught": self.busts_caught,
+            "bust_recall": _round(self.bust_recall),
         }
 
 
@@ -362,6 +378,7 @@ class EvalResult:
             lines += [
                 f"off-table recall  {pct(t.recall)}  ({t.found_off}/{t.truth_off})",
                 f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
+                f"busts caught      {pct(t.bust_recall)}  ({t.busts_caught}/{t.bust_rolls} photos with a die in view off the table)",
                 f"false busts       {pct(t.false_bust_rate)}  ({t.false_busts}/{t.clean_images} photos with every die on the table)",
             ]
         lines.append(

@@ -25,7 +25,7 @@ def test_card_lists_the_figures_it_was_given(tmp_path: Path):
         },
         "silent_errors": 2,
         "photos_to_check": 4,
-        "table": {"recall": 0.25, "false_bust_rate": 0.1},
+        "table": {"recall": 0.25, "bust_recall": 0.5, "false_bust_rate": 0.1},
     }
     card = write_card(
         tmp_path / "m.md",
@@ -42,7 +42,8 @@ def test_card_lists_the_figures_it_was_given(tmp_path: Path):
         "- synthetic test (10 photos, 40 dice): face accuracy (matched dice) 92.50%; die recall "
         "95.00%; whole-photo exact 50.00%; clear dice (at rest, in view, sharp: 30): face "
         "accuracy 96.55%, recall 96.67%; silent errors (read wrong, nothing marked to check) "
-        "2/10, photos asking for a check 4; off-table recall 25.00%; false busts 10.00%"
+        "2/10, photos asking for a check 4; off-table recall 25.00%; busts caught 50.00%; false "
+        "busts 10.00%"
     )
     assert "- real: not measured" in text
     assert json.loads(card.with_suffix(".json").read_text())["evaluations"]["real"] is None

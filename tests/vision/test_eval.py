@@ -133,6 +133,33 @@ def test_off_table_figures_from_states():
     assert t.false_bust_rate == 1.0  # the only all-on-table photo was called a bust
     assert "off-table recall  50.00%" in result.format()
     assert result.to_dict()["table"]["recall"] == 0.5
+    # both rolls with a die in view off were called busts (the second by the wrong die)
+    assert t.bust_rolls == 2 and t.busts_caught == 2
+
+
+def test_busts_caught_counts_rolls_not_dice():
+    result = EvalResult()
+    off = "off_table"
+    # two dice off, one found: the roll is a bust caught
+    truth = [TruthDie(1, (0, 0, 10, 10), off), TruthDie(2, (20, 0, 30, 10), off)]
+    result.add(
+        truth, Reading(100, 100, [_die(1, 0, on_table=False), _die(2, 20)]), states_known=True
+    )
+    # one die off, called on the table: a bust missed
+    truth = [TruthDie(3, (0, 0, 10, 10), "table"), TruthDie(4, (20, 0, 30, 10), off)]
+    result.add(truth, Reading(100, 100, [_die(3, 0), _die(4, 20)]), states_known=True)
+    # a clean roll read clean: neither a bust roll nor a false bust
+    result.add(
+        [TruthDie(5, (0, 0, 10, 10), "table")], Reading(100, 100, [_die(5, 0)]), states_known=True
+    )
+    t = result.table
+    assert (t.found_off, t.truth_off) == (1, 3)
+    assert (t.busts_caught, t.bust_rolls) == (1, 2) and t.bust_recall == 0.5
+    assert t.false_busts == 0 and t.clean_images == 1
+    assert "busts caught      50.00%  (1/2 photos with a die in view off the table)" in (
+        result.format()
+    )
+    assert result.to_dict()["table"]["bust_recall"] == 0.5
 
 
 def _write(root: Path, rel: str, labels: str | None, size=(320, 320), colour=(90, 90, 90)):

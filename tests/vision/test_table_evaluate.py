@@ -47,6 +47,9 @@ def test_true_outline_counts_each_kind_and_finds_dice_beside_it(rolls):
     )
     assert found >= sum(expected.values()) - 1
     text = report.format()
+    c = report.counts
+    assert c.bust_rolls >= 1 and c.busts_caught >= c.bust_rolls - 1  # the ceiling catches them
+    assert "busts caught" in text
     for kind in kinds:
         assert f"  {kind}" in text
     assert report.to_dict()["by_kind"] == kinds
@@ -58,4 +61,6 @@ def test_a_boundary_around_the_whole_frame_finds_no_die_off(rolls):
     kinds = report.by_kind()
     assert all(k["resting_off_recall"] in (0.0, None) for k in kinds.values())
     assert report.counts.found_off == 0 and report.false_busts == []
+    assert report.counts.bust_rolls >= 1 and report.counts.busts_caught == 0
+    assert f"busts caught      0.00%  (0/{report.counts.bust_rolls} photos" in report.format()
     assert all(0.0 <= k["outline_mean_iou"] <= 1.0 for k in kinds.values())

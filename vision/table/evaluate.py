@@ -86,6 +86,8 @@ class TableReport:
             f"off-table recall  {pct(c.recall)}  ({c.found_off}/{c.truth_off} dice, "
             f"in the air {self.in_air_found}/{self.in_air})",
             f"off-table prec.   {pct(c.precision)}  ({c.predicted_off_right}/{c.predicted_off})",
+            f"busts caught      {pct(c.bust_recall)}  ({c.busts_caught}/{c.bust_rolls} photos "
+            "with a die in view off the table)",
             f"false busts       {pct(c.false_bust_rate)}  ({c.false_busts}/{c.clean_images} "
             "photos with every die on the table)",
         ]

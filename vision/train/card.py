@@ -47,7 +47,11 @@ def _figures(name: str, figures: dict[str, Any] | None) -> list[str]:
         )
     table = figures.get("table")
     if table:
-        for key, label in (("recall", "off-table recall"), ("false_bust_rate", "false busts")):
+        for key, label in (
+            ("recall", "off-table recall"),
+            ("bust_recall", "busts caught"),
+            ("false_bust_rate", "false busts"),
+        ):
             if table.get(key) is not None:
                 parts.append(f"{label} {100 * table[key]:.2f}%")
     return [
