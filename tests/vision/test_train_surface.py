@@ -41,6 +41,9 @@ def test_tiny_run_exports_a_model_of_the_asked_input_size(rolls, tmp_path):
     assert model.metadata["input"] == "64" and str(rolls[1]) in model.metadata["data"]
     prob = model.probability(np.full((240, 320, 3), 128, np.uint8))
     assert prob.shape == (16, 16) and ((prob >= 0) & (prob <= 1)).all()
+    assert not model.reads_dice  # a photo-only model: boxes change nothing
+    photo = np.full((240, 320, 3), 128, np.uint8)
+    assert np.array_equal(model.probability(photo, [(10, 10, 40, 40)]), prob)
 
 
 def test_three_layer_model_trains_and_the_runtime_reads_its_layers(rolls, tmp_path):
@@ -210,3 +213,39 @@ def test_cocked_die_model_trains_on_rendered_rolls(tmp_path):
     assert flags.shape == (2,) and flags.dtype == bool
     with pytest.raises(ValueError, match="expected dice both cocked and flat"):
         train_cocked([rolls], tmp_path / "x.onnx", limit=0, epochs=1)
+
+
+def test_dice_aware_model_reads_where_the_dice_lie(rolls, tmp_path):
+    from vision.table import TableStage
+    from vision.types import Die, Reading
+
+    out = tmp_path / "dice.onnx"
+    figures = train_surface(
+        rolls, out, input_size=64, epochs=1, batch=4, dice=True, log=lambda _: None
+    )
+    assert figures["dice"] == 1
+    model = SurfaceModel(out)
+    assert model.reads_dice and "reads_dice=True" in repr(model)
+    photo = np.full((240, 320, 3), 128, np.uint8)
+    alone = model.probability(photo)
+    boxes = [(100.0, 100.0, 140.0, 140.0), (200.0, 60.0, 230.0, 90.0)]
+    with_dice = model.probability(photo, boxes)
+    assert alone.shape == with_dice.shape == (16, 16)
+    assert not np.allclose(alone, with_dice)  # the dice map goes into the model
+    # boxes are in pixels of the photo's true size when it was decoded smaller
+    half = np.full((120, 160, 3), 128, np.uint8)
+    assert np.allclose(model.probability(half, boxes, (320, 240)), with_dice, atol=0.05)
+    # the reader's table step gives the model the dice it found
+    reading = Reading(320, 240, [Die(3, b, 0.9) for b in boxes])
+    TableStage(model).apply(reading, photo)
+    assert reading.outline == model.outline(photo, (320, 240), boxes)
+
+
+def test_real_photos_carry_their_dice_map(tmp_path):
+    from vision.train.surface_data import load_real_surface
+
+    images, _ = load_real_surface(_real_photos(tmp_path / "real"), size=100, dice=True)
+    assert images.shape == (1, 100, 100, 4)
+    where = images[0, ..., 3]
+    # dice at x 0.25 and 0.75, y 0.5 (resting point a little below the centre)
+    assert where[51, 25] == where[51, 75] == 255 and where[51, 50] == where[10, 10] == 0

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,19 +119,27 @@ class TableStage:
             dice_model = OffTableModel(dice_path, threshold=s.offtable_threshold)
         return cls(model, calibration, dice_model=dice_model, min_confidence=s.offtable_min_conf)
 
-    def outline(self, rgb: NDArray[np.uint8] | None, width: int, height: int) -> Outline | None:
+    def outline(
+        self,
+        rgb: NDArray[np.uint8] | None,
+        width: int,
+        height: int,
+        boxes: Sequence[Sequence[float]] = (),
+    ) -> Outline | None:
         """The surface polygon in pixels of a ``width`` x ``height`` photo (``rgb`` may be that
-        photo decoded smaller)."""
+        photo decoded smaller); ``boxes``, the dice found in those pixels, for a model that
+        reads them."""
         if self.calibration is not None:
             return self.calibration.outline(width, height)
         if self.model is None or rgb is None:
             return None
-        return self.model.outline(rgb, (width, height))
+        return self.model.outline(rgb, (width, height), boxes)
 
     def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
         """Fill ``reading.outline`` and each die's ``on_table`` (in place), and drop the faint
         boxes off the surface (``min_confidence``)."""
-        outline = self.outline(rgb, reading.width, reading.height)
+        boxes = [d.box for d in reading.dice]
+        outline = self.outline(rgb, reading.width, reading.height, boxes)
         apply_table(reading, outline, tolerance=self.tolerance)
         if (
             self.dice_model is not None

@@ -17,12 +17,13 @@ Example:
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.table.geometry import Outline, mask_to_outline
+from vision.table.geometry import Outline, dice_map, mask_to_outline
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -153,15 +154,18 @@ class SurfaceModel:
         inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
         if (
             len(inp.shape) != 4
-            or inp.shape[1] not in (3, "3")
+            or inp.shape[1] not in (3, 4)
             or len(out.shape) != 4
             or out.shape[1] not in (1, LAYERS)
         ):
             raise SurfaceModelError(
-                f"{self.model_path}: expected input (batch, 3, h, w) and output "
+                f"{self.model_path}: expected input (batch, 3 or 4, h, w) and output "
                 f"(batch, 1 or {LAYERS}, h, w), got {inp.shape} -> {out.shape}"
             )
         self.layers = int(out.shape[1])
+        self.reads_dice = inp.shape[1] == 4
+        """The model reads a dice map beside the photo (:func:`~vision.table.geometry.dice_map`
+        of the reader's boxes): pass ``boxes`` to its methods."""
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
         self._input_name = inp.name
         h, w = inp.shape[2], inp.shape[3]
@@ -182,8 +186,17 @@ class SurfaceModel:
             raise ValueError(f"expected 0 <= min_certainty < 1, got {min_certainty}")
         self.min_certainty = float(min_certainty)
 
-    def layer_probabilities(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """The model's ``(layers, h, w)`` grid for an ``H x W x 3`` uint8 RGB photo."""
+    def layer_probabilities(
+        self,
+        rgb: NDArray[np.uint8],
+        boxes: Sequence[Sequence[float]] = (),
+        size: tuple[int, int] | None = None,
+    ) -> NDArray[np.float32]:
+        """The model's ``(layers, h, w)`` grid for an ``H x W x 3`` uint8 RGB photo.
+
+        ``boxes``: the dice found, in pixels of the photo (of ``size`` = (width, height) when
+        it was decoded smaller), for a model that :attr:`reads_dice`; others ignore them.
+        """
         import cv2
 
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
@@ -191,25 +204,39 @@ class SurfaceModel:
                 f"expected an H x W x 3 uint8 RGB image, got shape {rgb.shape} {rgb.dtype}"
             )
         h, w = self.imgsz
+        width, height = size if size is not None else (rgb.shape[1], rgb.shape[0])
         if rgb.shape[0] > 2 * h and rgb.shape[1] > 2 * w:
             # bilinear to twice the input, then area: close to area averaging all the way
             # and 5 times faster on a 640x480 photo
             rgb = cv2.resize(rgb, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
         small = cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA)
+        if self.reads_dice:
+            small = np.dstack([small, dice_map(boxes, width, height, (h, w))])
         blob = (small.astype(np.float32) * np.float32(1 / 255)).transpose(2, 0, 1)[None]
         out = self._session.run(None, {self._input_name: np.ascontiguousarray(blob)})[0]
         return out[0]
 
-    def probability(self, rgb: NDArray[np.uint8]) -> NDArray[np.float32]:
+    def probability(
+        self,
+        rgb: NDArray[np.uint8],
+        boxes: Sequence[Sequence[float]] = (),
+        size: tuple[int, int] | None = None,
+    ) -> NDArray[np.float32]:
         """The playing-surface probability grid of an ``H x W x 3`` uint8 RGB photo (whole
-        frame; see :func:`play_surface`)."""
-        return play_surface(self.layer_probabilities(rgb), self.min_tray, self.threshold)
+        frame; see :func:`play_surface`; ``boxes`` and ``size`` as for
+        :meth:`layer_probabilities`)."""
+        probs = self.layer_probabilities(rgb, boxes, size)
+        return play_surface(probs, self.min_tray, self.threshold)
 
     def outline(
-        self, rgb: NDArray[np.uint8], size: tuple[int, int] | None = None
+        self,
+        rgb: NDArray[np.uint8],
+        size: tuple[int, int] | None = None,
+        boxes: Sequence[Sequence[float]] = (),
     ) -> Outline | None:
         """The surface polygon in pixels of ``rgb`` (or of ``size`` = (width, height) when the
-        photo was decoded smaller than its true size).
+        photo was decoded smaller than its true size). ``boxes``: the dice found, in those
+        pixels, for a model that :attr:`reads_dice`.
 
         None when the surface fills the frame, and also when the model sees no surface at all
         (or only a speck under ``min_area`` of the frame) or is unsure of its grid
@@ -218,7 +245,7 @@ class SurfaceModel:
         """
         import cv2
 
-        prob = self.probability(rgb)
+        prob = self.probability(rgb, boxes, size)
         if surface_certainty(prob) < self.min_certainty:
             return None
         # a finer grid for a smoother polygon
@@ -239,5 +266,6 @@ class SurfaceModel:
     def __repr__(self) -> str:
         return (
             f"SurfaceModel(model={str(self.model_path)!r}, imgsz={self.imgsz}, "
-            f"layers={self.layers}, min_certainty={self.min_certainty})"
+            f"layers={self.layers}, min_certainty={self.min_certainty}"
+            + (", reads_dice=True)" if self.reads_dice else ")")
         )

@@ -14,6 +14,9 @@ table top, rebuilt from the scene for older sets; null = fills the frame, ``[]``
 convex span of their dice is labelled surface and the rest of each photo is left out of the
 loss (tried twice, weights 4 and 1, not shipped: see the surface model card).
 
+``--dice`` trains a dice-aware model: a fourth input channel maps where the dice lie (the
+sidecars' dice; the reader's boxes at run time). Tried, not shipped (see the surface model card).
+
 ``--min-certainty`` is written into the model: the runtime gives no outline for a photo whose
 grid is less certain than that (:func:`~vision.table.surface_certainty`).
 
@@ -50,8 +53,9 @@ from vision.train.surface_data import (
 __all__ = ["SurfaceNet", "export_surface", "load_surface_split", "region_codes", "train_surface"]
 
 
-def _net(layers: int = 1, width: float = 1.0) -> Any:
-    """The network; ``width`` scales every layer's channels (1.0: 16-24-40-64; shipped: 1.5)."""
+def _net(layers: int = 1, width: float = 1.0, channels: int = 3) -> Any:
+    """The network; ``width`` scales every layer's channels (1.0: 16-24-40-64; shipped: 1.5);
+    ``channels`` 4 reads the dice map beside the photo."""
     import torch
     from torch import nn
 
@@ -68,7 +72,7 @@ def _net(layers: int = 1, width: float = 1.0) -> Any:
         def __init__(self) -> None:
             super().__init__()
             c1, c2, c3, c4, c5 = (max(8, round(c * width / 8) * 8) for c in (16, 24, 40, 64, 32))
-            self.e1 = block(3, c1, 2)  # 1/2
+            self.e1 = block(channels, c1, 2)  # 1/2
             self.e2 = nn.Sequential(block(c1, c2, 2), block(c2, c2))  # 1/4
             self.e3 = nn.Sequential(block(c2, c3, 2), block(c3, c3))  # 1/8
             self.e4 = nn.Sequential(block(c3, c4, 2), block(c4, c4, dilation=2))  # 1/16
@@ -118,6 +122,7 @@ def train_surface(
     resume: str | Path | None = None,
     real: Sequence[str | Path] = (),
     real_weight: float = 1.0,
+    dice: bool = False,
     log: Any = print,
 ) -> dict[str, Any]:
     """Train on the train split of ``data`` (one or more `dicecam synth` folders), score on
@@ -127,6 +132,10 @@ def train_surface(
     an evaluation split): only the area the dice span is labelled, as surface
     (:func:`~vision.train.surface_data.load_real_surface`), weighted by ``real_weight``. It
     teaches the model real tables and trays without an outline drawn by hand.
+
+    ``dice`` makes a dice-aware model: a fourth input channel maps where the dice lie
+    (:func:`~vision.table.geometry.dice_map`; the sidecars' dice in training, the reader's boxes
+    at run time), so the model knows where the roll landed.
 
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
@@ -154,13 +163,13 @@ def train_surface(
     Path(out).parent.mkdir(parents=True, exist_ok=True)  # before training, not after it
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
-    parts = [load_surface_split(f, "train", cache, limit) for f in folders]
+    parts = [load_surface_split(f, "train", cache, limit, dice=dice) for f in folders]
     synthetic = sum(len(im) for im, _ in parts)
-    parts += [load_real_surface(f, cache, limit) for f in real]
+    parts += [load_real_surface(f, cache, limit, dice=dice) for f in real]
     images = np.concatenate([im for im, _ in parts])
     masks = np.concatenate([m for _, m in parts])
     weight = np.where(np.arange(len(images)) < synthetic, 1.0, real_weight).astype(np.float32)
-    parts = [load_surface_split(f, "val", cache) for f in folders]
+    parts = [load_surface_split(f, "val", cache, dice=dice) for f in folders]
     val_images = np.concatenate([im for im, _ in parts])
     val_masks = np.concatenate([m for _, m in parts])
     log(
@@ -168,7 +177,7 @@ def train_surface(
         f"samples in {time.perf_counter() - t0:.0f}s"
     )
     vx, vy = plain_batch(val_images, val_masks, input_size)
-    net = _net(layers, width)
+    net = _net(layers, width, 4 if dice else 3)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -212,10 +221,13 @@ def train_surface(
         "width": width,
         "min_certainty": min_certainty,
         "params": sum(p.numel() for p in net.parameters()),
+        "dice": int(dice),
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
     data_names = ", ".join(map(str, [*folders, *real]))
-    export_surface(net, out, figures | {"data": data_names}, input_size=input_size)
+    export_surface(
+        net, out, figures | {"data": data_names}, input_size=input_size, channels=4 if dice else 3
+    )
     return figures
 
 
@@ -274,8 +286,10 @@ def export_surface(
     metadata: dict[str, Any] | None = None,
     *,
     input_size: int = INPUT,
+    channels: int = 3,
 ) -> Path:
-    """Export to ONNX: input ``image`` (B, 3, S, S) float RGB 0..1 with S = ``input_size``,
+    """Export to ONNX: input ``image`` (B, C, S, S) float RGB 0..1 (C = ``channels``: 3, or 4 with
+    the dice map) with S = ``input_size``,
     output ``surface`` (B, L, S/4, S/4) probabilities: the playing surface (L = 1) or the
     layers off, table, tray (L = 3); ``metadata`` goes into the custom metadata map."""
     import onnx
@@ -294,7 +308,7 @@ def export_surface(
     net.eval()
     torch.onnx.export(
         WithProbabilities(net),
-        torch.zeros(1, 3, input_size, input_size),
+        torch.zeros(1, channels, input_size, input_size),
         str(out),
         input_names=["image"],
         output_names=["surface"],
@@ -360,6 +374,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--real-weight", type=float, default=1.0, help="weight of the real photos' cells"
     )
+    p.add_argument(
+        "--dice",
+        action="store_true",
+        help="dice-aware: a fourth input channel maps where the dice lie (the reader's boxes)",
+    )
     a = p.parse_args(argv)
     figures = train_surface(
         a.data,
@@ -377,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         resume=a.resume,
         real=a.real,
         real_weight=a.real_weight,
+        dice=a.dice,
     )
     print(json.dumps(figures))
     return 0

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.table.geometry import outline_mask
+from vision.table.geometry import dice_map, outline_mask
 
 __all__ = [
     "INPUT",
@@ -45,10 +45,17 @@ CACHE_RATIO = 1.375  # images are kept at this multiple of the input and cropped
 
 
 def load_surface_split(
-    root: str | Path, split: str, size: int = round(INPUT * CACHE_RATIO), limit: int | None = None
+    root: str | Path,
+    split: str,
+    size: int = round(INPUT * CACHE_RATIO),
+    limit: int | None = None,
+    *,
+    dice: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images (N, size, size, 3 uint8 RGB) and region codes (N, size, size uint8, see
-    :func:`region_codes`) of a split.
+    :func:`region_codes`) of a split. ``dice`` adds a fourth channel: the map of where the
+    sidecar's labelled dice lie (:func:`~vision.table.geometry.dice_map`), every state included,
+    as the reader's boxes would give it.
 
     Samples whose sidecar or image is missing or unreadable (a set still being written) are
     skipped.
@@ -72,7 +79,12 @@ def load_surface_split(
         bgr = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if bgr is None or "outline" not in meta:
             continue
-        images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
+        image = cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA)
+        if dice:
+            boxes = [d["box"] for d in meta["dice"] if d.get("labelled", True) and d.get("box")]
+            where = dice_map(boxes, int(meta["width"]), int(meta["height"]), (size, size))
+            image = np.dstack([image, where])
+        images.append(image)
         masks.append(region_codes(meta, (size, size)))
     if not images:
         raise FileNotFoundError(f"no readable samples in {meta_dir}")
@@ -80,10 +92,15 @@ def load_surface_split(
 
 
 def load_real_surface(
-    root: str | Path, size: int = round(INPUT * CACHE_RATIO), limit: int | None = None
+    root: str | Path,
+    size: int = round(INPUT * CACHE_RATIO),
+    limit: int | None = None,
+    *,
+    dice: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Real photos of dice that all lie on the playing surface (a YOLO folder: ``images/`` and
-    ``labels/``), as images and region codes like :func:`load_surface_split`'s.
+    ``labels/``), as images and region codes like :func:`load_surface_split`'s (``dice``: with
+    the map of their labelled dice as a fourth channel).
 
     Nobody drew their outline, but a table top or tray floor is convex and every die rests on
     it, so the convex hull of the dice (each box grown by :data:`DIE_MARGIN`) is
@@ -119,7 +136,13 @@ def load_real_surface(
         pts = np.clip(np.array(corners, np.float32), 0.0, 1.0) * size
         hull = cv2.convexHull(pts).reshape(-1, 2)
         cv2.fillConvexPoly(codes, np.round(hull).astype(np.int32), TABLE_IN_PLAY)
-        images.append(cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA))
+        image = cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA)
+        if dice:
+            boxes = [
+                (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for _, cx, cy, w, h in item.labels
+            ]
+            image = np.dstack([image, dice_map(boxes, 1, 1, (size, size))])
+        images.append(image)
         masks.append(codes)
     if not images:
         raise FileNotFoundError(f"no readable photos with labelled dice under {root}")
@@ -173,17 +196,18 @@ def augmented_batch(
     size_in: int = INPUT,
     layers: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter.
+    """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter
+    (of the photo's three channels; a fourth, the dice map, is cropped and flipped with them).
 
-    Returns inputs (N, 3, S, S), targets (N, layers, S/4, S/4) and the known share of each
+    Returns inputs (N, C, S, S), targets (N, layers, S/4, S/4) and the known share of each
     target cell (N, S/4, S/4; see :func:`known_share`). On a partly known cell the target is
     the share of surface among its known pixels.
     """
     import cv2
 
-    n, size = len(images), images.shape[1]
+    n, size, channels = len(images), images.shape[1], images.shape[3]
     side = size_in // STRIDE
-    x = np.empty((n, size_in, size_in, 3), np.float32)
+    x = np.empty((n, size_in, size_in, channels), np.float32)
     y = np.empty((n, layers, side, side), np.float32)
     w = np.empty((n, side, side), np.float32)
     for i in range(n):
@@ -201,8 +225,9 @@ def augmented_batch(
         if rng.random() < 0.3:
             img, msk, known = img[::-1], msk[:, ::-1], known[::-1]
         gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
-        img = (img - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
-        x[i] = np.clip(img * gain, 0, 255) / 255
+        rgb = (img[..., :3] - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
+        x[i, ..., :3] = np.clip(rgb * gain, 0, 255) / 255
+        x[i, ..., 3:] = img[..., 3:] / 255
         y[i] = msk
         w[i] = known
     return x.transpose(0, 3, 1, 2).copy(), y, w
@@ -216,6 +241,6 @@ def plain_batch(
 
     x = np.stack(
         [cv2.resize(im, (size_in, size_in), interpolation=cv2.INTER_AREA) for im in images]
-    )
+    ).reshape(len(images), size_in, size_in, -1)
     y = np.stack([surface_targets(m, size_in // STRIDE, 1)[0] for m in masks])
     return (x.astype(np.float32) / 255).transpose(0, 3, 1, 2).copy(), y
