@@ -8,9 +8,12 @@ cocked die. Synthetic sets (:mod:`vision.synth`) add ``meta/<image stem>.json`` 
 ``labels/`` giving each die's state: ``{"dice": [{"state": "table", "labelled": true}, ...]}``
 (``table``, ``cocked``, ``off_table``, ``in_air``; a plain list of states also works). The dice
 with ``"labelled": true`` (all, without that key) line up with the label lines; dice hidden from
-the camera still count for whether the roll is truly a bust. Then off-table recall/precision and
-the false-bust rate are reported too, and the dice anyone could read (at rest, in view, in a
-sharp photo: :func:`vision.matching.clear_die`) get face accuracy and recall of their own.
+the camera still count for whether the roll is truly a bust. A die in the air above the playing
+surface (its ``position`` within the ``scene.surface``) has not landed: it is neither on nor off,
+and a photo with such a die and none off is neither a bust nor a clean roll
+(:func:`vision.matching.table_state`). Then off-table recall/precision, the busts caught and the
+false-bust rate are reported too, and the dice anyone could read (at rest, in view, in a sharp
+photo: :func:`vision.matching.clear_die`) get face accuracy and recall of their own.
 
 Example:
     >>> result = evaluate_dataset("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
@@ -27,7 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import ImageError
-from vision.matching import OFF_TABLE_STATES, TruthDie, clear_die
+from vision.matching import OFF_TABLE_STATES, ROLLING, TruthDie, clear_die, table_state
 from vision.metrics import EvalResult
 from vision.types import Reading
 
@@ -58,7 +61,9 @@ class LabelledImage:
     states: list[str] | None = None
     """Each labelled die's state from the sidecar, in label order (None without a sidecar)."""
     bust: bool | None = None
-    """True when the sidecar puts any die (labelled or hidden) off the table."""
+    """True when the sidecar puts any die (labelled or hidden) off the table, False when every
+    die is on it; None without a sidecar, or when no die is off but one is still in the air
+    above the surface (:data:`~vision.matching.ROLLING`: the roll has not settled)."""
     clear: list[bool | None] | None = None
     """Whether each labelled die could be read by anyone (:func:`vision.matching.clear_die`)."""
 
@@ -224,7 +229,9 @@ def _states(
     dice = data.get("dice") if isinstance(data, dict) else data
     if not isinstance(dice, list):
         raise DatasetError(f"{meta}: expected a 'dice' list, got {type(dice).__name__}")
-    every = [d.get("state") if isinstance(d, dict) else d for d in dice]
+    scene = data.get("scene") if isinstance(data, dict) else None
+    surface = scene.get("surface") if isinstance(scene, dict) else None
+    every = [table_state(d, surface) if isinstance(d, dict) else d for d in dice]
     if not all(isinstance(s, str) for s in every):
         raise DatasetError(f"{meta}: expected each die to have a 'state' string")
     labelled = [
@@ -236,11 +243,11 @@ def _states(
         raise DatasetError(
             f"{meta}: expected one labelled die per label line ({count}), got {len(labelled)}"
         )
-    scene = data.get("scene") if isinstance(data, dict) else None
     post = scene.get("post") if isinstance(scene, dict) else None
     clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
     states = [st for _, st in labelled]
-    return states, any(st in OFF_TABLE_STATES for st in every), clear
+    bust = any(st in OFF_TABLE_STATES for st in every)
+    return states, None if not bust and ROLLING in every else bust, clear
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
@@ -299,7 +306,8 @@ def evaluate_dataset(
             known, bust = item.states is not None, item.bust
             if not known and all_on_table:
                 known, bust = True, False
-            result.add(truth, reading, states_known=known, truth_bust=bust)
+            settled = bust is not None or not known  # None from a sidecar: still rolling
+            result.add(truth, reading, states_known=known, truth_bust=bust, settled=settled)
         if progress is not None:
             progress(n, len(images))
     return result

@@ -22,13 +22,19 @@ __all__ = [
     "CLEAR_MAX_DEFOCUS",
     "CLEAR_MIN_VISIBLE",
     "OFF_TABLE_STATES",
+    "ROLLING",
     "TruthDie",
     "clear_die",
     "match_dice",
+    "table_state",
 ]
 
 OFF_TABLE_STATES = frozenset({"off_table", "in_air"})
-"""Die states (synthetic ``meta/`` sidecars) in which a die is not on the playing surface."""
+"""Die states (synthetic ``meta/`` sidecars) in which a die is not on the playing surface: at
+rest off it, or in the air beyond its edge (see :func:`table_state`)."""
+ROLLING = "rolling"
+"""A die in the air above the playing surface: it has not landed, so it is neither on the table
+nor off it, and a photo with such a die and none off is neither a bust nor a clean roll."""
 
 CLEAR_MIN_VISIBLE = 0.9
 """A clear die shows at least this share of itself (the rest hidden by other dice or the frame)."""
@@ -60,6 +66,31 @@ def clear_die(die: Mapping[str, Any], post: Mapping[str, Any] | None) -> bool | 
     )
 
 
+def table_state(die: Mapping[str, Any], surface: Mapping[str, Any] | None) -> str | None:
+    """A sidecar die's state for the off-table figures: its ``state``, except that a die in the
+    air (``in_air``) above the playing surface is :data:`ROLLING`; one beyond the surface's edge
+    stays ``in_air``, off the table. ``surface`` is the sidecar's ``scene.surface`` (half extents
+    ``table``, or ``interior`` for a tray or box, centred on the die positions' origin); without
+    it, or without the die's ``position``, a die in the air counts as off, as it used to.
+
+    Example:
+        >>> surface = {"table": [10.0, 8.0], "interior": None}
+        >>> table_state({"state": "in_air", "position": [2.0, -3.0, 4.0]}, surface)
+        'rolling'
+        >>> table_state({"state": "in_air", "position": [12.0, 0.0, 4.0]}, surface)
+        'in_air'
+    """
+    state = die.get("state")
+    position = die.get("position")
+    if state != "in_air" or not surface or not position:
+        return state
+    half = surface.get("interior") or surface.get("table")
+    if not half:
+        return state
+    x, y = float(position[0]), float(position[1])
+    return ROLLING if abs(x) <= float(half[0]) and abs(y) <= float(half[1]) else state
+
+
 @dataclass(slots=True)
 class TruthDie:
     """A labelled die: ``value`` 1..6, or None for a cocked die (no clear top face)."""
@@ -67,7 +98,8 @@ class TruthDie:
     value: int | None
     box: Box
     state: str | None = None
-    """'table', 'off_table', 'in_air' or 'cocked' when a sidecar says so; None when unknown."""
+    """'table', 'off_table', 'in_air' (beyond the surface), 'rolling' (in the air above it) or
+    'cocked' when a sidecar says so (:func:`table_state`); None when unknown."""
     clear: bool | None = None
     """Whether anyone could read it (:func:`clear_die`); None when unknown."""
 
@@ -77,7 +109,8 @@ class TruthDie:
 
     @property
     def on_table(self) -> bool | None:
-        if self.state is None:
+        """Whether it lies on the playing surface; None when unknown or still rolling."""
+        if self.state is None or self.state == ROLLING:
             return None
         return self.state not in OFF_TABLE_STATES
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vision.matching import TruthDie, match_dice
+from vision.matching import ROLLING, TruthDie, match_dice
 from vision.types import Reading
 
 __all__ = ["EvalResult", "TableCounts"]
@@ -40,6 +40,9 @@ class TableCounts:
     false_busts: int = 0
     false_bust_images: list[str] = field(default_factory=list)
     """Names of the photos busted falsely (for looking at them)."""
+    unsettled: int = 0
+    """Photos with no die off the table but one still in the air above it
+    (:data:`~vision.matching.ROLLING`): neither a bust nor a clean roll, left out of both."""
     bust_rolls: int = 0
     """Photos where a die in view (labelled) is off the table: busts a camera can see."""
     busts_caught: int = 0
@@ -52,9 +55,12 @@ class TableCounts:
         reading: Reading,
         pairs: list[tuple[int, int]],
         truth_bust: bool | None = None,
+        *,
+        settled: bool = True,
     ) -> None:
         """Count one photo; ``truth_bust`` says whether any die (even a hidden one) left the
-        table, default: whether a labelled one did."""
+        table, default: whether a labelled one did. A photo with no die off is a clean roll
+        unless it is not ``settled`` or a labelled die is :data:`~vision.matching.ROLLING`."""
         self.images += 1
         by_pred = {j: i for i, j in pairs}
         off = [t.on_table is False for t in truth]
@@ -67,11 +73,15 @@ class TableCounts:
         if any(off):
             self.bust_rolls += 1
             self.busts_caught += int(reading.off_table > 0)
-        if not (any(off) if truth_bust is None else truth_bust):
-            self.clean_images += 1
-            if reading.off_table > 0:
-                self.false_busts += 1
-                self.false_bust_images.append(reading.image or f"#{self.images}")
+        if any(off) if truth_bust is None else truth_bust:
+            return
+        if not settled or any(t.state == ROLLING for t in truth):
+            self.unsettled += 1
+            return
+        self.clean_images += 1
+        if reading.off_table > 0:
+            self.false_busts += 1
+            self.false_bust_images.append(reading.image or f"#{self.images}")
 
     @property
     def recall(self) -> float | None:
@@ -99,6 +109,7 @@ class TableCounts:
             "false_bust_rate": _round(self.false_bust_rate),
             "clean_images": self.clean_images,
             "false_busts": self.false_busts,
+            "unsettled": self.unsettled,
             "bust_rolls": self.bust_rolls,
             "busts_caught": self.busts_caught,
             "bust_recall": _round(self.bust_recall),
@@ -178,11 +189,13 @@ class EvalResult:
         *,
         states_known: bool = False,
         truth_bust: bool | None = None,
+        settled: bool = True,
     ) -> list[tuple[int, int]]:
         """Score one photo; returns the matched ``(truth, prediction)`` index pairs.
 
         With ``states_known`` (a sidecar gave every die's state), the photo also counts for the
-        off-table figures in :attr:`table`.
+        off-table figures in :attr:`table` (``truth_bust`` and ``settled``: see
+        :meth:`TableCounts.add`).
         """
         pairs = match_dice([t.box for t in truth], [d.box for d in reading.dice])
         self.images += 1
@@ -234,7 +247,7 @@ class EvalResult:
         if not exact:
             self.mistakes.append(reading.image or f"#{self.images}")
         if states_known:
-            self.table.add(truth, reading, pairs, truth_bust)
+            self.table.add(truth, reading, pairs, truth_bust, settled=settled)
         return pairs
 
     def add_error(self, image: str, message: str, truth: Sequence[TruthDie] = ()) -> None:
@@ -381,6 +394,11 @@ class EvalResult:
                 f"busts caught      {pct(t.bust_recall)}  ({t.busts_caught}/{t.bust_rolls} photos with a die in view off the table)",
                 f"false busts       {pct(t.false_bust_rate)}  ({t.false_busts}/{t.clean_images} photos with every die on the table)",
             ]
+            if t.unsettled:
+                lines.append(
+                    f"still rolling     {t.unsettled} photos with a die in the air above the "
+                    "surface and none off: left out of the busts"
+                )
         lines.append(
             "recall by size    "
             + "  ".join(

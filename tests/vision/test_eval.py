@@ -12,7 +12,7 @@ from PIL import Image
 
 from vision import DiceReader, evaluate_dataset, match_dice
 from vision.evaluate import DatasetError, find_images, load_labels
-from vision.matching import TruthDie
+from vision.matching import ROLLING, TruthDie
 from vision.metrics import EvalResult
 from vision.types import Die, Reading
 
@@ -137,6 +137,24 @@ def test_off_table_figures_from_states():
     assert t.bust_rolls == 2 and t.busts_caught == 2
 
 
+def test_a_roll_still_in_the_air_is_neither_a_bust_nor_clean():
+    result = EvalResult()
+    truth = [TruthDie(2, (0, 0, 10, 10), "table"), TruthDie(4, (20, 0, 30, 10), ROLLING)]
+    # called off: not a false bust (it has not landed), not an off-table die found either
+    result.add(
+        truth, Reading(100, 100, [_die(2, 0), _die(4, 20, on_table=False)]), states_known=True
+    )
+    # a hidden die still rolling (the sidecar's verdict): the same
+    truth = [TruthDie(3, (0, 0, 10, 10), "table")]
+    reading = Reading(100, 100, [_die(3, 0, on_table=False)])
+    result.add(truth, reading, states_known=True, truth_bust=False, settled=False)
+    t = result.table
+    assert t.unsettled == 2 and t.clean_images == 0 and t.false_busts == 0
+    assert t.truth_off == 0 and t.bust_rolls == 0 and t.predicted_off == 2
+    assert result.to_dict()["table"]["unsettled"] == 2
+    assert "still rolling     2 photos with a die in the air above the surface" in result.format()
+
+
 def test_busts_caught_counts_rolls_not_dice():
     result = EvalResult()
     off = "off_table"
@@ -232,6 +250,26 @@ def test_labels_polygons_sidecars_and_errors(tmp_path):
     dice[2]["state"] = "table"
     meta.write_text(json.dumps({"dice": dice}))
     assert load_labels(image).bust is False
+    # a die in the air above the surface has not landed: neither on nor off, the roll unsettled;
+    # one in the air beyond the surface's edge is leaving the table
+    surface = {"table": [10.0, 8.0], "interior": None}
+    dice = [
+        {"state": "table", "position": [0.0, 0.0, 0.5]},
+        {"state": "in_air", "position": [3.0, -2.0, 4.0]},
+    ]
+    meta.write_text(json.dumps({"dice": dice, "scene": {"surface": surface}}))
+    item = load_labels(image)
+    assert item.states == ["table", ROLLING] and item.bust is None
+    assert [t.on_table for t in item.truth(100, 100)] == [True, None]
+    dice[1]["position"] = [11.0, 0.0, 4.0]
+    meta.write_text(json.dumps({"dice": dice, "scene": {"surface": surface}}))
+    item = load_labels(image)
+    assert item.states == ["table", "in_air"] and item.bust is True
+    # in a tray the interior is the surface: above the table beside it is beyond its edge
+    surface["interior"] = [5.0, 4.0]
+    dice[1]["position"] = [7.0, 0.0, 4.0]
+    meta.write_text(json.dumps({"dice": dice, "scene": {"surface": surface}}))
+    assert load_labels(image).bust is True
     meta.write_text(json.dumps({"dice": [{"state": "table"}]}))
     with pytest.raises(DatasetError, match="one labelled die per label line"):
         load_labels(image)

@@ -4,7 +4,8 @@ false-bust rate, outline IoU and outline time.
 The reader is left out: every labelled die of a ``dicecam synth`` folder is placed at its true
 box, the outline comes from a :class:`TableStage` (the learned model, a calibration) or from the
 sidecar itself (``stage=None``: the ceiling of the logic), and each die's ``on_table`` is compared
-with its sidecar state (``off_table`` and ``in_air`` are off).
+with its sidecar state (``off_table``, and ``in_air`` beyond the surface's edge, are off; a die
+in the air above the surface is still rolling and left out: :func:`vision.matching.table_state`).
 
 Example:
     >>> report = evaluate_table("/work/data/synth-test7", TableStage.default())  # doctest: +SKIP
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.matching import TruthDie
+from vision.matching import OFF_TABLE_STATES, ROLLING, TruthDie, table_state
 from vision.metrics import TableCounts
 from vision.table.geometry import outline_mask
 from vision.table.logic import TOLERANCE, TableStage, apply_table
@@ -39,6 +40,7 @@ class TableReport:
     ious: list[float] = field(default_factory=list)
     outline_ms: list[float] = field(default_factory=list)
     in_air: int = 0
+    """Dice in the air beyond the surface's edge (off the table)."""
     in_air_found: int = 0
     missed: list[str] = field(default_factory=list)
     """Photos with an off-table die called on the table."""
@@ -91,6 +93,11 @@ class TableReport:
             f"false busts       {pct(c.false_bust_rate)}  ({c.false_busts}/{c.clean_images} "
             "photos with every die on the table)",
         ]
+        if c.unsettled:
+            lines.append(
+                f"still rolling     {c.unsettled} photos with a die in the air above the "
+                "surface and none off: left out of the busts"
+            )
         if self.ious:
             lines.append(f"outline mean IoU  {d['outline_mean_iou']:.4f}")
         if self.outline_ms:
@@ -140,7 +147,10 @@ def evaluate_table(
         meta = json.loads(path.read_text(encoding="utf-8"))
         w, h = int(meta["width"]), int(meta["height"])
         dice = [d for d in meta["dice"] if d.get("labelled", True) and d.get("box")]
-        truth = [TruthDie(d["value"], tuple(d["box"]), d["state"]) for d in dice]
+        surface = (meta.get("scene") or {}).get("surface")
+        truth = [TruthDie(d["value"], tuple(d["box"]), table_state(d, surface)) for d in dice]
+        every = [table_state(d, surface) for d in meta["dice"]]  # hidden dice too
+        bust = any(st in OFF_TABLE_STATES for st in every)
         reading = Reading(w, h, [Die(d["value"], tuple(d["box"]), 1.0) for d in dice])
         reading.image = path.stem
         iou = 1.0
@@ -165,7 +175,8 @@ def evaluate_table(
             union = (true_mask | pred_mask).sum()
             iou = float((true_mask & pred_mask).sum() / union) if union else 1.0
             report.ious.append(iou)
-        report.counts.add(truth, reading, [(i, i) for i in range(len(truth))])
+        pairs = [(i, i) for i in range(len(truth))]
+        report.counts.add(truth, reading, pairs, bust, settled=bust or ROLLING not in every)
         kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
         kind[0] += 1
         kind[1] += iou
