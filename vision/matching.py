@@ -79,16 +79,18 @@ def table_state(die: Mapping[str, Any], surface: Mapping[str, Any] | None) -> st
         'rolling'
         >>> table_state({"state": "in_air", "position": [12.0, 0.0, 4.0]}, surface)
         'in_air'
+        >>> table_state({"state": "in_air"}, surface)  # no position: off
+        'in_air'
     """
     state = die.get("state")
-    position = die.get("position")
-    if state != "in_air" or not surface or not position:
+    if state != "in_air" or not isinstance(surface, Mapping):
         return state
-    half = surface.get("interior") or surface.get("table")
-    if not half:
+    try:
+        x, y = (float(v) for v in die["position"][:2])
+        hx, hy = (float(v) for v in (surface.get("interior") or surface["table"])[:2])
+    except (KeyError, TypeError, ValueError):  # an older or odd sidecar: off, as it used to be
         return state
-    x, y = float(position[0]), float(position[1])
-    return ROLLING if abs(x) <= float(half[0]) and abs(y) <= float(half[1]) else state
+    return ROLLING if abs(x) <= hx and abs(y) <= hy else state
 
 
 @dataclass(slots=True)
