@@ -154,7 +154,7 @@ class SurfaceModel:
         inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
         if (
             len(inp.shape) != 4
-            or inp.shape[1] not in (3, 4)
+            or inp.shape[1] not in (3, 4, "3", "4")
             or len(out.shape) != 4
             or out.shape[1] not in (1, LAYERS)
         ):
@@ -163,7 +163,7 @@ class SurfaceModel:
                 f"(batch, 1 or {LAYERS}, h, w), got {inp.shape} -> {out.shape}"
             )
         self.layers = int(out.shape[1])
-        self.reads_dice = inp.shape[1] == 4
+        self.reads_dice = int(inp.shape[1]) == 4
         """The model reads a dice map beside the photo (:func:`~vision.table.geometry.dice_map`
         of the reader's boxes): pass ``boxes`` to its methods."""
         self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
