@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import ImageError
-from vision.matching import OFF_TABLE_STATES, ROLLING, TruthDie, clear_die, table_state
+from vision.matching import TruthDie, clear_die, roll_bust, table_state
 from vision.metrics import EvalResult
 from vision.types import Reading
 
@@ -246,8 +246,7 @@ def _states(
     post = scene.get("post") if isinstance(scene, dict) else None
     clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
     states = [st for _, st in labelled]
-    bust = any(st in OFF_TABLE_STATES for st in every)
-    return states, None if not bust and ROLLING in every else bust, clear
+    return states, roll_bust(every), clear
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ __all__ = [
     "TruthDie",
     "clear_die",
     "match_dice",
+    "roll_bust",
     "table_state",
 ]
 
@@ -91,6 +92,21 @@ def table_state(die: Mapping[str, Any], surface: Mapping[str, Any] | None) -> st
     except (KeyError, TypeError, ValueError):  # an older or odd sidecar: off, as it used to be
         return state
     return ROLLING if abs(x) <= hx and abs(y) <= hy else state
+
+
+def roll_bust(states: Iterable[str | None]) -> bool | None:
+    """Whether a roll is a bust from the :func:`table_state` of all its dice (hidden ones too):
+    True when one is off the table, None when none is but one is still :data:`ROLLING`, else
+    False.
+
+    Example:
+        >>> roll_bust(["table", "off_table"]), roll_bust(["table", "rolling"]), roll_bust(["table"])
+        (True, None, False)
+    """
+    states = list(states)
+    if any(st in OFF_TABLE_STATES for st in states):
+        return True
+    return None if ROLLING in states else False
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +99,22 @@ class TableCounts:
     def bust_recall(self) -> float | None:
         """Share of the rolls with a die in view off the table that were called a bust."""
         return _ratio(self.busts_caught, self.bust_rolls)
+
+    def bust_lines(self, pct: Callable[[float | None], str]) -> list[str]:
+        """The report's lines on whole rolls: busts caught, false busts, and the photos still
+        rolling when there are any (``pct`` formats a share)."""
+        lines = [
+            f"busts caught      {pct(self.bust_recall)}  ({self.busts_caught}/{self.bust_rolls} "
+            "photos with a die in view off the table)",
+            f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
+            f"{self.clean_images} photos with every die on the table)",
+        ]
+        if self.unsettled:
+            lines.append(
+                f"still rolling     {self.unsettled} photos with a die in the air above the "
+                "surface and none off: left out of the busts"
+            )
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -291,6 +307,22 @@ class EvalResult:
     def median_latency_ms(self) -> float | None:
         return statistics.median(self.latencies_ms) if self.latencies_ms else None
 
+    def bust_lines(self, pct: Callable[[float | None], str]) -> list[str]:
+        """The report's lines on whole rolls: busts caught, false busts, and the photos still
+        rolling when there are any (``pct`` formats a share)."""
+        lines = [
+            f"busts caught      {pct(self.bust_recall)}  ({self.busts_caught}/{self.bust_rolls} "
+            "photos with a die in view off the table)",
+            f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
+            f"{self.clean_images} photos with every die on the table)",
+        ]
+        if self.unsettled:
+            lines.append(
+                f"still rolling     {self.unsettled} photos with a die in the air above the "
+                "surface and none off: left out of the busts"
+            )
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "images": self.images,
@@ -391,14 +423,8 @@ class EvalResult:
             lines += [
                 f"off-table recall  {pct(t.recall)}  ({t.found_off}/{t.truth_off})",
                 f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
-                f"busts caught      {pct(t.bust_recall)}  ({t.busts_caught}/{t.bust_rolls} photos with a die in view off the table)",
-                f"false busts       {pct(t.false_bust_rate)}  ({t.false_busts}/{t.clean_images} photos with every die on the table)",
+                *t.bust_lines(pct),
             ]
-            if t.unsettled:
-                lines.append(
-                    f"still rolling     {t.unsettled} photos with a die in the air above the "
-                    "surface and none off: left out of the busts"
-                )
         lines.append(
             "recall by size    "
             + "  ".join(

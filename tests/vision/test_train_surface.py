@@ -43,7 +43,7 @@ def test_tiny_run_exports_a_model_of_the_asked_input_size(rolls, tmp_path):
     assert prob.shape == (16, 16) and ((prob >= 0) & (prob <= 1)).all()
     assert not model.reads_dice  # a photo-only model: boxes change nothing
     photo = np.full((240, 320, 3), 128, np.uint8)
-    assert np.array_equal(model.probability(photo, [(10, 10, 40, 40)]), prob)
+    assert np.array_equal(model.probability(photo, boxes=[(10, 10, 40, 40)]), prob)
 
 
 def test_three_layer_model_trains_and_the_runtime_reads_its_layers(rolls, tmp_path):
@@ -229,16 +229,16 @@ def test_dice_aware_model_reads_where_the_dice_lie(rolls, tmp_path):
     photo = np.full((240, 320, 3), 128, np.uint8)
     alone = model.probability(photo)
     boxes = [(100.0, 100.0, 140.0, 140.0), (200.0, 60.0, 230.0, 90.0)]
-    with_dice = model.probability(photo, boxes)
+    with_dice = model.probability(photo, boxes=boxes)
     assert alone.shape == with_dice.shape == (16, 16)
     assert not np.allclose(alone, with_dice)  # the dice map goes into the model
     # boxes are in pixels of the photo's true size when it was decoded smaller
     half = np.full((120, 160, 3), 128, np.uint8)
-    assert np.allclose(model.probability(half, boxes, (320, 240)), with_dice, atol=0.05)
+    assert np.allclose(model.probability(half, boxes=boxes, size=(320, 240)), with_dice, atol=0.05)
     # the reader's table step gives the model the dice it found
     reading = Reading(320, 240, [Die(3, b, 0.9) for b in boxes])
     TableStage(model).apply(reading, photo)
-    assert reading.outline == model.outline(photo, (320, 240), boxes)
+    assert reading.outline == model.outline(photo, (320, 240), boxes=boxes)
 
 
 def test_real_photos_carry_their_dice_map(tmp_path):

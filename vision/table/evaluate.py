@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.matching import OFF_TABLE_STATES, ROLLING, TruthDie, table_state
+from vision.matching import TruthDie, roll_bust, table_state
 from vision.metrics import TableCounts
 from vision.table.geometry import outline_mask
 from vision.table.logic import TOLERANCE, TableStage, apply_table
@@ -88,16 +88,8 @@ class TableReport:
             f"off-table recall  {pct(c.recall)}  ({c.found_off}/{c.truth_off} dice, "
             f"in the air {self.in_air_found}/{self.in_air})",
             f"off-table prec.   {pct(c.precision)}  ({c.predicted_off_right}/{c.predicted_off})",
-            f"busts caught      {pct(c.bust_recall)}  ({c.busts_caught}/{c.bust_rolls} photos "
-            "with a die in view off the table)",
-            f"false busts       {pct(c.false_bust_rate)}  ({c.false_busts}/{c.clean_images} "
-            "photos with every die on the table)",
+            *c.bust_lines(pct),
         ]
-        if c.unsettled:
-            lines.append(
-                f"still rolling     {c.unsettled} photos with a die in the air above the "
-                "surface and none off: left out of the busts"
-            )
         if self.ious:
             lines.append(f"outline mean IoU  {d['outline_mean_iou']:.4f}")
         if self.outline_ms:
@@ -149,8 +141,7 @@ def evaluate_table(
         dice = [d for d in meta["dice"] if d.get("labelled", True) and d.get("box")]
         surface = (meta.get("scene") or {}).get("surface")
         truth = [TruthDie(d["value"], tuple(d["box"]), table_state(d, surface)) for d in dice]
-        every = [table_state(d, surface) for d in meta["dice"]]  # hidden dice too
-        bust = any(st in OFF_TABLE_STATES for st in every)
+        bust = roll_bust(table_state(d, surface) for d in meta["dice"])  # hidden dice too
         reading = Reading(w, h, [Die(d["value"], tuple(d["box"]), 1.0) for d in dice])
         reading.image = path.stem
         iou = 1.0
@@ -176,7 +167,7 @@ def evaluate_table(
             iou = float((true_mask & pred_mask).sum() / union) if union else 1.0
             report.ious.append(iou)
         pairs = [(i, i) for i in range(len(truth))]
-        report.counts.add(truth, reading, pairs, bust, settled=bust or ROLLING not in every)
+        report.counts.add(truth, reading, pairs, bool(bust), settled=bust is not None)
         kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
         kind[0] += 1
         kind[1] += iou

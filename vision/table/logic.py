@@ -133,7 +133,7 @@ class TableStage:
             return self.calibration.outline(width, height)
         if self.model is None or rgb is None:
             return None
-        return self.model.outline(rgb, (width, height), boxes)
+        return self.model.outline(rgb, (width, height), boxes=boxes)
 
     def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
         """Fill ``reading.outline`` and each die's ``on_table`` (in place), and drop the faint

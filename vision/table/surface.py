@@ -189,6 +189,7 @@ class SurfaceModel:
     def layer_probabilities(
         self,
         rgb: NDArray[np.uint8],
+        *,
         boxes: Sequence[Sequence[float]] = (),
         size: tuple[int, int] | None = None,
     ) -> NDArray[np.float32]:
@@ -219,19 +220,21 @@ class SurfaceModel:
     def probability(
         self,
         rgb: NDArray[np.uint8],
+        *,
         boxes: Sequence[Sequence[float]] = (),
         size: tuple[int, int] | None = None,
     ) -> NDArray[np.float32]:
         """The playing-surface probability grid of an ``H x W x 3`` uint8 RGB photo (whole
         frame; see :func:`play_surface`; ``boxes`` and ``size`` as for
         :meth:`layer_probabilities`)."""
-        probs = self.layer_probabilities(rgb, boxes, size)
+        probs = self.layer_probabilities(rgb, boxes=boxes, size=size)
         return play_surface(probs, self.min_tray, self.threshold)
 
     def outline(
         self,
         rgb: NDArray[np.uint8],
         size: tuple[int, int] | None = None,
+        *,
         boxes: Sequence[Sequence[float]] = (),
     ) -> Outline | None:
         """The surface polygon in pixels of ``rgb`` (or of ``size`` = (width, height) when the
@@ -245,7 +248,7 @@ class SurfaceModel:
         """
         import cv2
 
-        prob = self.probability(rgb, boxes, size)
+        prob = self.probability(rgb, boxes=boxes, size=size)
         if surface_certainty(prob) < self.min_certainty:
             return None
         # a finer grid for a smoother polygon

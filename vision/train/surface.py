@@ -177,7 +177,8 @@ def train_surface(
         f"samples in {time.perf_counter() - t0:.0f}s"
     )
     vx, vy = plain_batch(val_images, val_masks, input_size)
-    net = _net(layers, width, 4 if dice else 3)
+    channels = 4 if dice else 3  # the photo, and the dice map
+    net = _net(layers, width, channels)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -226,7 +227,7 @@ def train_surface(
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
     data_names = ", ".join(map(str, [*folders, *real]))
     export_surface(
-        net, out, figures | {"data": data_names}, input_size=input_size, channels=4 if dice else 3
+        net, out, figures | {"data": data_names}, input_size=input_size, channels=channels
     )
     return figures
 
