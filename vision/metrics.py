@@ -307,22 +307,6 @@ class EvalResult:
     def median_latency_ms(self) -> float | None:
         return statistics.median(self.latencies_ms) if self.latencies_ms else None
 
-    def bust_lines(self, pct: Callable[[float | None], str]) -> list[str]:
-        """The report's lines on whole rolls: busts caught, false busts, and the photos still
-        rolling when there are any (``pct`` formats a share)."""
-        lines = [
-            f"busts caught      {pct(self.bust_recall)}  ({self.busts_caught}/{self.bust_rolls} "
-            "photos with a die in view off the table)",
-            f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
-            f"{self.clean_images} photos with every die on the table)",
-        ]
-        if self.unsettled:
-            lines.append(
-                f"still rolling     {self.unsettled} photos with a die in the air above the "
-                "surface and none off: left out of the busts"
-            )
-        return lines
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "images": self.images,
