@@ -43,7 +43,12 @@ on the joined classifier, real-set points lost / fresh photos of the new dice re
 then 0.75: ``yellow`` 0.83 / 96.99% -> 0.50 / 96.59% (at their true boxes 492 -> 493 of 508);
 ``red-numerals --at-rest`` 1.17 / 92.79% -> 0.83 / 92.98%; ``lilac --at-rest`` 0.83 / 96.18% ->
 0.50 / 96.98% (its 33 held-out dice: 32 -> 31 read right). At 0.6 red numerals broke the
-issue's 1-point limit."""
+issue's 1-point limit.
+
+Tried on ``red-numerals --at-rest`` and not kept (2026-11-24): no mirror images in training nor
+at read time, since a mirrored, turned "2" looks like a "5" and 2 -> 5 is its commonest misread
+(fresh photos 92.98% either way, 504 against 508 of 532 at the true boxes); tilts of any angle
+instead of up to 15 degrees (fresh photos 92.41%, held-out 28 of 33 against 30)."""
 
 
 def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
