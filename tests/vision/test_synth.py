@@ -20,7 +20,7 @@ from vision.synth import (
     sample_split,
     write_dataset,
 )
-from vision.synth.sample import top_face
+from vision.synth.labels import top_face
 
 
 def test_same_seed_and_index_give_the_same_bytes():

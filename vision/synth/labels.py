@@ -19,6 +19,7 @@ __all__ = [
     "die_box",
     "die_corners",
     "die_state",
+    "label_dice",
     "surface_outline",
     "surface_outlines",
     "top_face",
@@ -70,6 +71,60 @@ def die_box(cam: Camera, pose: DiePose) -> list[float] | None:
     if x2 - x1 < 1 or y2 - y1 < 1:
         return None
     return [float(x1), float(y1), float(x2), float(y2)]
+
+
+def label_dice(
+    poses: list[DiePose],
+    surface: Surface,
+    cam: Camera,
+    ids: np.ndarray,
+    areas: dict[int, float],
+    n_styles: int,
+) -> list[dict]:
+    """The label of every die, from its simulated pose; what share of it shows is counted on the
+    die-id buffer ``ids`` (die ``i`` drawn as ``i + 1``) against ``areas``, the pixels it covered
+    when drawn. A die under :data:`MIN_VISIBLE` in view, or under 2 px a side, gets no label line
+    (``labelled`` False)."""
+    dice = []
+    for i, pose in enumerate(poses):
+        value, tilt = top_face(pose.rotation)
+        box = die_box(cam, pose)
+        visible, visible_box = 0.0, None
+        if areas.get(i, 0.0) > 0 and box is not None:
+            x1, y1 = int(math.floor(box[0])), int(math.floor(box[1]))
+            x2, y2 = int(math.ceil(box[2])), int(math.ceil(box[3]))
+            ys, xs = np.nonzero(ids[y1:y2, x1:x2] == i + 1)
+            visible = min(1.0, float(len(ys)) / areas[i])
+            if len(ys):
+                visible_box = [
+                    x1 + int(xs.min()),
+                    y1 + int(ys.min()),
+                    x1 + int(xs.max()) + 1,
+                    y1 + int(ys.max()) + 1,
+                ]
+        labelled = (
+            box is not None
+            and visible >= MIN_VISIBLE
+            and (box[2] - box[0]) >= 2
+            and (box[3] - box[1]) >= 2
+        )
+        dice.append(
+            {
+                "value": value,
+                "class": COCKED_CLASS if tilt > COCKED_TILT_DEG else value - 1,
+                "state": die_state(pose, surface, tilt),
+                "tilt_deg": round(tilt, 2),
+                "box": [round(float(v), 2) for v in box] if box is not None else None,
+                "visible": round(visible, 3),
+                "visible_box": visible_box,
+                "labelled": bool(labelled),
+                "size": round(pose.size, 3),
+                "position": pose.position.round(3).tolist(),
+                "style": i % n_styles,
+                "moving": bool(pose.moving),
+            }
+        )
+    return dice
 
 
 def surface_outline(cam: Camera, surface: Surface) -> Outline:

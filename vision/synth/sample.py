@@ -13,24 +13,22 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .camera import Camera, clip_to_rect, look_at
+from .backdrop import cast_shadows, draw_backdrop, draw_table, draw_tray
+from .camera import Camera, look_at
 from .effects import motion_blur_die, post_process
 from .labels import (
     COCKED_CLASS,
     COCKED_TILT_DEG,
     MIN_VISIBLE,
-    die_box,
     die_corners,
-    die_state,
+    label_dice,
     surface_outline,
-    top_face,
 )
 from .physics import DiePose, Surface, simulate
 from .pieces import draw_piece, free_pieces, piece_points
-from .props import draw_props
-from .render import Canvas, box_corners, draw_box, face_keys, shadow_polygon
+from .render import Canvas, draw_box, face_keys
 from .scene import sample_scene
-from .textures import draw_board, face_texture, surface_texture, wall_texture
+from .textures import face_texture
 
 __all__ = [
     "COCKED_CLASS",
@@ -130,185 +128,42 @@ def _camera(scene: dict, poses: list[DiePose], surface: Surface) -> tuple[Camera
 
 
 def render_scene(scene: dict[str, Any]) -> Sample:
-    """Simulate and draw a scene made by :func:`sample_scene`."""
-    W, H = scene["width"], scene["height"]
+    """Simulate and draw a scene made by :func:`sample_scene`, far to near: the backdrop, dice
+    that fell below the table top, the table and what lies on it, the tray, then the dice,
+    pieces and rims at table level. Labels come from the simulated poses."""
     surface = _surface(scene)
     poses = simulate(surface, scene["dice_sizes"], scene["throw"], scene["physics_seed"])
     cam, cam_meta = _camera(scene, poses, surface)
-    s = scene["surface"]
     light = scene["light"]
     canvas = Canvas.new(cam)
-    tx, ty = surface.table
-    th = surface.table_height
+    covered = draw_backdrop(canvas, scene, surface)
+    styles = scene["dice_styles"]
+    faces = [_Faces(style) for style in styles]
+    areas: dict[int, float] = {}
 
-    # background: wall, floor
-    fwd = cam.R[2].copy()
-    fwd_h = np.array([fwd[0], fwd[1], 0.0])
-    if np.linalg.norm(fwd_h) < 1e-3:
-        fwd_h = np.array(
-            [
-                math.cos(math.radians(scene["camera"]["azimuth_deg"])),
-                math.sin(math.radians(scene["camera"]["azimuth_deg"])),
-                0,
-            ]
+    def draw_die(i: int) -> None:
+        areas[i] = canvas.die(
+            poses[i], i + 1, faces[i % len(styles)], styles[i % len(styles)], light
         )
-    fwd_h /= np.linalg.norm(fwd_h)
-    side = np.array([-fwd_h[1], fwd_h[0], 0.0])
-    reach = max(abs(float(fwd_h[0])) * tx + abs(float(fwd_h[1])) * ty, 0.0)
-    wall_d = float((np.array([0, 0, 0]) - cam.C)[:2] @ fwd_h[:2]) + reach + s["wall_distance"]
-    wall_o = np.array([cam.C[0], cam.C[1], -th]) + fwd_h * wall_d
-    big = 4000.0
-    corners_top = np.array([[-tx, -ty, 0], [tx, -ty, 0], [tx, ty, 0], [-tx, ty, 0]], float)
-    covered = canvas.covers(corners_top)  # the table top fills the frame: nothing below shows
-
-    def wall_tex() -> np.ndarray:
-        return wall_texture(_rng(scene, 1), tuple(s["wall_color"]))
-
-    wall_poly = np.array(
-        [
-            wall_o - side * big,
-            wall_o + side * big,
-            wall_o + side * big + [0, 0, big],
-            wall_o - side * big + [0, 0, big],
-        ]
-    )
-    if not covered:
-        canvas.plane(wall_poly, wall_tex, wall_o + [0, 0, 64.0], side, np.array([0, 0, -1.0]), 4.0)
-
-    def floor_tex() -> np.ndarray:
-        return surface_texture(_rng(scene, 2), s["floor_style"], tuple(s["floor_color"]), 384)
-
-    back = np.array([cam.C[0], cam.C[1], -th]) - fwd_h * big
-    floor_poly = np.array(
-        [back - side * big, wall_o - side * big, wall_o + side * big, back + side * big]
-    )
-    if not covered:
-        floor_o, ex, ey = np.array([0, 0, -th]), np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
-        canvas.plane(floor_poly, floor_tex, floor_o, ex, ey, s["texture_scale"] * 0.6)
 
     low = [i for i, p in enumerate(poses) if p.position[2] < -1.0]
     high = [i for i, p in enumerate(poses) if i not in low]
-    styles = scene["dice_styles"]
-    textures_cache: dict[int, _Faces] = {}
-
-    def textures(i: int) -> tuple[_Faces, dict]:
-        k = i % len(styles)
-        if k not in textures_cache:
-            textures_cache[k] = _Faces(styles[k])
-        return textures_cache[k], styles[k]
-
-    def shadows(
-        indices: list[int], z0: float, extra: list[np.ndarray] = (), contact: bool = False
-    ) -> None:
-        """Cast shadows onto z = z0; ``contact``: the dark soft footprint right under each die."""
-        lgt = dict(light, elevation_deg=90.0, azimuth_deg=0.0) if contact else light
-        blur = 0.08 if contact else light["shadow_blur"]
-        strength = min(0.7, 0.25 + light["shadow"]) if contact else light["shadow"]
-        polys, sizes = [], []
-        for pts in [*(die_corners(poses[i]) for i in indices), *extra]:
-            if contact:
-                if pts[:, 2].min() - z0 > 0.1:
-                    continue
-                pts = pts.mean(0) + (pts - pts.mean(0)) * 1.06
-            poly = shadow_polygon(pts, lgt, z0)
-            proj = cam.clip_project(poly) if poly is not None else None
-            if proj is not None:
-                proj = clip_to_rect(proj, -2, -2, W + 2, H + 2)
-            if proj is not None and len(proj) >= 3:
-                polys.append(proj)
-                sizes.append(math.sqrt(max(cv2.contourArea(proj.astype(np.float32)), 1.0)))
-        if not polys:
-            return
-        sigma = max(0.8, float(np.median(sizes)) * blur)
-        pad = int(3 * sigma) + 2
-        allp = np.concatenate(polys)
-        x0, y0 = np.maximum(np.floor(allp.min(0)).astype(int) - pad, 0)
-        x1, y1 = np.minimum(np.ceil(allp.max(0)).astype(int) + pad, [W, H])
-        if x1 <= x0 or y1 <= y0:
-            return
-        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-        for proj in polys:
-            pts = np.round((proj - [x0, y0]) * 4).astype(np.int32)
-            cv2.fillPoly(mask, [pts], 1.0, cv2.LINE_AA, shift=2)
-        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-        canvas.shade(mask, strength, (x0, y0, x1, y1))
-
-    areas: dict[int, float] = {}
     drawn_low = low if not covered else []  # hidden under a table top that fills the frame
-    shadows(drawn_low, -th)
-    shadows(drawn_low, -th, contact=True)
+    shapes = [die_corners(poses[i]) for i in drawn_low]
+    cast_shadows(canvas, light, shapes, -surface.table_height)
+    cast_shadows(canvas, light, shapes, -surface.table_height, contact=True)
     for i in sorted(drawn_low, key=lambda i: -cam.depth(poses[i].position[None])[0]):
-        tex, st = textures(i)
-        areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
+        draw_die(i)
 
-    # table slab: visible sides, then the top
-    slab = 1.5
-    edge = np.asarray(s["edge_color"], np.float32)
-    for k in range(4 if not covered else 0):
-        a, b = corners_top[k], corners_top[(k + 1) % 4]
-        normal = np.cross(b - a, [0, 0, 1.0])
-        if normal @ (cam.C - (a + b) / 2) > 0:
-            quad = np.array([a, b, b - [0, 0, slab], a - [0, 0, slab]])
-            canvas.flat(
-                quad,
-                edge * (light["ambient"] + 0.2 * abs(normal[0]) / (np.linalg.norm(normal) + 1e-9)),
-            )
-
-    def table_tex() -> np.ndarray:
-        return surface_texture(_rng(scene, 3), s["table_style"], tuple(s["table_color"]), 512)
-
-    canvas.plane(
-        corners_top,
-        table_tex,
-        np.zeros(3),
-        np.array([1.0, 0, 0]),
-        np.array([0, 1.0, 0]),
-        s["texture_scale"],
-    )
-    if s.get("board"):
-        bx, by, ox, oy = s["board"]
-        board_tex = np.zeros((512, 512, 3), np.float32)
-        draw_board(_rng(scene, 4), board_tex)
-        quad = np.array(
-            [
-                [ox - bx, oy - by, 0],
-                [ox + bx, oy - by, 0],
-                [ox + bx, oy + by, 0],
-                [ox - bx, oy + by, 0],
-            ]
-        )
-        canvas.plane(
-            quad,
-            board_tex,
-            quad[0],
-            np.array([1.0, 0, 0]),
-            np.array([0, 1.0, 0]),
-            512 / (2 * max(bx, by)),
-        )
-    if scene.get("props"):
-        draw_props(canvas, scene["props"])
-
-    rims = []
-    if surface.interior is not None:
-        ix, iy = surface.interior
-        rh, rt = surface.rim
-        tray_tex = surface_texture(_rng(scene, 5), s["tray_style"], tuple(s["tray_color"]), 384)
-        quad = np.array([[-ix, -iy, 0.01], [ix, -iy, 0.01], [ix, iy, 0.01], [-ix, iy, 0.01]])
-        canvas.plane(
-            quad,
-            tray_tex,
-            np.zeros(3),
-            np.array([1.0, 0, 0]),
-            np.array([0, 1.0, 0]),
-            s["texture_scale"] * 1.4,
-        )
-        rims = [box_corners(np.array(c), np.array(hh)) for c, hh in surface.rim_boxes()]
+    draw_table(canvas, scene, surface, covered=covered)
+    rims = draw_tray(canvas, scene, surface)
     # faces where two rim segments meet are inside the rim: never drawn
     keys = [k for r in rims for k in face_keys(r)]
     shared = {k for k in keys if keys.count(k) > 1}
     pieces = free_pieces(scene.get("pieces") or [], surface, [poses[i] for i in high])
-    shadows(high, 0.0, rims + [piece_points(p) for p in pieces])
-    shadows(high, 0.0, contact=True)
+    shapes = [die_corners(poses[i]) for i in high]
+    cast_shadows(canvas, light, shapes + rims + [piece_points(p) for p in pieces], 0.0)
+    cast_shadows(canvas, light, shapes, 0.0, contact=True)
 
     # table-level objects, far to near
     items = [(float(cam.depth(poses[i].position[None])[0]), "die", i) for i in high]
@@ -316,12 +171,11 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     items += [
         (float(cam.depth(np.r_[p["xy"], 0.3][None])[0]), "piece", k) for k, p in enumerate(pieces)
     ]
-    rim_color = np.asarray(s.get("rim_color", (0, 0, 0)), np.float32)
+    rim_color = np.asarray(scene["surface"].get("rim_color", (0, 0, 0)), np.float32)
     ldir_z = light["ambient"]
     for _, kind, i in sorted(items, key=lambda t: -t[0]):
         if kind == "die":
-            tex, st = textures(i)
-            areas[i] = canvas.die(poses[i], i + 1, tex, st, light)
+            draw_die(i)
         elif kind == "piece":
             draw_piece(canvas, pieces[i], light, ldir_z)
         else:
@@ -342,58 +196,10 @@ def render_scene(scene: dict[str, Any]) -> Sample:
     ok, enc = cv2.imencode(
         ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(scene["post"]["jpeg_quality"])]
     )
-    jpeg = enc.tobytes()
-    decoded = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-
-    dice = []
-    for i, pose in enumerate(poses):
-        value, tilt = top_face(pose.rotation)
-        state = die_state(pose, surface, tilt)
-        cls = COCKED_CLASS if tilt > COCKED_TILT_DEG else value - 1
-        box = die_box(cam, pose)
-        visible, visible_box = 0.0, None
-        if areas.get(i, 0.0) > 0 and box is not None:
-            x1, y1, x2, y2 = (
-                int(math.floor(box[0])),
-                int(math.floor(box[1])),
-                int(math.ceil(box[2])),
-                int(math.ceil(box[3])),
-            )
-            mine = canvas.ids[y1:y2, x1:x2] == i + 1
-            ys, xs = np.nonzero(mine)
-            visible = min(1.0, float(len(ys)) / areas[i])
-            if len(ys):
-                visible_box = [
-                    x1 + int(xs.min()),
-                    y1 + int(ys.min()),
-                    x1 + int(xs.max()) + 1,
-                    y1 + int(ys.max()) + 1,
-                ]
-        labelled = (
-            box is not None
-            and visible >= MIN_VISIBLE
-            and (box[2] - box[0]) >= 2
-            and (box[3] - box[1]) >= 2
-        )
-        dice.append(
-            {
-                "value": value,
-                "class": cls,
-                "state": state,
-                "tilt_deg": round(tilt, 2),
-                "box": [round(float(v), 2) for v in box] if box is not None else None,
-                "visible": round(visible, 3),
-                "visible_box": visible_box,
-                "labelled": bool(labelled),
-                "size": round(pose.size, 3),
-                "position": pose.position.round(3).tolist(),
-                "style": i % len(styles),
-                "moving": bool(pose.moving),
-            }
-        )
+    dice = label_dice(poses, surface, cam, canvas.ids, areas, len(styles))
     meta = {
-        "width": W,
-        "height": H,
+        "width": scene["width"],
+        "height": scene["height"],
         "surface_kind": surface.kind,
         "outline": outline,
         "table_outline": table_outline,
@@ -401,7 +207,8 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         "dice": dice,
         "scene": scene,
     }
-    return Sample(image=decoded, jpeg=jpeg, dice=dice, meta=meta)
+    decoded = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return Sample(image=decoded, jpeg=enc.tobytes(), dice=dice, meta=meta)
 
 
 class _Faces(dict):
@@ -425,8 +232,3 @@ class _Faces(dict):
         )
         self[value] = tex
         return tex
-
-
-def _rng(scene: dict, k: int) -> np.random.Generator:
-    """The random stream of texture ``k`` of a scene (independent of what else is drawn)."""
-    return np.random.default_rng([scene["texture_seed"], k])
