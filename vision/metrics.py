@@ -15,133 +15,19 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vision.matching import ROLLING, TruthDie, match_dice
+from vision.matching import TruthDie, match_dice
+from vision.table_metrics import TableCounts, ratio, round5
 from vision.types import Reading
 
 __all__ = ["EvalResult", "TableCounts"]
 
 
-@dataclass(slots=True)
-class TableCounts:
-    """Off-table figures, counted only on photos whose sidecar gives every die's state."""
-
-    images: int = 0
-    truth_off: int = 0
-    found_off: int = 0
-    """True off-table dice that were matched and predicted ``on_table=False``."""
-    predicted_off: int = 0
-    predicted_off_right: int = 0
-    clean_images: int = 0
-    """Photos with no die off the table (a bust here would be false)."""
-    false_busts: int = 0
-    false_bust_images: list[str] = field(default_factory=list)
-    """Names of the photos busted falsely (for looking at them)."""
-    unsettled: int = 0
-    """Photos with no die off the table but one still in the air above it
-    (:data:`~vision.matching.ROLLING`): neither a bust nor a clean roll, left out of both."""
-    bust_rolls: int = 0
-    """Photos where a die in view (labelled) is off the table: busts a camera can see."""
-    busts_caught: int = 0
-    """Of :attr:`bust_rolls`, those the reader called a bust (any die called off): what a player
-    gets, whichever die it was."""
-
-    def add(
-        self,
-        truth: Sequence[TruthDie],
-        reading: Reading,
-        pairs: list[tuple[int, int]],
-        truth_bust: bool | None = None,
-        *,
-        settled: bool = True,
-    ) -> None:
-        """Count one photo; ``truth_bust`` says whether any die (even a hidden one) left the
-        table, default: whether a labelled one did. A photo with no die off is a clean roll
-        unless it is not ``settled`` or a labelled die is :data:`~vision.matching.ROLLING`."""
-        self.images += 1
-        by_pred = {j: i for i, j in pairs}
-        off = [t.on_table is False for t in truth]
-        self.truth_off += sum(off)
-        self.found_off += sum(1 for i, j in pairs if off[i] and not reading.dice[j].on_table)
-        for j, die in enumerate(reading.dice):
-            if not die.on_table:
-                self.predicted_off += 1
-                self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
-        if any(off):
-            self.bust_rolls += 1
-            self.busts_caught += int(reading.off_table > 0)
-        if any(off) if truth_bust is None else truth_bust:
-            return
-        if not settled or any(t.state == ROLLING for t in truth):
-            self.unsettled += 1
-            return
-        self.clean_images += 1
-        if reading.off_table > 0:
-            self.false_busts += 1
-            self.false_bust_images.append(reading.image or f"#{self.images}")
-
-    @property
-    def recall(self) -> float | None:
-        return _ratio(self.found_off, self.truth_off)
-
-    @property
-    def precision(self) -> float | None:
-        return _ratio(self.predicted_off_right, self.predicted_off)
-
-    @property
-    def false_bust_rate(self) -> float | None:
-        return _ratio(self.false_busts, self.clean_images)
-
-    @property
-    def bust_recall(self) -> float | None:
-        """Share of the rolls with a die in view off the table that were called a bust."""
-        return _ratio(self.busts_caught, self.bust_rolls)
-
-    def bust_lines(self, pct: Callable[[float | None], str]) -> list[str]:
-        """The report's lines on whole rolls: busts caught, false busts, and the photos still
-        rolling when there are any (``pct`` formats a share)."""
-        lines = [
-            f"busts caught      {pct(self.bust_recall)}  ({self.busts_caught}/{self.bust_rolls} "
-            "photos with a die in view off the table)",
-            f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
-            f"{self.clean_images} photos with every die on the table)",
-        ]
-        if self.unsettled:
-            lines.append(
-                f"still rolling     {self.unsettled} photos with a die in the air above the "
-                "surface and none off: left out of the busts"
-            )
-        return lines
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "images": self.images,
-            "off_table_dice": self.truth_off,
-            "recall": _round(self.recall),
-            "precision": _round(self.precision),
-            "false_bust_rate": _round(self.false_bust_rate),
-            "clean_images": self.clean_images,
-            "false_busts": self.false_busts,
-            "unsettled": self.unsettled,
-            "bust_rolls": self.bust_rolls,
-            "busts_caught": self.busts_caught,
-            "bust_recall": _round(self.bust_recall),
-        }
-
-
 def _bin_name(lo: float, hi: float) -> str:
     return f"{lo:g}+ px" if math.isinf(hi) else f"{lo:g}-{hi:g} px"
-
-
-def _ratio(num: int, den: int) -> float | None:
-    return num / den if den else None
-
-
-def _round(x: float | None) -> float | None:
-    return None if x is None else round(x, 5)
 
 
 SIZE_BINS: tuple[tuple[float, float], ...] = ((0, 20), (20, 30), (30, 50), (50, 80), (80, math.inf))
@@ -279,29 +165,29 @@ class EvalResult:
 
     @property
     def face_accuracy(self) -> float | None:
-        return _ratio(self.face_correct, self.face_matched)
+        return ratio(self.face_correct, self.face_matched)
 
     @property
     def recall(self) -> float | None:
-        return _ratio(self.matched, self.truth_dice)
+        return ratio(self.matched, self.truth_dice)
 
     @property
     def precision(self) -> float | None:
-        return _ratio(self.matched, self.predicted_dice)
+        return ratio(self.matched, self.predicted_dice)
 
     @property
     def exact_accuracy(self) -> float | None:
-        return _ratio(self.exact_images, self.images)
+        return ratio(self.exact_images, self.images)
 
     @property
     def cocked_recall(self) -> float | None:
         """Share of true cocked dice the reader found AND flagged cocked."""
-        return _ratio(self.flagged_cocked, self.truth_cocked)
+        return ratio(self.flagged_cocked, self.truth_cocked)
 
     @property
     def flat_called_cocked(self) -> float | None:
         """Share of matched flat dice (a clear top face) the reader flagged cocked."""
-        return _ratio(self.flat_flagged_cocked, self.face_matched)
+        return ratio(self.flat_flagged_cocked, self.face_matched)
 
     @property
     def median_latency_ms(self) -> float | None:
@@ -314,12 +200,12 @@ class EvalResult:
             "truth_dice": self.truth_dice,
             "predicted_dice": self.predicted_dice,
             "matched_dice": self.matched,
-            "face_accuracy": _round(self.face_accuracy),
-            "recall": _round(self.recall),
-            "precision": _round(self.precision),
-            "exact_accuracy": _round(self.exact_accuracy),
+            "face_accuracy": round5(self.face_accuracy),
+            "recall": round5(self.recall),
+            "precision": round5(self.precision),
+            "exact_accuracy": round5(self.exact_accuracy),
             "cocked_dice": self.truth_cocked,
-            "cocked_recall": _round(self.cocked_recall),
+            "cocked_recall": round5(self.cocked_recall),
             "cocked_found": self.found_cocked,
             "cocked_flagged": self.flagged_cocked,
             "flat_called_cocked": self.flat_flagged_cocked,
@@ -335,8 +221,8 @@ class EvalResult:
                 "dice": self.clear[2],
                 "found": self.clear[1],
                 "read_right": self.clear[0],
-                "face_accuracy": _round(_ratio(self.clear[0], self.clear[1])),
-                "recall": _round(_ratio(self.clear[1], self.clear[2])),
+                "face_accuracy": round5(ratio(self.clear[0], self.clear[1])),
+                "recall": round5(ratio(self.clear[1], self.clear[2])),
             }
             if self.clear[2]
             else None,
@@ -399,8 +285,8 @@ class EvalResult:
         if self.clear[2]:
             right, found, dice = self.clear
             lines.append(
-                f"clear dice        face {pct(_ratio(right, found))} ({right}/{found}), "
-                f"found {pct(_ratio(found, dice))} ({found}/{dice}): at rest, in view, sharp"
+                f"clear dice        face {pct(ratio(right, found))} ({right}/{found}), "
+                f"found {pct(ratio(found, dice))} ({found}/{dice}): at rest, in view, sharp"
             )
         if self.table.images:
             t = self.table

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from vision.matching import TruthDie, roll_bust, table_state
-from vision.metrics import TableCounts
 from vision.table.geometry import outline_mask
 from vision.table.logic import TOLERANCE, TableStage, apply_table
+from vision.table_metrics import TableCounts
 from vision.types import Die, Reading
 
 __all__ = ["TableReport", "evaluate_table"]

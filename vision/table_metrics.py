@@ -1,0 +1,133 @@
+"""Off-table figures of an evaluation: dice off the table found, busts caught, false busts.
+
+:class:`TableCounts` is filled photo by photo, by ``dicecam eval`` (through
+:class:`vision.metrics.EvalResult`) and by :func:`vision.table.evaluate_table`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vision.matching import ROLLING, TruthDie
+from vision.types import Reading
+
+__all__ = ["TableCounts"]
+
+
+@dataclass(slots=True)
+class TableCounts:
+    """Off-table figures, counted only on photos whose sidecar gives every die's state."""
+
+    images: int = 0
+    truth_off: int = 0
+    found_off: int = 0
+    """True off-table dice that were matched and predicted ``on_table=False``."""
+    predicted_off: int = 0
+    predicted_off_right: int = 0
+    clean_images: int = 0
+    """Photos with no die off the table (a bust here would be false)."""
+    false_busts: int = 0
+    false_bust_images: list[str] = field(default_factory=list)
+    """Names of the photos busted falsely (for looking at them)."""
+    unsettled: int = 0
+    """Photos with no die off the table but one still in the air above it
+    (:data:`~vision.matching.ROLLING`): neither a bust nor a clean roll, left out of both."""
+    bust_rolls: int = 0
+    """Photos where a die in view (labelled) is off the table: busts a camera can see."""
+    busts_caught: int = 0
+    """Of :attr:`bust_rolls`, those the reader called a bust (any die called off): what a player
+    gets, whichever die it was."""
+
+    def add(
+        self,
+        truth: Sequence[TruthDie],
+        reading: Reading,
+        pairs: list[tuple[int, int]],
+        truth_bust: bool | None = None,
+        *,
+        settled: bool = True,
+    ) -> None:
+        """Count one photo; ``truth_bust`` says whether any die (even a hidden one) left the
+        table, default: whether a labelled one did. A photo with no die off is a clean roll
+        unless it is not ``settled`` or a labelled die is :data:`~vision.matching.ROLLING`."""
+        self.images += 1
+        by_pred = {j: i for i, j in pairs}
+        off = [t.on_table is False for t in truth]
+        self.truth_off += sum(off)
+        self.found_off += sum(1 for i, j in pairs if off[i] and not reading.dice[j].on_table)
+        for j, die in enumerate(reading.dice):
+            if not die.on_table:
+                self.predicted_off += 1
+                self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
+        if any(off):
+            self.bust_rolls += 1
+            self.busts_caught += int(reading.off_table > 0)
+        if any(off) if truth_bust is None else truth_bust:
+            return
+        if not settled or any(t.state == ROLLING for t in truth):
+            self.unsettled += 1
+            return
+        self.clean_images += 1
+        if reading.off_table > 0:
+            self.false_busts += 1
+            self.false_bust_images.append(reading.image or f"#{self.images}")
+
+    @property
+    def recall(self) -> float | None:
+        return ratio(self.found_off, self.truth_off)
+
+    @property
+    def precision(self) -> float | None:
+        return ratio(self.predicted_off_right, self.predicted_off)
+
+    @property
+    def false_bust_rate(self) -> float | None:
+        return ratio(self.false_busts, self.clean_images)
+
+    @property
+    def bust_recall(self) -> float | None:
+        """Share of the rolls with a die in view off the table that were called a bust."""
+        return ratio(self.busts_caught, self.bust_rolls)
+
+    def bust_lines(self, pct: Callable[[float | None], str]) -> list[str]:
+        """The report's lines on whole rolls: busts caught, false busts, and the photos still
+        rolling when there are any (``pct`` formats a share)."""
+        lines = [
+            f"busts caught      {pct(self.bust_recall)}  ({self.busts_caught}/{self.bust_rolls} "
+            "photos with a die in view off the table)",
+            f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
+            f"{self.clean_images} photos with every die on the table)",
+        ]
+        if self.unsettled:
+            lines.append(
+                f"still rolling     {self.unsettled} photos with a die in the air above the "
+                "surface and none off: left out of the busts"
+            )
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "off_table_dice": self.truth_off,
+            "recall": round5(self.recall),
+            "precision": round5(self.precision),
+            "false_bust_rate": round5(self.false_bust_rate),
+            "clean_images": self.clean_images,
+            "false_busts": self.false_busts,
+            "unsettled": self.unsettled,
+            "bust_rolls": self.bust_rolls,
+            "busts_caught": self.busts_caught,
+            "bust_recall": round5(self.bust_recall),
+        }
+
+
+def ratio(num: int, den: int) -> float | None:
+    """``num / den``, or None when there is nothing to divide by."""
+    return num / den if den else None
+
+
+def round5(x: float | None) -> float | None:
+    """A figure rounded for JSON (None stays None)."""
+    return None if x is None else round(x, 5)
