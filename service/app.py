@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, UploadLimitMiddleware, build_api_router
+from service.http_errors import answer_405_with_allow
 from service.settings import Settings
 from service.turn_store import TurnStore
 from service.turns import Submitter
@@ -103,6 +104,8 @@ def create_app(
 
     max_bytes = int(settings.max_upload_mb * 1_000_000)
     app.add_middleware(UploadLimitMiddleware, max_bytes=max_bytes)
+
+    answer_405_with_allow(app)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -5,15 +5,16 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from service.api import calibration, reading, turns
+from service.api.errors import ErrorBody, errors
 from service.api.reader import ReaderService
 from service.api.uploads import UploadLimitMiddleware
 
-__all__ = ["ReaderService", "UploadLimitMiddleware", "build_api_router"]
+__all__ = ["ErrorBody", "ReaderService", "UploadLimitMiddleware", "build_api_router", "errors"]
 
 
 def build_api_router() -> APIRouter:
     """All API routes under ``/api/v1``, plus ``POST /api/read``."""
-    api = APIRouter()
+    api = APIRouter(responses=errors(500))  # the service answers any crash as an ErrorBody
     v1 = APIRouter(prefix="/api/v1")
     v1.include_router(reading.router)
     v1.include_router(turns.router)
@@ -25,6 +26,7 @@ def build_api_router() -> APIRouter:
         methods=["POST"],
         summary="Read the dice in a photo (alias of /api/v1/read)",
         openapi_extra=reading.PHOTO_BODY,
+        responses=errors(400, 413, 415, 422, 503),
         tags=["reading"],
     )
     return api

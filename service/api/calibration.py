@@ -19,6 +19,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from service.api.errors import errors
 from service.api.uploads import PHOTO_BODY, parse_roll_input
 
 __all__ = ["CalibrationIn", "check_polygon", "router"]
@@ -30,7 +31,13 @@ MAX_POINTS = 64
 
 class CalibrationIn(BaseModel):
     points: list[list[float]] = Field(
-        ..., description="boundary corners [[x, y], ...] in pixels of the image, in order around"
+        ...,
+        description="boundary corners [[x, y], ...] in pixels of the image, in order around",
+        json_schema_extra={
+            "minItems": 3,
+            "maxItems": MAX_POINTS,
+            "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+        },
     )
     width: int = Field(..., gt=0, le=100_000, description="width of the image the points are on")
     height: int = Field(..., gt=0, le=100_000, description="height of the image")
@@ -124,7 +131,9 @@ async def get_calibration(request: Request) -> dict[str, Any]:
     return await run_in_threadpool(_view, request)
 
 
-@router.put("", summary="Store the boundary of the playing surface")
+@router.put(
+    "", summary="Store the boundary of the playing surface", responses=errors(400, 413, 422)
+)
 async def put_calibration(request: Request, body: CalibrationIn) -> dict[str, Any]:
     """A polygon in pixels of a ``width`` x ``height`` image; the reader uses it from the next
     read on, for any resolution of the same camera view."""
@@ -151,6 +160,7 @@ router.add_api_route(
     put_calibration,
     methods=["POST"],
     summary="Store the boundary of the playing surface (same as PUT)",
+    responses=errors(400, 413, 422),
 )
 
 
@@ -214,7 +224,10 @@ def _propose(photo: bytes) -> dict[str, Any]:
 
 
 @router.post(
-    "/proposal", summary="The learned outline of a photo, to start from", openapi_extra=PHOTO_BODY
+    "/proposal",
+    summary="The learned outline of a photo, to start from",
+    openapi_extra=PHOTO_BODY,
+    responses=errors(400, 413, 415, 422, 503),
 )
 async def propose(request: Request) -> dict[str, Any]:
     """A photo (multipart ``photo``) -> ``outline`` in its pixels (null: the surface fills the

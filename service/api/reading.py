@@ -7,6 +7,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from scoring import GAME_NAMES
+from service.api.errors import errors
 from service.api.uploads import PHOTO_BODY, PHOTO_OR_VALUES_BODY, RollInput, parse_roll_input
 
 __all__ = ["router", "read_roll", "score_values"]
@@ -50,6 +52,7 @@ async def read_roll(
     summary="Read the dice in a photo",
     openapi_extra=PHOTO_BODY,
     response_description="the reading JSON of `dicecam read --json`",
+    responses=errors(400, 413, 415, 422, 503),
 )
 async def read_photo(request: Request) -> dict[str, Any]:
     """A photo (multipart field ``photo``) -> every die with its value, box and table status."""
@@ -64,8 +67,6 @@ async def read_photo(request: Request) -> dict[str, Any]:
 
 
 def _games() -> list[str]:
-    from scoring import GAME_NAMES
-
     return list(GAME_NAMES)
 
 
@@ -109,10 +110,19 @@ def score_values(
     return out
 
 
-@router.post("/score", summary="Score a roll of any game", openapi_extra=PHOTO_OR_VALUES_BODY)
+@router.post(
+    "/score",
+    summary="Score a roll of any game",
+    openapi_extra=PHOTO_OR_VALUES_BODY,
+    responses=errors(400, 413, 415, 422, 503),
+)
 async def score(
     request: Request,
-    game: str = Query(..., description="one of the games of /api/v1/games"),
+    game: str = Query(
+        ...,
+        description="one of the games of /api/v1/games",
+        json_schema_extra={"enum": list(GAME_NAMES)},
+    ),
     banked: int = Query(0, ge=0, description="points already set aside this turn (Farkle family)"),
     highest_kept: int = Query(0, ge=0, le=6, description="Low-High: highest face kept so far"),
 ) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from scoring import GAME_NAMES, get_game
+from service.api.errors import errors
 from service.api.reading import read_roll
 from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
 from service.turn_store import TurnStore
@@ -18,10 +20,18 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/turns", tags=["turns"])
 
+TURN_GAMES = tuple(g for g in GAME_NAMES if callable(getattr(get_game(g), "keeps", None)))
+"""The games played as keep-and-reroll turns (the Farkle family); others are scored by
+``POST /api/v1/score``."""
+
 
 class NewTurn(BaseModel):
     player: str = Field(..., min_length=1, max_length=80, description="who plays the turn")
-    game: str = Field("morning-roll", description="a Farkle-family game of /api/v1/games")
+    game: str = Field(
+        "morning-roll",
+        description="a Farkle-family game of /api/v1/games",
+        json_schema_extra={"enum": list(TURN_GAMES)},
+    )
     tracker_token: str | None = Field(
         None, description="the player's tracker token (POST /tracker/api/v1/tokens), to submit"
     )
@@ -64,7 +74,7 @@ def _tracker_url(request: Request) -> str | None:
     return f"{request.url.scheme}://127.0.0.1:{server[1]}/tracker"
 
 
-@router.post("", status_code=201, summary="Start a turn")
+@router.post("", status_code=201, summary="Start a turn", responses=errors(400, 413, 422))
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     from scoring import GAME_NAMES
 
@@ -84,13 +94,16 @@ async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     return session.to_dict()
 
 
-@router.get("/{turn_id}", summary="The state of a turn")
+@router.get("/{turn_id}", summary="The state of a turn", responses=errors(404, 422))
 async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
     return _session(request, turn_id).to_dict()
 
 
 @router.post(
-    "/{turn_id}/rolls", summary="Post a roll (photo or values)", openapi_extra=PHOTO_OR_VALUES_BODY
+    "/{turn_id}/rolls",
+    summary="Post a roll (photo or values)",
+    openapi_extra=PHOTO_OR_VALUES_BODY,
+    responses=errors(400, 404, 409, 413, 415, 422, 503),
 )
 async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
     """A photo of the roll (multipart ``photo``, optional ``values`` corrections) or JSON values.
@@ -133,7 +146,9 @@ async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
     return view
 
 
-@router.post("/{turn_id}/keep", summary="Set aside scoring dice")
+@router.post(
+    "/{turn_id}/keep", summary="Set aside scoring dice", responses=errors(400, 404, 409, 413, 422)
+)
 async def keep(request: Request, turn_id: str, body: Keep) -> dict[str, Any]:
     session = _session(request, turn_id)
 
@@ -148,7 +163,9 @@ async def keep(request: Request, turn_id: str, body: Keep) -> dict[str, Any]:
         raise HTTPException(exc.status, str(exc)) from None
 
 
-@router.post("/{turn_id}/bank", summary="End the turn and score it")
+@router.post(
+    "/{turn_id}/bank", summary="End the turn and score it", responses=errors(404, 409, 422)
+)
 async def bank(request: Request, turn_id: str) -> dict[str, Any]:
     session = _session(request, turn_id)
 

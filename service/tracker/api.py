@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from sqlalchemy.orm import Session
 
+from service.http_errors import error_responses
 from service.tracker import store
 from service.tracker.models import Player, Turn
 from service.tracker.schemas import (
@@ -28,6 +29,22 @@ from service.tracker.security import hash_password
 __all__ = ["router", "turn_out"]
 
 router = APIRouter(prefix="/api/v1")
+
+WHY = {
+    400: "the body is not valid JSON",
+    401: "no bearer token, or an unknown or revoked one: log in (POST /api/v1/tokens)",
+    403: "the player may not do this (a turn for another day, a correction by a non-admin)",
+    404: "no such player, turn or photo",
+    409: "already taken: the player's turn of that day, a name, or an idempotency key",
+    413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
+    422: "a field is missing, malformed or out of range",
+}
+"""What each error status of the tracker API means."""
+
+
+def errors(*codes: int):
+    """The ``responses`` of a tracker route for these error statuses."""
+    return error_responses(WHY, *codes)
 
 
 def db(request: Request) -> Iterator[Session]:
@@ -59,6 +76,9 @@ async def bearer(authorization: Annotated[str | None, Header()] = None) -> str |
 DB = Annotated[Session, Depends(db)]
 Now = Annotated[datetime, Depends(now)]
 Token = Annotated[str | None, Depends(bearer)]
+TurnId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the turn's id")]
+"""A turn id: a database row id, so no larger than SQLite's 64-bit integers."""
+Year = Annotated[int, Path(ge=1900, le=9999, description="the round: a calendar year")]
 
 
 def root(request: Request) -> str:
@@ -110,7 +130,9 @@ def turn_out(turn: Turn, base: str, *, replayed: bool = False) -> TurnOut:
     )
 
 
-@router.post("/players", status_code=201, response_model=PlayerOut)
+@router.post(
+    "/players", status_code=201, response_model=PlayerOut, responses=errors(400, 409, 413, 422)
+)
 def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     """Anyone can register: name, password, IANA time zone."""
     hashed = hash_password(reg.password)  # slow on purpose: outside the write lock
@@ -120,7 +142,9 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     return player_out(player)
 
 
-@router.post("/tokens", status_code=201, response_model=TokenOut)
+@router.post(
+    "/tokens", status_code=201, response_model=TokenOut, responses=errors(400, 401, 413, 422)
+)
 def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenOut:
     player = store.check_password(session, creds.name, creds.password)
     with writing(request) as w:
@@ -129,7 +153,7 @@ def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenO
     return TokenOut(token=token, player=player_out(player))
 
 
-@router.delete("/tokens/current", status_code=204)
+@router.delete("/tokens/current", status_code=204, responses=errors(401))
 def logout(token: Token, request: Request) -> Response:
     """Revoke the bearer token of this request."""
     with writing(request) as session:
@@ -138,12 +162,17 @@ def logout(token: Token, request: Request) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/me", response_model=PlayerOut)
+@router.get("/me", response_model=PlayerOut, responses=errors(401))
 def me(session: DB, token: Token) -> PlayerOut:
     return player_out(store.authenticate(session, token))
 
 
-@router.post("/turns", status_code=201, response_model=TurnOut)
+@router.post(
+    "/turns",
+    status_code=201,
+    response_model=TurnOut,
+    responses=errors(400, 401, 403, 409, 413, 422),
+)
 def submit(
     turn_in: TurnIn, now: Now, token: Token, request: Request, response: Response
 ) -> TurnOut:
@@ -157,14 +186,16 @@ def submit(
     return turn_out(turn, root(request), replayed=replayed)
 
 
-@router.get("/turns/{turn_id}", response_model=TurnOut)
-def get_turn(turn_id: int, session: DB, request: Request) -> TurnOut:
+@router.get("/turns/{turn_id}", response_model=TurnOut, responses=errors(404, 422))
+def get_turn(turn_id: TurnId, session: DB, request: Request) -> TurnOut:
     return turn_out(store.get_turn(session, turn_id), root(request))
 
 
-@router.patch("/turns/{turn_id}", response_model=TurnOut)
+@router.patch(
+    "/turns/{turn_id}", response_model=TurnOut, responses=errors(400, 401, 403, 404, 413, 422)
+)
 def correct(
-    turn_id: int, correction: CorrectionIn, now: Now, token: Token, request: Request
+    turn_id: TurnId, correction: CorrectionIn, now: Now, token: Token, request: Request
 ) -> TurnOut:
     """An administrator corrects a score; the correction is kept as an audit record."""
     with writing(request) as session:
@@ -174,8 +205,15 @@ def correct(
     return turn_out(turn, root(request))
 
 
-@router.get("/turns/{turn_id}/rolls/{position}/photo.jpg")
-def photo(turn_id: int, position: int, session: DB) -> Response:
+@router.get(
+    "/turns/{turn_id}/rolls/{position}/photo.jpg",
+    response_class=Response,
+    responses={
+        200: {"content": {"image/jpeg": {}}, "description": "the photo"},
+        **errors(404, 422),
+    },
+)
+def photo(turn_id: TurnId, position: Annotated[int, Path(ge=0, le=1000)], session: DB) -> Response:
     turn = store.get_turn(session, turn_id)
     for roll in turn.rolls:
         if roll.position == position and roll.photo is not None:
@@ -189,7 +227,7 @@ def list_rounds(session: DB, now: Now) -> dict:
     return {"current": store.utc(now).year, "rounds": found}
 
 
-@router.get("/leaderboard", response_model=dict)
+@router.get("/leaderboard", response_model=dict, responses=errors(422))
 def leaderboard(
     session: DB, now: Now, round: Annotated[int | None, Query(ge=1900, le=9999)] = None
 ) -> dict:
@@ -198,7 +236,7 @@ def leaderboard(
     return {"round": year, "standings": [r.model_dump(mode="json") for r in rows]}
 
 
-@router.get("/players/{name}/turns")
+@router.get("/players/{name}/turns", responses=errors(404, 422))
 def history(
     name: str,
     session: DB,

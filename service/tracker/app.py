@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from service.http_errors import answer_405_with_allow
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
 
@@ -58,6 +59,8 @@ def create_app(
     async def _tracker_error(request: Request, exc: store.TrackerError) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
+
+    answer_405_with_allow(app)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -22,7 +22,7 @@ from service.tracker.security import hash_password
 
 __all__ = ["router"]
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # HTML for browsers, not the JSON API
 
 
 def _errors(exc: ValidationError) -> str:

@@ -12,12 +12,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from service.tracker import store
-from service.tracker.api import DB, Now, root
+from service.tracker.api import DB, Now, TurnId, Year, root
 from service.tracker.models import Turn
 
 __all__ = ["router"]
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # HTML for browsers, not the JSON API
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#222}
@@ -60,7 +60,7 @@ def current_round(request: Request, session: DB, now: Now) -> HTMLResponse:
 
 
 @router.get("/rounds/{year}", response_class=HTMLResponse)
-def past_round(year: int, request: Request, session: DB, now: Now) -> HTMLResponse:
+def past_round(year: Year, request: Request, session: DB, now: Now) -> HTMLResponse:
     return _leaderboard(request, session, now, year)
 
 
@@ -151,7 +151,7 @@ def rollcall(request: Request, session: DB, now: Now) -> HTMLResponse:
 
 
 @router.get("/turns/{turn_id}", response_class=HTMLResponse)
-def turn_evidence(turn_id: int, request: Request, session: DB) -> HTMLResponse:
+def turn_evidence(turn_id: TurnId, request: Request, session: DB) -> HTMLResponse:
     base = root(request)
     try:
         t = store.get_turn(session, turn_id)

@@ -1,0 +1,74 @@
+"""Error answers as the service's and the tracker's OpenAPI schemas document them.
+
+Both apps answer every error with JSON whose ``detail`` sentence says what was expected and what
+came (FastAPI's own validation errors are turned into such a sentence too). Documenting that
+body, rather than FastAPI's default list of validation errors, keeps the schema true for
+clients and for contract tests (``tests/service/test_openapi_contract.py``).
+
+Example:
+    >>> sorted(error_responses({404: "no such turn", 422: "a field is wrong"}, 404))
+    [404]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["ErrorBody", "answer_405_with_allow", "error_responses"]
+
+
+class ErrorBody(BaseModel):
+    """An error answer: ``detail`` says what went wrong; some answers add fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    detail: str = Field(..., description="what was wrong, what was expected and what came")
+
+
+def error_responses(why: Mapping[int, str], *codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route for these error statuses, each an :class:`ErrorBody`
+    described by ``why[code]``.
+
+    Raises:
+        KeyError: a status ``why`` does not describe.
+    """
+    return {code: {"model": ErrorBody, "description": why[code]} for code in codes}
+
+
+def answer_405_with_allow(app: FastAPI) -> None:
+    """Make ``app`` answer 405 with an ``Allow`` header naming every method its schema gives
+    the path (RFC 9110), and HEAD where it takes GET.
+
+    Starlette names only the methods of the first route whose path matched, and a path served
+    by several routes (GET and PUT of one resource, say) has one route per method. A path the
+    schema leaves out (HTML pages) keeps Starlette's header. Other HTTP errors are answered as
+    FastAPI answers them.
+    """
+    from fastapi.exception_handlers import http_exception_handler
+    from starlette.exceptions import HTTPException
+    from starlette.routing import compile_path, get_route_path
+
+    paths: list[tuple[Any, set[str]]] = []
+
+    def allowed(path: str) -> set[str]:
+        if not paths:  # the schema is built once, at the first 405
+            for template, operations in app.openapi().get("paths", {}).items():
+                methods = {m.upper() for m in operations if m.upper() in _METHODS}
+                paths.append((compile_path(template)[0], methods))
+        found = set().union(*(m for regex, m in paths if regex.match(path)))
+        return found | {"HEAD"} if "GET" in found else found
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Any, exc: HTTPException) -> Any:
+        if exc.status_code == 405 and (methods := allowed(get_route_path(request.scope))):
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
+        return await http_exception_handler(request, exc)
+
+
+_METHODS = {"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
