@@ -26,10 +26,14 @@ from .model import (
     ImageMode,
     LabelFormatError,
     LabelledPhoto,
+    check_box,
+    entry,
     flat_names,
     image_size,
     label_confidence,
+    number,
     place_image,
+    size,
     value_of_name,
 )
 
@@ -109,6 +113,14 @@ def _attr_bool(attrs: dict[str, Any], key: str, default: bool) -> bool:
     return bool(value)
 
 
+def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
+    """``data[key]`` when it is a list (absent: empty)."""
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise LabelFormatError(f"{path}: expected '{key}' to be a list, got {type(value).__name__}")
+    return value
+
+
 def read_coco(
     path: str | os.PathLike[str], *, image_root: str | os.PathLike[str] | None = None
 ) -> list[LabelledPhoto]:
@@ -133,37 +145,49 @@ def read_coco(
         raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise LabelFormatError(f"{path}: expected COCO JSON with 'images' and 'annotations' lists")
-    categories = {c["id"]: str(c["name"]) for c in data.get("categories", [])}
+    categories: dict[Any, str] = {}
+    for n, c in enumerate(_list(data, "categories", path), 1):
+        with entry(f"{path}: category {n}"):
+            categories[c["id"]] = str(c["name"])
     roots = (
         [Path(image_root)]
         if image_root is not None
         else [path.parent.parent / "images", path.parent / "images", path.parent]
     )
     photos: dict[Any, LabelledPhoto] = {}
-    for im in data["images"]:
-        file_name = str(im["file_name"])
-        image = next((r / file_name for r in roots if (r / file_name).is_file()), None)
-        width, height = im.get("width"), im.get("height")
-        if not (width and height):
-            if image is None:
-                raise LabelFormatError(f"{path}: image {file_name!r} has no size and is not found")
-            width, height = image_size(image)
-        photos[im["id"]] = LabelledPhoto(file_name, int(width), int(height), [], image)
-    for n, ann in enumerate(data.get("annotations", [])):
-        where = f"{path}: annotation {ann.get('id', n)}"
-        if ann["image_id"] not in photos:
-            raise LabelFormatError(f"{where}: image_id {ann['image_id']} is not in 'images'")
-        if ann.get("category_id") not in categories:
-            raise LabelFormatError(f"{where}: category_id {ann.get('category_id')} is not listed")
-        value, cocked = value_of_name(categories[ann["category_id"]], where)
-        attrs = ann.get("attributes") or {}
-        x, y, w, h = (float(v) for v in ann["bbox"])
-        die = Die(
-            value,
-            (x, y, x + w, y + h),
-            float(ann.get("score", 1.0)),
-            _attr_bool(attrs, "on_table", True),
-            cocked or _attr_bool(attrs, "cocked", False),
-        )
-        photos[ann["image_id"]].dice.append(die)
+    for n, im in enumerate(data["images"], 1):
+        where = f"{path}: image {n}"
+        with entry(where):
+            file_name = str(im["file_name"])
+            image = next((r / file_name for r in roots if (r / file_name).is_file()), None)
+            width, height = im.get("width"), im.get("height")
+            if not (width and height):
+                if image is None:
+                    raise LabelFormatError(f"{where}: {file_name!r} has no size and is not found")
+                width, height = image_size(image)
+            photos[im["id"]] = LabelledPhoto(
+                file_name, size(width, "width", where), size(height, "height", where), [], image
+            )
+    for n, ann in enumerate(_list(data, "annotations", path), 1):
+        where = f"{path}: annotation {n}"
+        with entry(where):
+            if ann["image_id"] not in photos:
+                raise LabelFormatError(f"{where}: image_id {ann['image_id']} is not in 'images'")
+            if ann.get("category_id") not in categories:
+                raise LabelFormatError(
+                    f"{where}: category_id {ann.get('category_id')} is not listed"
+                )
+            value, cocked = value_of_name(categories[ann["category_id"]], where)
+            attrs = ann.get("attributes") or {}
+            if len(ann["bbox"]) != 4:
+                raise LabelFormatError(f"{where}: expected bbox [x, y, w, h], got {ann['bbox']!r}")
+            x, y, w, h = (number(v, "bbox", where) for v in ann["bbox"])
+            die = Die(
+                value,
+                check_box((x, y, x + w, y + h), where),
+                number(ann.get("score", 1.0), "score", where),
+                _attr_bool(attrs, "on_table", True),
+                cocked or _attr_bool(attrs, "cocked", False),
+            )
+            photos[ann["image_id"]].dice.append(die)
     return list(photos.values())

@@ -29,10 +29,14 @@ from .model import (
     ImageMode,
     LabelFormatError,
     LabelledPhoto,
+    check_box,
+    entry,
     flat_names,
     image_size,
     label_confidence,
+    number,
     place_image,
+    size,
     value_of_name,
 )
 
@@ -207,20 +211,19 @@ def _pick_result(task: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
 
 
 def _box(value: dict[str, Any], width: int, height: int, where: str) -> tuple[float, ...]:
-    try:
-        x = float(value["x"]) * width / 100
-        y = float(value["y"]) * height / 100
-        w = float(value["width"]) * width / 100
-        h = float(value["height"]) * height / 100
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LabelFormatError(f"{where}: expected x, y, width, height in percent") from exc
-    angle = math.radians(float(value.get("rotation") or 0.0))
+    if not all(k in value for k in ("x", "y", "width", "height")):
+        raise LabelFormatError(f"{where}: expected x, y, width, height in percent")
+    x = number(value["x"], "x", where) * width / 100
+    y = number(value["y"], "y", where) * height / 100
+    w = number(value["width"], "width", where) * width / 100
+    h = number(value["height"], "height", where) * height / 100
+    angle = math.radians(number(value.get("rotation") or 0.0, "rotation", where))
     if angle == 0.0:
-        return (x, y, x + w, y + h)
+        return check_box((x, y, x + w, y + h), where)
     cos, sin = math.cos(angle), math.sin(angle)
     xs = [x + px * cos - py * sin for px, py in ((0, 0), (w, 0), (w, h), (0, h))]
     ys = [y + px * sin + py * cos for px, py in ((0, 0), (w, 0), (w, h), (0, h))]
-    return (min(xs), min(ys), max(xs), max(ys))
+    return check_box((min(xs), min(ys), max(xs), max(ys)), where)
 
 
 def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> LabelledPhoto:
@@ -234,11 +237,14 @@ def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> Labe
     rects = [r for r in results if r.get("type") == "rectanglelabels"]
     sizes = [(r.get("original_width"), r.get("original_height")) for r in rects]
     if sizes and all(sizes[0]):
-        width, height = int(sizes[0][0]), int(sizes[0][1])
+        width, height = (
+            size(sizes[0][0], "original_width", where),
+            size(sizes[0][1], "original_height", where),
+        )
     elif image is not None:
         width, height = image_size(image)
     elif data.get("width") and data.get("height"):
-        width, height = int(data["width"]), int(data["height"])
+        width, height = size(data["width"], "width", where), size(data["height"], "height", where)
     elif not rects:
         width, height = 0, 0  # no dice to place; the photo itself is reported missing later
     else:
@@ -260,7 +266,7 @@ def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> Labe
             Die(
                 value,
                 box,  # type: ignore[arg-type]
-                1.0 if score is None else float(score),
+                1.0 if score is None else number(score, "score", where),
                 OFF_TABLE not in state,
                 cocked or COCKED in state,
             )
@@ -292,7 +298,9 @@ def read_labelstudio(
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
         raise LabelFormatError(f"{path}: expected a Label Studio JSON export (a list of tasks)")
     roots = [Path(image_root)] if image_root is not None else [path.parent]
-    return [
-        _task_photo(task, roots, f"{path}: task {task.get('id', n)}")
-        for n, task in enumerate(data, 1)
-    ]
+    photos = []
+    for n, task in enumerate(data, 1):
+        where = f"{path}: task {task.get('id', n)}"
+        with entry(where):
+            photos.append(_task_photo(task, roots, where))
+    return photos

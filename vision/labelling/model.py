@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from vision.types import Die, Reading
 
@@ -48,6 +50,58 @@ def label_confidence(die: Die) -> float:
 
 class LabelFormatError(ValueError):
     """A label file does not say what its format promises; the message names file and entry."""
+
+
+@contextmanager
+def entry(where: str) -> Iterator[None]:
+    """Read one entry of a label file: a missing key, a list where a number belongs and the like
+    become a :class:`LabelFormatError` that names the entry (``where``).
+
+    Example:
+        >>> with entry("tasks.json: task 3"):  # doctest: +IGNORE_EXCEPTION_DETAIL
+        ...     {}["data"]
+        Traceback (most recent call last):
+        LabelFormatError: tasks.json: task 3: unexpected content (missing key 'data')
+    """
+    try:
+        yield
+    except LabelFormatError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise LabelFormatError(f"{where}: unexpected content ({detail})") from exc
+
+
+def number(value: Any, what: str, where: str) -> float:
+    """``value`` as a finite float, or a :class:`LabelFormatError` naming ``what`` it was."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = math.nan
+    if not math.isfinite(x) or isinstance(value, bool):
+        raise LabelFormatError(f"{where}: expected a number for {what}, got {value!r}")
+    return x
+
+
+def size(value: Any, what: str, where: str) -> int:
+    """``value`` as a positive whole number of pixels (a photo's width or height)."""
+    x = number(value, what, where)
+    if x < 1 or x != int(x):
+        raise LabelFormatError(
+            f"{where}: expected a whole number of pixels for {what}, got {value!r}"
+        )
+    return int(x)
+
+
+def check_box(box: Sequence[float], where: str) -> tuple[float, float, float, float]:
+    """``box`` (x1, y1, x2, y2) when its corners are finite and it has some width and height."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    if not all(map(math.isfinite, (x1, y1, x2, y2))) or x2 <= x1 or y2 <= y1:
+        raise LabelFormatError(
+            f"{where}: expected a box of positive width and height, got "
+            f"({x1:g}, {y1:g}, {x2:g}, {y2:g})"
+        )
+    return x1, y1, x2, y2
 
 
 @dataclass(slots=True)

@@ -28,6 +28,8 @@ from .model import (
     ImageMode,
     LabelFormatError,
     LabelledPhoto,
+    check_box,
+    entry,
     flat_names,
     image_size,
     place_image,
@@ -118,7 +120,8 @@ def _read_names(root: Path) -> list[str]:
                 raise LabelFormatError(f"{data_yaml}: not valid YAML ({exc})") from exc
             names = data.get("names") if isinstance(data, dict) else None
         if isinstance(names, dict):
-            return [str(names[k]) for k in sorted(names, key=int)]
+            with entry(f"{data_yaml}: names"):
+                return [str(names[k]) for k in sorted(names, key=int)]
         if isinstance(names, list):
             return [str(n) for n in names]
         raise LabelFormatError(f"{data_yaml}: expected a `names:` list or mapping, got {names!r}")
@@ -221,9 +224,11 @@ def read_yolo(
                 raise FileNotFoundError(
                     f"no photo named {txt.stem}.* beside {txt}: its size is needed for pixel boxes"
                 )
+            with entry(str(txt)):
+                lines = txt.read_text().splitlines()
             dice = [
                 _parse_line(line, names, width, height, f"{txt}:{n}")
-                for n, line in enumerate(txt.read_text().splitlines(), 1)
+                for n, line in enumerate(lines, 1)
                 if line.strip()
             ]
             name = image.name if image is not None else txt.stem
@@ -249,4 +254,4 @@ def _parse_line(line: str, names: list[str], width: int, height: int, where: str
         (cx + w / 2) * width,
         (cy + h / 2) * height,
     )
-    return Die(value, box, 1.0, True, cocked)
+    return Die(value, check_box(box, where), 1.0, True, cocked)
