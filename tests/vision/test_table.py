@@ -201,7 +201,14 @@ def test_bad_calibration_polygons_say_what_was_expected(points, message):
 def test_broken_calibration_file_is_an_error_that_names_it_and_is_left_alone(tmp_path):
     path = calibration_path()
     path.parent.mkdir(parents=True)
-    for text in ("{not json", '{"corners": []}', '{"points": [[0, 0], [1, 1]]}'):
+    for text in (
+        "{not json",
+        '{"corners": []}',
+        '{"points": [[0, 0], [1, 1]]}',
+        '{"points": ["ab", [1, 0], [0, 1]]}',  # "ab" was a bare ValueError
+        '{"points": [[NaN, 0], [1, 0], [0, 1]]}',
+        '{"points": [3, [1, 0], [0, 1]]}',
+    ):
         path.write_text(text)
         with pytest.raises(CalibrationError, match=str(path).replace("\\", "\\\\")):
             Calibration.load()

@@ -140,13 +140,14 @@ class Calibration:
                 f"{path}: expected a JSON object with a 'points' list, got "
                 f"{type(data).__name__ if not isinstance(data, dict) else sorted(data)}"
             )
+        image = data.get("image")
         try:
             return cls(
                 [tuple(p) for p in data["points"]],
-                image=data.get("image"),
+                image=None if image is None else str(image),
                 created=str(data.get("created", "")),
             )
-        except (TypeError, CalibrationError) as exc:
+        except (TypeError, ValueError) as exc:  # CalibrationError is a ValueError too
             raise CalibrationError(f"{path}: {exc}") from None
 
     def save(self, path: str | Path | None = None) -> Path:
