@@ -76,8 +76,6 @@ def _tracker_url(request: Request) -> str | None:
 
 @router.post("", status_code=201, summary="Start a turn", responses=errors(400, 413, 422))
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
-    from scoring import GAME_NAMES
-
     if body.game not in GAME_NAMES:
         raise HTTPException(
             422, f"unknown game {body.game!r}; expected one of {', '.join(GAME_NAMES)}"
