@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -193,14 +194,20 @@ def load_labels(image: Path) -> LabelledImage:
     label_path = _sibling(image, "labels", ".txt")
     labels = []
     if label_path.is_file():
-        for n, line in enumerate(label_path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            text = label_path.read_text(encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            raise DatasetError(f"cannot read labels {label_path}: {exc}") from None
+        for n, line in enumerate(text.splitlines(), start=1):
             parts = line.split()
             if not parts:
                 continue
             try:
                 cls, nums = int(float(parts[0])), [float(x) for x in parts[1:]]
-            except ValueError:
+            except (ValueError, OverflowError):  # "x", "nan" or "inf" as the class
                 raise DatasetError(f"{label_path}:{n}: expected numbers, got {line!r}") from None
+            if not all(map(math.isfinite, nums)):
+                raise DatasetError(f"{label_path}:{n}: expected finite numbers, got {line!r}")
             if len(nums) == 4:
                 cx, cy, w, h = nums
             elif len(nums) >= 6 and len(nums) % 2 == 0:  # polygon: its bounding box
@@ -210,6 +217,10 @@ def load_labels(image: Path) -> LabelledImage:
             else:
                 raise DatasetError(
                     f"{label_path}:{n}: expected 'class cx cy w h', got {len(parts)} fields"
+                )
+            if w <= 0 or h <= 0:
+                raise DatasetError(
+                    f"{label_path}:{n}: expected a box of positive width and height, got {line!r}"
                 )
             labels.append((cls, cx, cy, w, h))
     return LabelledImage(image, labels, *_states(image, len(labels)))

@@ -280,6 +280,21 @@ def test_labels_polygons_sidecars_and_errors(tmp_path):
     worse = _write(tmp_path, "images/r.png", "two 0.5 0.5 0.1 0.1\n")
     with pytest.raises(DatasetError, match="r.txt:1: expected numbers"):
         load_labels(worse)
+    # these crashed dicecam eval (NaN box sizes, an infinite class) or went through unseen
+    for n, (line, message) in enumerate(
+        [
+            ("0 nan 0.5 0.1 0.1", "expected finite numbers"),
+            ("inf 0.5 0.5 0.1 0.1", "expected numbers"),
+            ("0 0.5 0.5 -0.1 0.1", "expected a box of positive width and height"),
+        ]
+    ):
+        odd = _write(tmp_path, f"images/s{n}.png", line + "\n")
+        with pytest.raises(DatasetError, match=f"s{n}.txt:1: {message}"):
+            load_labels(odd)
+    undecodable = _write(tmp_path, "images/u.png", "")
+    undecodable.parent.parent.joinpath("labels/u.txt").write_bytes(b"\xff\xfe0 0.5")
+    with pytest.raises(DatasetError, match="cannot read labels .*u.txt"):
+        load_labels(undecodable)
 
 
 def _models():
