@@ -173,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     for d in args.data or []:
         if not d.is_dir():
             raise UsageError(f"--data must be a YOLO dataset folder, got {d} (not a folder)")
+        _check_labels(d)
     import importlib.util
 
     if any(importlib.util.find_spec(m) is None for m in ("torch", "ultralytics")):
@@ -188,3 +189,23 @@ def run(args: argparse.Namespace) -> int:
     from vision.train.run import train_reader
 
     return train_reader(recipe, args)
+
+
+def _check_labels(folder: Path) -> None:
+    """Every label line of a ``--data`` folder names a class 0..6 and a finite box with some
+    area, before minutes of training find out (:func:`vision.evaluate.load_labels` reads them)."""
+    from vision.evaluate import IMAGE_SUFFIXES, DatasetError, load_labels
+
+    for image in sorted(folder.rglob("*")):
+        if image.suffix.lower() not in IMAGE_SUFFIXES or "images" not in image.parts:
+            continue
+        try:
+            labels = load_labels(image).labels
+        except DatasetError as exc:
+            raise UsageError(f"--data {folder}: {exc}") from None
+        for cls, *_ in labels:
+            if not 0 <= cls <= 6:
+                raise UsageError(
+                    f"--data {folder}: {image.name}: expected label classes 0-5 (faces 1-6) or "
+                    f"6 (cocked), got class {cls}"
+                )

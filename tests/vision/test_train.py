@@ -203,6 +203,16 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "--data" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+    # a bad label line is named before any training starts
+    data = _yolo_folder(tmp_path / "data", ["a", "b"])
+    (data / "labels" / "b.txt").write_text("0 0.5 0.5 0.1 0.1\n2 0.5 nan 0.1 0.1\n")
+    assert main(["train", "--data", str(data), "--from", str(tmp_path / "m.onnx")]) == 2
+    assert "b.txt:2: expected finite numbers" in capsys.readouterr().err
+    (data / "labels" / "b.txt").write_text("9 0.5 0.5 0.1 0.1\n")
+    assert main(["train", "--data", str(data)]) == 2
+    assert "b.jpg: expected label classes 0-5 (faces 1-6) or 6 (cocked), got class 9" in (
+        capsys.readouterr().err
+    )
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--replay", "-1"]) == 2
     assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--freeze", "40"]) == 2

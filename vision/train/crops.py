@@ -10,6 +10,8 @@ import numpy as np
 
 from vision.faces import CROP_SIZE, crop_die
 
+from .classifier import N_CLASSES
+
 __all__ = ["CROP_SIZE", "crop_die", "iter_yolo_items", "load_crops"]
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
@@ -59,6 +61,8 @@ def load_crops(
                 continue
             cls = int(float(fields[0]))
             cx, cy, bw, bh = (float(v) for v in fields[1:])
+            if not (np.isfinite([cx, cy, bw, bh]).all() and 0 <= cls < N_CLASSES):
+                raise ValueError(f"{label_path}: expected 'class cx cy w h', got {line.strip()!r}")
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             if min(box[2] - box[0], box[3] - box[1]) < 3:
                 continue
