@@ -17,7 +17,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-__all__ = ["UsageError", "build_parser", "main"]
+__all__ = ["UsageError", "build_parser", "main", "settings_error"]
 
 
 class UsageError(Exception):
@@ -41,13 +41,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def settings_error(exc: BaseException) -> str | None:
+    """One line naming the ``DICECAM_*`` variables a settings class refused, or None when ``exc``
+    is not such an error.
+
+    Example:
+        >>> from vision.config import VisionSettings
+        >>> try:
+        ...     VisionSettings(conf="abc")
+        ... except Exception as exc:
+        ...     print(settings_error(exc))
+        DICECAM_CONF: Input should be a valid number, unable to parse string as a number (got 'abc')
+    """
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError) or not exc.title.endswith("Settings"):
+        return None
+    return "; ".join(
+        f"DICECAM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} (got {e.get('input')!r})"
+        for e in exc.errors()
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except UsageError as exc:
-        print(f"dicecam {args.command}: error: {exc}", file=sys.stderr)
+    except UsageError as exc:  # one raised over a settings error names the variables instead
+        cause = exc.__cause__ or exc.__context__
+        message = (settings_error(cause) if cause is not None else None) or exc
+        print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        message = settings_error(exc)
+        if message is None:
+            raise
+        print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

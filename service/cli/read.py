@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         reader = DiceReader(
             args.model, conf=args.conf, second_look=args.second_look, backend=args.backend
         )
-    except ModelError as exc:
+    except (ModelError, ValueError) as exc:  # ValueError: a DICECAM_* setting it cannot use
         raise UsageError(str(exc)) from None
 
     failed = 0

@@ -99,6 +99,32 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
     assert proc.returncode == 2 and "reader model not found" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("command", "env", "message"),
+    [
+        ("read", {"DICECAM_CONF": "abc"}, "DICECAM_CONF: Input should be a valid number"),
+        ("read", {"DICECAM_THREADS": "0"}, "DICECAM_THREADS: Input should be greater than or"),
+        ("read", {"DICECAM_BACKEND": "gpu"}, "expected a backend among auto, openvino"),
+        ("label", {"DICECAM_THREADS": "0"}, "DICECAM_THREADS: Input should be greater than or"),
+        ("eval", {"DICECAM_CONF": "2"}, "DICECAM_CONF: Input should be less than or equal to 1"),
+    ],
+)
+def test_a_bad_dicecam_variable_is_one_line_naming_it(
+    command, env, message, photos, tmp_path, capsys, monkeypatch
+):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    argv = {
+        "read": ["read", str(photos["good"])],
+        "label": ["label", str(photos["good"].parent), "--out", str(tmp_path / "o")],
+        "eval": ["eval", str(_one_photo_dataset(tmp_path, "0 0.5 0.5 0.2 0.2\n"))],
+    }[command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dicecam {command}: error: ") and message in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
 def _one_photo_dataset(root: Path, labels: str) -> Path:
     """A YOLO folder with one plain 320x320 photo ``a.png`` and its ``labels`` lines."""
     ds = root / "ds"
