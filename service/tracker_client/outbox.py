@@ -37,6 +37,30 @@ class OutboxEntry:
     state: str = "pending"
 
 
+_TYPES: dict[str, tuple[type, ...]] = {
+    "key": (str,),
+    "base_url": (str,),
+    "turn": (dict,),
+    "created_at": (str,),
+    "attempts": (int,),
+    "next_attempt_at": (int, float),
+    "last_error": (str, type(None)),
+    "result": (dict, type(None)),
+    "state": (str,),
+}
+
+
+def _check_types(entry: OutboxEntry) -> None:
+    """TypeError naming the first field of a hand-edited entry whose JSON type is wrong."""
+    for name, types in _TYPES.items():
+        value = getattr(entry, name)
+        if not isinstance(value, types) or isinstance(value, bool):
+            expected = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise TypeError(f"expected {name} to be {expected}, got {value!r}")
+    if entry.state not in STATES:
+        raise TypeError(f"expected state among {', '.join(STATES)}, got {entry.state!r}")
+
+
 def _fsync_dir(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -115,9 +139,13 @@ class Outbox:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # never written by write()
             raise ValueError(f"outbox file {path} is not valid JSON: {exc}") from exc
         try:
-            return OutboxEntry(**raw)
+            if not isinstance(raw, dict):
+                raise TypeError(f"expected a JSON object, got {type(raw).__name__}")
+            entry = OutboxEntry(**raw)
+            _check_types(entry)
         except TypeError as exc:
             raise ValueError(f"outbox file {path} is not an outbox entry: {exc}") from exc
+        return entry
 
     def entries(self, state: str = "pending") -> Iterator[OutboxEntry]:
         folder = self.directory / state

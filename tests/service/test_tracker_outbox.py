@@ -242,13 +242,24 @@ def test_unreadable_outbox_file_is_skipped_and_kept(app, serve, seed_players, tm
     junk = tmp_path / "pending" / "hand-edited.json"
     junk.write_text("{not json")
     (tmp_path / "pending" / "wrong-shape.json").write_text('{"hello": 1}')
+    (tmp_path / "pending" / "x-list.json").write_text("[1, 2]")
+    # the right keys with a wrong type: it crashed the delivery loop (attempts + 1)
+    bad = {"key": "k", "base_url": client.base_url, "turn": {"score": 50}, "attempts": "x"}
+    (tmp_path / "pending" / "x-types.json").write_text(json.dumps(bad))
     turn = TurnSubmission(player="shea", score=50)
     client.outbox.put(
         OutboxEntry(key=turn.idempotency_key, base_url=client.base_url, turn=turn.to_json())
     )
     report = client.deliver_pending()
     assert list(report.delivered) == [turn.idempotency_key]
-    assert [p.name for p in client.outbox.unreadable()] == ["hand-edited.json", "wrong-shape.json"]
+    assert [p.name for p in client.outbox.unreadable()] == [
+        "hand-edited.json",
+        "wrong-shape.json",
+        "x-list.json",
+        "x-types.json",
+    ]
+    with pytest.raises(ValueError, match="expected attempts to be int, got 'x'"):
+        client.outbox.find("x-types")
     assert junk.read_text() == "{not json"
     client.close()
 
