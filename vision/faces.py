@@ -75,7 +75,18 @@ class FaceClassifier:
         self.model_path = Path(model)
         self.tta = tta
         self._session = cpu_session(self.model_path, threads)
-        inp = self._session.get_inputs()[0]
+        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
+        if (
+            len(inp.shape) != 4
+            or inp.shape[1] != 3
+            or len(out.shape) != 2
+            or out.shape[1] not in (6, 7)
+        ):
+            raise ValueError(
+                f"{self.model_path}: expected a face classifier (input N x 3 x S x S, output "
+                f"N x 7, or N x 6 without the cocked class), got input {inp.shape} and output "
+                f"{out.shape}"
+            )
         self._input = inp.name
         size = inp.shape[2]
         self.size = size if isinstance(size, int) else CROP_SIZE

@@ -177,9 +177,14 @@ class DiceReader:
         """JPEGs decode at reduced scale down to this many pixels a side (more with a classifier,
         which reads dice at their own scale)."""
         if table == "auto":
-            from vision.table import TableStage
+            from vision.table import CalibrationError, SurfaceModelError, TableStage
 
-            table = TableStage.default()
+            try:
+                table = TableStage.default()
+            except CalibrationError:
+                raise
+            except (SurfaceModelError, ValueError) as exc:  # an outline or off-table model
+                raise ModelError(f"table step: {exc}") from None
         self.table = table
         size = settings.second_look if second_look is None else int(second_look)
         if size is None:  # half as large again, on the stride: 768 for a 512 model

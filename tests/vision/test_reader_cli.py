@@ -107,13 +107,27 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
         ("read", {"DICECAM_BACKEND": "gpu"}, "expected a backend among auto, openvino"),
         ("label", {"DICECAM_THREADS": "0"}, "DICECAM_THREADS: Input should be greater than or"),
         ("eval", {"DICECAM_CONF": "2"}, "DICECAM_CONF: Input should be less than or equal to 1"),
+        # model files that are not what the variable promises: errors, not tracebacks or a
+        # surface model read as a face classifier (every die "cocked")
+        ("read", {"DICECAM_SURFACE_MODEL": "{junk}"}, "table step: cannot load surface model"),
+        ("read", {"DICECAM_OFFTABLE_MODEL": "{junk}"}, "table step: cannot load off-table model"),
+        (
+            "read",
+            {"DICECAM_FACES_MODEL": "models/dicecam-surface.onnx"},
+            "expected a face classifier (input N x 3 x S x S, output N x 7",
+        ),
     ],
 )
 def test_a_bad_dicecam_variable_is_one_line_naming_it(
     command, env, message, photos, tmp_path, capsys, monkeypatch
 ):
+    junk = tmp_path / "junk.onnx"
+    junk.write_text("not a model")
     for name, value in env.items():
-        monkeypatch.setenv(name, value)
+        path = Path(__file__).resolve().parents[2] / value
+        monkeypatch.setenv(
+            name, str(junk) if value == "{junk}" else str(path) if path.is_file() else value
+        )
     argv = {
         "read": ["read", str(photos["good"])],
         "label": ["label", str(photos["good"].parent), "--out", str(tmp_path / "o")],

@@ -86,7 +86,10 @@ class ContextDieModel:
             raise FileNotFoundError(
                 f"{self.label} not found: {self.model_path}. Train it with {self.train_command}"
             )
-        self._session = cpu_session(self.model_path, threads)
+        try:
+            self._session = cpu_session(self.model_path, threads)
+        except Exception as exc:  # onnxruntime's own errors: not ONNX, a broken file
+            raise ValueError(f"cannot load {self.label} {self.model_path}: {exc}") from None
         inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
         if out.shape[-1] != 2:
             raise ValueError(
