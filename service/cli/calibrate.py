@@ -104,8 +104,12 @@ def _preview(rgb, outline, path: Path) -> None:  # type: ignore[no-untyped-def]
     else:
         text = "no edge seen: the surface fills the frame" if outline is None else "no surface seen"
         cv2.putText(img, text, (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (40, 40, 230), 2)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), img):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = cv2.imwrite(str(path), img)
+    except (OSError, cv2.error) as exc:
+        raise UsageError(f"cannot write the preview {path}: {exc}") from None
+    if not written:
         raise UsageError(f"cannot write the preview {path} (expected a .png or .jpg path)")
 
 
@@ -114,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.table import Calibration, CalibrationError, SurfaceModel, SurfaceModelError
 
     target = args.out
+    if target is not None and target.is_dir():
+        raise UsageError(f"--out must be the calibration file, got a folder: {target}")
     if args.clear:
         if args.photo or args.points or args.accept:
             raise UsageError("expected --clear alone, got it with a photo or points")
@@ -161,7 +167,10 @@ def run(args: argparse.Namespace) -> int:
 
     stored = None
     if cal is not None and (args.points or args.accept):
-        stored = cal.save(target)
+        try:
+            stored = cal.save(target)
+        except OSError as exc:
+            raise UsageError(f"cannot store the calibration: {exc}") from None
     result = {
         "photo": str(args.photo),
         "width": w,

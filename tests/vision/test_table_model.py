@@ -153,9 +153,21 @@ def test_calibrate_proposes_the_learned_outline_then_accept_stores_it(
         (["--points", "0,0", "10,10"], "at least 3 boundary points"),
         (["--points", "0,0", "900,0", "0,900"], "normalised coordinates near 0..1"),
         (["--points", "0,0", "1,0", "1,1", "--accept"], "expected --points or --accept"),
+        # places it cannot write: they were tracebacks
+        (["--points", "0,0", "600,0", "0,400", "--out", "{tmp}"], "--out must be the calibration"),
+        (
+            ["--points", "0,0", "600,0", "0,400", "--out", "{file}/cal.json"],
+            "cannot store the calibration: ",
+        ),
+        (
+            ["--points", "0,0", "600,0", "0,400", "--show", "{file}/show.png"],
+            "cannot write the preview ",
+        ),
     ],
 )
 def test_calibrate_bad_points_exit_2_and_store_nothing(tmp_path, photo, args, message, capsys):
+    (tmp_path / "a-file").write_text("a file, not a folder")
+    args = [a.format(tmp=tmp_path, file=tmp_path / "a-file") for a in args]
     assert main(["calibrate", str(photo), *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("dicecam calibrate: error: ") and message in err
