@@ -73,12 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = (settings_error(cause) if cause is not None else None) or exc
         print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
         return 2
-    except Exception as exc:
-        message = settings_error(exc)
-        if message is None:
-            raise
-        print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -87,6 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except Exception as exc:
+        message = settings_error(exc)
+        if message is None:
+            raise
+        print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover
