@@ -147,6 +147,7 @@ def _client(args: argparse.Namespace):
 
 def run_submit(args: argparse.Namespace) -> int:
     from service.tracker_client import (
+        OutboxEntry,
         TrackerAuthError,
         TrackerRejected,
         TrackerUnavailable,
@@ -154,14 +155,26 @@ def run_submit(args: argparse.Namespace) -> int:
     )
 
     client = _client(args)
+    turn = TurnSubmission(player=args.player, score=args.score, comment=args.comment)
     try:
         if args.password:
             client.login(args.player, args.password)
+    except TrackerUnavailable as exc:  # no token today, but the turn must not be lost
+        client.outbox.put(
+            OutboxEntry(key=turn.idempotency_key, base_url=client.base_url, turn=turn.to_json())
+        )
+        print(
+            f"queued in the outbox, not delivered yet (could not log in): {exc}; deliver it with "
+            "`dicecam outbox deliver` once the tracker is back",
+            file=sys.stderr,
+        )
+        return 1
+    except TrackerAuthError as exc:
+        raise UsageError(exc.detail) from exc
+    try:
         if not client.token:
             raise UsageError("expected --password, --token or DICECAM_TRACKER_TOKEN to submit")
-        result = client.submit_turn(
-            TurnSubmission(player=args.player, score=args.score, comment=args.comment)
-        )
+        result = client.submit_turn(turn)
     except TrackerAuthError as exc:
         raise UsageError(exc.detail) from exc
     except TrackerUnavailable as exc:

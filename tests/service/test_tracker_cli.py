@@ -116,7 +116,12 @@ def test_standalone_tracker_submit_and_outbox(standalone, env, midday_zone, tmp_
     assert "kenny" in httpx.get(url + "/").text
 
 
-def test_submit_while_tracker_down_then_outbox_deliver(tmp_path, env, midday_zone, unused_port):
+@pytest.mark.parametrize("auth", ["--token", "--password"])
+def test_submit_while_tracker_down_then_outbox_deliver(
+    auth, tmp_path, env, midday_zone, unused_port
+):
+    """With --password the login itself cannot reach the tracker: the turn must still be queued
+    (it was reported queued and lost)."""
     db = f"sqlite:///{tmp_path / 'standalone.sqlite3'}"
     url = f"http://127.0.0.1:{unused_port}"
     proc = start_tracker(unused_port, db, env)
@@ -127,8 +132,8 @@ def test_submit_while_tracker_down_then_outbox_deliver(tmp_path, env, midday_zon
 
     out = dicecam(
         "submit",
-        "--token",
-        token,
+        auth,
+        token if auth == "--token" else "pass-word-2",
         "--player",
         "molly",
         "--score",
