@@ -154,6 +154,10 @@ def run_submit(args: argparse.Namespace) -> int:
         TurnSubmission,
     )
 
+    if args.score < 0 or args.score % 50:  # the tracker would refuse it, after it was queued
+        raise UsageError(
+            f"expected a Morning Roll score, 0 or more in steps of 50, got {args.score}"
+        )
     client = _client(args)
     turn = TurnSubmission(player=args.player, score=args.score, comment=args.comment)
     try:

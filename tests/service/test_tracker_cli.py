@@ -191,6 +191,13 @@ def test_submit_without_url_is_a_usage_error(env):
     out = dicecam("submit", "--player", "x", "--score", "50", env=env)
     assert out.returncode == 2
     assert "expected a tracker URL: --url or DICECAM_TRACKER_URL" in out.stderr
+    for score in ("75", "-50"):  # refused before anything is queued for the tracker to refuse
+        out = dicecam("submit", "--url", "http://127.0.0.1:9", "--player", "x", "--token", "t",
+                      "--score", score, env=env)  # fmt: skip
+        assert out.returncode == 2 and "expected a Morning Roll score, 0 or more in steps" in (
+            out.stderr
+        )
+        assert not (Path(env["DICECAM_DATA_DIR"]) / "outbox").exists()
     out = dicecam("tracker", "--database-url", "nonsense://", "--port", "1", env=env)
     assert out.returncode == 2 and "expected a database URL like" in out.stderr
     assert "Traceback" not in out.stderr
