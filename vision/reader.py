@@ -37,7 +37,7 @@ from vision.config import VisionSettings
 from vision.dice_stages import build_dice, choose_boxes, read_faces, take
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
-from vision.stages import ModelError, load_stage
+from vision.stages import ModelError, default_table, load_stage
 from vision.types import Reading
 from vision.yolo_output import DetectorInfo, decode_end2end, decode_raw
 
@@ -176,16 +176,7 @@ class DiceReader:
         self.decode_side = max(self.imgsz) * (4 if self.faces is not None else 1)
         """JPEGs decode at reduced scale down to this many pixels a side (more with a classifier,
         which reads dice at their own scale)."""
-        if table == "auto":
-            from vision.table import CalibrationError, SurfaceModelError, TableStage
-
-            try:
-                table = TableStage.default()
-            except CalibrationError:
-                raise
-            except (SurfaceModelError, ValueError) as exc:  # an outline or off-table model
-                raise ModelError(f"table step: {exc}") from None
-        self.table = table
+        self.table = default_table() if table == "auto" else table
         size = settings.second_look if second_look is None else int(second_look)
         if size is None:  # half as large again, on the stride: 768 for a 512 model
             size = round(max(self.imgsz) * SECOND_LOOK_SCALE / self.stride) * self.stride

@@ -20,7 +20,7 @@ from typing import Any
 
 from vision.config import VisionSettings
 
-__all__ = ["STAGES", "ModelError", "load_stage", "stage_path"]
+__all__ = ["STAGES", "ModelError", "default_table", "load_stage", "stage_path"]
 
 
 class ModelError(RuntimeError):
@@ -105,3 +105,21 @@ def load_stage(
         return _open(stage, path, settings, threads)
     except Exception as exc:
         raise ModelError(f"cannot load {STAGES[stage]} {path}: {exc}") from None
+
+
+def default_table() -> Any:
+    """The reader's table step from the settings (:meth:`vision.table.TableStage.default`), or
+    None when there is none.
+
+    Raises:
+        CalibrationError: the stored calibration file is broken (fix or delete it).
+        ModelError: the outline or off-table model cannot be loaded, or is of another kind.
+    """
+    from vision.table import CalibrationError, SurfaceModelError, TableStage
+
+    try:
+        return TableStage.default()
+    except CalibrationError:
+        raise
+    except (SurfaceModelError, ValueError) as exc:  # an outline or off-table model
+        raise ModelError(f"table step: {exc}") from None
