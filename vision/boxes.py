@@ -38,7 +38,7 @@ def letterbox(
     th, tw = size
     h, w = rgb.shape[:2]
     gain = min(th / h, tw / w)
-    nw, nh = round(w * gain), round(h * gain)
+    nw, nh = max(round(w * gain), 1), max(round(h * gain), 1)  # a 1 x 20000 strip keeps 1 px
     dw, dh = (tw - nw) / 2, (th - nh) / 2
     top, left = round(dh - 0.1), round(dw - 0.1)
     if out is None:

@@ -243,6 +243,23 @@ def test_letterbox_places_and_pads_like_ultralytics():
     assert (out[106 : 106 + 107] == 7).all()
 
 
+def test_a_strip_one_pixel_across_is_read_not_crashed(one_die_model, tmp_path):
+    """A 1 x 20000 photo scaled to the model's size is under a pixel across: it was a cv2 error
+    (a 500 from the service), now it is read."""
+    out, lb = letterbox(np.full((20000, 1, 3), 7, np.uint8), (320, 320))
+    assert out.shape == (320, 320, 3) and lb.left == 159 and (out[:, 159] == 7).all()
+    assert (out[:, :159] == 114).all() and (out[:, 160:] == 114).all()
+    reader = DiceReader(one_die_model)
+    for size in ((20000, 1), (1, 20000), (9000, 2)):
+        path = tmp_path / f"strip-{size[0]}x{size[1]}.png"
+        Image.new("RGB", size, (90, 90, 90)).save(path)
+        reading = reader.read(path)  # this test model finds a die anywhere: it must fit
+        assert (reading.width, reading.height) == size
+        for d in reading.dice:
+            x1, y1, x2, y2 = d.box
+            assert 0 <= x1 <= x2 <= size[0] and 0 <= y1 <= y2 <= size[1], d.box
+
+
 def test_nms_is_class_agnostic_and_keeps_best_first():
     boxes = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [20, 20, 30, 30]], np.float32)
     scores = np.array([0.5, 0.9, 0.7], np.float32)
