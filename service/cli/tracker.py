@@ -147,7 +147,6 @@ def _client(args: argparse.Namespace):
 
 def run_submit(args: argparse.Namespace) -> int:
     from service.tracker_client import (
-        OutboxEntry,
         TrackerAuthError,
         TrackerRejected,
         TrackerUnavailable,
@@ -164,9 +163,7 @@ def run_submit(args: argparse.Namespace) -> int:
         if args.password:
             client.login(args.player, args.password)
     except TrackerUnavailable as exc:  # no token today, but the turn must not be lost
-        client.outbox.put(
-            OutboxEntry(key=turn.idempotency_key, base_url=client.base_url, turn=turn.to_json())
-        )
+        client.queue(turn)
         print(
             f"queued in the outbox, not delivered yet (could not log in): {exc}; deliver it with "
             "`dicecam outbox deliver` once the tracker is back",

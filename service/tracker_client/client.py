@@ -189,6 +189,13 @@ class TrackerClient:
 
     # -- turns through the outbox ------------------------------------------------------------
 
+    def queue(self, turn: TurnSubmission) -> OutboxEntry:
+        """Write ``turn`` to the outbox (once: a known key keeps its entry) and return its entry,
+        which :meth:`deliver_pending` delivers later."""
+        entry = OutboxEntry(key=turn.idempotency_key, base_url=self.base_url, turn=turn.to_json())
+        self.outbox.put(entry)
+        return self.outbox.find(turn.idempotency_key) or entry
+
     def submit_turn(self, turn: TurnSubmission, *, retries: int | None = None) -> dict[str, Any]:
         """Queue ``turn`` in the outbox, then deliver it (retrying with exponential backoff).
 
@@ -196,9 +203,7 @@ class TrackerClient:
         be delivered now (it stays queued for :meth:`deliver_pending`), :class:`TrackerRejected`
         when the tracker refused it (kept under ``rejected/`` with the reason).
         """
-        entry = OutboxEntry(key=turn.idempotency_key, base_url=self.base_url, turn=turn.to_json())
-        self.outbox.put(entry)
-        entry = self.outbox.find(turn.idempotency_key) or entry
+        entry = self.queue(turn)
         if entry.state == "delivered":
             return entry.result or {}
         if entry.state == "rejected":
