@@ -169,7 +169,7 @@ def read_coco(
                 file_name, size(width, "width", where), size(height, "height", where), [], image
             )
     for n, ann in enumerate(_list(data, "annotations", path), 1):
-        where = f"{path}: annotation {n}"
+        where = f"{path}: annotation {ann.get('id', n) if isinstance(ann, dict) else n}"
         with entry(where):
             if ann["image_id"] not in photos:
                 raise LabelFormatError(f"{where}: image_id {ann['image_id']} is not in 'images'")
