@@ -96,6 +96,11 @@ class VisionSettings(BaseSettings):
         description="a die whose face the classifier gives less than this probability is marked "
         "unsure, the value to check (0: never)",
     )
+    mirror: bool = Field(
+        True,
+        description="a photo with a doubtful die is read again mirrored, and a box the mirror "
+        "image does not confirm loses up to half its confidence (DICECAM_MIRROR)",
+    )
     threads: int = Field(2, ge=1, description="inference threads per model")
     backend: str = Field(
         "auto",

@@ -36,6 +36,7 @@ from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
 from vision.dice_stages import build_dice, choose_boxes, read_faces, take
 from vision.faces import faces_model_for
+from vision.fusion import mirror_boxes, second_opinion
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.stages import ModelError, default_table, load_stage
 from vision.types import Reading
@@ -82,6 +83,11 @@ class DiceReader:
         second_look_below: a photo is small-diced when its dice's median longer side is under
             this many input pixels at the model's own size (default
             ``DICECAM_SECOND_LOOK_BELOW``, 24).
+        mirror: a photo with a doubtful die (confidence under twice ``conf``) is read again
+            mirrored, and a box the mirror look does not confirm loses up to half its
+            confidence (:mod:`vision.fusion`); default ``DICECAM_MIRROR``, on. Not when told
+            the dice count, which judges doubtful boxes its own way. Those photos take a second
+            inference.
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
@@ -105,6 +111,7 @@ class DiceReader:
         backend: str | None = None,
         cocked: str | Path | bool | None = None,
         verify: str | Path | bool | None = None,
+        mirror: bool | None = None,
         warmup: bool = True,
     ) -> None:
         settings = VisionSettings()
@@ -200,6 +207,9 @@ class DiceReader:
         self.fit_conf = settings.fit_conf
         self.fit_min_verify = settings.fit_min_verify
         self.unsure_below = settings.unsure_below
+        self.mirror = settings.mirror if mirror is None else bool(mirror)
+        """Photos with a doubtful die are read again mirrored, for a second opinion on their
+        boxes (``DICECAM_MIRROR``; see :mod:`vision.fusion`)."""
         """A die whose face the classifier gives less than this probability is marked
         ``unsure`` (``DICECAM_UNSURE_BELOW``, 0.6; 0: never)."""
         if warmup:  # at the shape of a 640x480 camera frame, the most common one
@@ -358,14 +368,57 @@ class DiceReader:
                 boxes.append(lb)
             prep = time.perf_counter()
             out = self._run(blob, second=size is not None)
+            flipped = self._mirror_looks(blob, out, len(members), expected, second=size is not None)
             for row, i in enumerate(members):
-                readings[i], wants = self._decode(out[row], loaded[i][0], boxes[row], expected)
+                views = (out[row], flipped[row], tw)
+                readings[i], wants = self._decode(views, loaded[i][0], boxes[row], expected)
                 if small is not None:
                     small[i] = wants
             for i in members:
                 own[i] += (prep - t0) / len(members)
             shared += time.perf_counter() - prep
         return shared
+
+    def _floor(self, expected: int | None) -> float:
+        """The lowest confidence of a box decoded (faint boxes judge the second look and fill
+        a dice count)."""
+        faint = min(self.second_look_conf, self.conf)
+        fit = expected is not None and self.fit_count
+        return min(faint, self.fit_conf) if fit and self.verify is not None else faint
+
+    def _mirror_looks(
+        self,
+        blob: NDArray[np.float32],
+        out: NDArray[np.float32],
+        n: int,
+        expected: int | None,
+        *,
+        second: bool,
+    ) -> list[NDArray[np.float32] | None]:
+        """The detector's output for the mirror image of each of the ``n`` photos of ``blob``
+        whose first look holds a die the mirror look could drop, else None.
+
+        The mirror look can only halve a box's confidence (:func:`vision.fusion.second_opinion`),
+        so a photo whose dice are all at least twice the reader's ``conf`` sure is read once.
+        """
+        if not self.mirror or (expected is not None and self.fit_count):
+            return [None] * n  # told the count, fitting it judges the doubtful boxes
+        doubtful = (self.conf, 2 * self.conf)
+        rows = []
+        for r in range(n):
+            conf = self._boxes(out[r], self.conf)[1]
+            if ((conf >= doubtful[0]) & (conf < doubtful[1])).any():
+                rows.append(r)
+        if not rows:
+            return [None] * n
+        if self.fixed_batch:  # a fixed batch runs whole
+            flipped = self._run(np.ascontiguousarray(blob[..., ::-1]), second=second)
+            return [flipped[r] if r in rows else None for r in range(n)]
+        flipped = self._run(np.ascontiguousarray(blob[rows][..., ::-1]), second=second)
+        looks: list[NDArray[np.float32] | None] = [None] * n
+        for k, r in enumerate(rows):
+            looks[r] = flipped[k]
+        return looks
 
     def _small_dice(self, sides: Sequence[float], width: int, height: int) -> bool:
         """True when a second look is set and the median of ``sides`` (longer sides of the
@@ -385,20 +438,40 @@ class DiceReader:
             max_decoded_pixels=s.max_decoded_pixels,
         )
 
-    def _decode(
-        self, pred: NDArray[np.float32], img: LoadedImage, lb: Letterbox, expected: int | None
-    ) -> tuple[Reading, bool]:
-        """The reading of one photo from the detector's output, and whether the photo wants a
-        second look: judged on every box the detector found, before the die check, since the
-        things it drops (often far dice taken for something else) are small too."""
+    def _boxes(self, pred: NDArray[np.float32], floor: float) -> tuple[NDArray[Any], ...]:
+        """Boxes, confidences, values and cocked flags of one look, from ``floor`` up, after NMS."""
         decode = decode_end2end if self.end2end else decode_raw
-        faint = min(self.second_look_conf, self.conf)
-        fit = expected is not None and self.fit_count
-        floor = min(faint, self.fit_conf) if fit and self.verify is not None else faint
         boxes, conf, values, cocked = decode(pred, self.roles, conf=floor)
         if len(conf):
             keep = nms(boxes, conf, self.iou)[: self.max_det]
             boxes, conf, values, cocked = take(keep, boxes, conf, values, cocked)
+        return boxes, conf, values, cocked
+
+    def _decode(
+        self,
+        views: tuple[NDArray[np.float32], NDArray[np.float32] | None, int],
+        img: LoadedImage,
+        lb: Letterbox,
+        expected: int | None,
+    ) -> tuple[Reading, bool]:
+        """The reading of one photo from the detector's output (``views``: the photo's, its
+        mirror image's or None, and the input's width), and whether the photo wants a second
+        look: judged on every box the detector found, before the die check, since the things it
+        drops (often far dice taken for something else) are small too."""
+        pred, flipped, width = views
+        faint = min(self.second_look_conf, self.conf)
+        fit = expected is not None and self.fit_count
+        floor = self._floor(expected)
+        if flipped is None:
+            boxes, conf, values, cocked = self._boxes(pred, floor)
+        else:  # the mirror look can only doubt a box: it needs its boxes from half the floor
+            boxes, conf, values, cocked = self._boxes(pred, floor)
+            other, other_conf, _, _ = self._boxes(flipped, floor / 2)
+            boxes, conf = second_opinion(boxes, conf, mirror_boxes(other, width), other_conf)
+            boxes, conf, values, cocked = take(conf >= floor, boxes, conf, values, cocked)
+            if len(conf):  # moved boxes may now overlap, and the order may have changed
+                keep = nms(boxes, conf, self.iou)[: self.max_det]
+                boxes, conf, values, cocked = take(keep, boxes, conf, values, cocked)
         # model input -> decoded pixels -> original pixels (after EXIF orientation)
         boxes = boxes.astype(np.float64)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain

@@ -6,6 +6,7 @@
 
 Prints the model's input size, median and p90 latency of ``read(path)`` with the table
 outline (the reader's default) and without it (``table=None``), what the outline adds, the
+same without the mirror look at photos with a doubtful die and how many reads took it, the
 same with one look only (no second look at photos of small dice) and how many reads took a
 second look, the share spent in the detector alone, and batch throughput. Target (issues 4 and 5): median
 <= 25 ms on the 2-core CPU, or the benchmark says what the outline adds.
@@ -78,11 +79,11 @@ def main() -> int:
         # told the count the reader finds, and one die more: then the count fit checks the
         # faint boxes and reads the photo again at the second look's size
         counts = [len(reader.read(p).dice) for p in photos]
-        e2e, bare, infer, single, counted, short = [], [], [], [], [], []
-        second, looks = reader.second_look, []
+        e2e, bare, infer, single, counted, short, once = [], [], [], [], [], [], []
+        second, looks, mirror = reader.second_look, [], reader.mirror
         run = reader._run  # count the second looks the timed reads take
         reader._run = lambda blob, second=False: looks.append(second) or run(blob, second=second)
-        looked = 0
+        looked = mirrored = 0
         blob = np.zeros((reader.fixed_batch or 1, 3, h, w), np.float32)
         table = reader.table
         for i in range(args.runs):
@@ -91,6 +92,12 @@ def main() -> int:
             reader.read(photos[i % len(photos)])
             e2e.append((time.perf_counter() - t0) * 1000)
             looked += any(looks)
+            mirrored += looks.count(False) > 1  # a doubtful die: the photo read again mirrored
+            reader.mirror = False
+            t0 = time.perf_counter()
+            reader.read(photos[i % len(photos)])
+            once.append((time.perf_counter() - t0) * 1000)
+            reader.mirror = mirror
             reader.table = None
             t0 = time.perf_counter()
             reader.read(photos[i % len(photos)])
@@ -144,6 +151,11 @@ def main() -> int:
     print(
         f"  no outline ms  median {statistics.median(bare):.1f}  p90 {_pct(bare, 90):.1f}  "
         f"(table=None; the outline adds {statistics.median(e2e) - statistics.median(bare):.1f} ms)"
+    )
+    print(
+        f"  no mirror ms   median {statistics.median(once):.1f}  p90 {_pct(once, 90):.1f}  "
+        f"(DICECAM_MIRROR=0; {mirrored} of {args.runs} reads had a doubtful die and were read "
+        "again mirrored)"
     )
     if second is None:
         print("second look      none (DICECAM_SECOND_LOOK=0, or a fixed-size model)")

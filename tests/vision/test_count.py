@@ -87,7 +87,9 @@ def detector(tmp_path) -> Path:
 
 
 def _reader(detector: Path, **kw) -> DiceReader:
-    return DiceReader(detector, faces=False, table=None, second_look=0, cocked=False, **kw)
+    return DiceReader(
+        detector, faces=False, table=None, second_look=0, cocked=False, mirror=False, **kw
+    )
 
 
 def test_a_faint_box_the_die_check_takes_for_a_die_fills_the_count(detector, photo):

@@ -256,7 +256,9 @@ def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
     cmd += ["--format", "labelstudio", "--model", str(model), "--conf", "0.5"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120)
+    # the fake detector finds its boxes in any image, mirror images too: one look
+    env = {**os.environ, "DICECAM_MIRROR": "0"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "labelled 2 of 3 photos (4 dice)" in proc.stdout
     assert "ETA" in proc.stderr  # the progress bar
@@ -265,7 +267,7 @@ def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
     assert tasks[0]["predictions"][0]["model_version"] == "known"
     from vision.reader import DiceReader
 
-    reader = DiceReader(model, conf=0.5)
+    reader = DiceReader(model, conf=0.5, mirror=False)
     back = {p.name: p for p in read_labels(out, image_root=photos)}
     for name in ("a.jpg", "b.png"):
         direct = reader.read(photos / name)

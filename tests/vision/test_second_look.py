@@ -87,7 +87,9 @@ def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
 
 def test_batch_reads_only_the_small_dice_photos_again(tmp_path):
     # the same model, dice 20 px: every photo needs the second look; an empty one does not
-    reader = DiceReader(_dynamic(tmp_path, 20), faces=False, table=None, second_look=640)
+    reader = DiceReader(
+        _dynamic(tmp_path, 20), faces=False, table=None, second_look=640, mirror=False
+    )
     seen = _spy(reader)
     with_die = np.zeros((480, 640, 3), np.uint8)
     readings = reader.read_batch([with_die, with_die], batch_size=8)
@@ -129,13 +131,13 @@ def test_faint_small_boxes_ask_for_the_second_look_but_are_never_read(tmp_path, 
     preds = models.raw_preds([(160, 128, 20, 20, {4: 0.15})])
     faint = models.make_model(tmp_path / "faint.onnx", preds, batch="b", dynamic=True)
     photo = np.zeros((480, 640, 3), np.uint8)
-    reader = DiceReader(faint, faces=False, table=None, second_look=640)
+    reader = DiceReader(faint, faces=False, table=None, second_look=640, mirror=False)
     assert (reader.conf, reader.second_look_conf) == (0.25, 0.1)
     seen = _spy(reader)
     assert reader.read(photo).dice == []
     assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
     monkeypatch.setenv("DICECAM_SECOND_LOOK_CONF", "0.2")
-    strict = DiceReader(faint, faces=False, table=None, second_look=640)
+    strict = DiceReader(faint, faces=False, table=None, second_look=640, mirror=False)
     seen = _spy(strict)
     assert strict.read(photo).dice == [] and seen == [(1, 3, 256, 320)]
     # a reader that keeps faint dice judges on what it keeps
