@@ -55,8 +55,13 @@ def service_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def tracker_url():
-    with BackgroundServer(create_tracker_app("sqlite://")) as server:
+def tracker_url(tmp_path_factory):
+    # a database file, as `dicecam serve` keeps. An in-memory one ("sqlite://") is a single
+    # connection that the server's threads share: requests that overlap can fail (a 500 on
+    # GET /api/v1/rollcall in a full run of the suite; four threads of requests at once give
+    # 500s there, none on a file)
+    url = f"sqlite:///{tmp_path_factory.mktemp('tracker') / 'tracker.sqlite3'}"
+    with BackgroundServer(create_tracker_app(url)) as server:
         yield server.url
 
 
