@@ -42,7 +42,7 @@ def create_app(
     (tests inject one). Mountable under a prefix: ``app.mount("/tracker", create_app())``.
 
     Example:
-        >>> app = create_app("sqlite://")  # in memory
+        >>> app = create_app("sqlite://")  # a private database (a temporary file) for this app
         >>> app.title
         'Morning Roll tracker'
     """

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -83,6 +86,15 @@ def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
     return engine
 
 
+def _in_memory(database_url: str) -> bool:
+    """Whether ``database_url`` names an in-memory SQLite database (``sqlite://``)."""
+    try:
+        url = make_url(database_url)
+    except Exception:  # make_engine names what it expected
+        return False
+    return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
+
+
 class Database:
     """The tracker's database: sessions that write, and sessions that only read.
 
@@ -92,13 +104,18 @@ class Database:
 
     def __init__(self, database_url: str) -> None:
         self.url = database_url
+        self.temporary: Path | None = None
+        """Where the private database of an in-memory URL (``sqlite://``) lies, else None."""
+        if _in_memory(database_url):
+            # one in-memory connection cannot serve the server's threads at once (overlapping
+            # requests failed with 500s): a temporary file, removed with this object
+            self.temporary = Path(tempfile.mkdtemp(prefix="dicecam-tracker-"))
+            database_url = f"sqlite:///{self.temporary / 'tracker.sqlite3'}"
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self.temporary, True)
         self.engine = make_engine(database_url)
         self.sqlite = self.engine.dialect.name == "sqlite"
-        memory = self.sqlite and make_url(database_url).database in (None, "", ":memory:")
         self.read_engine = (
-            make_engine(database_url, immediate=False)
-            if self.sqlite and not memory
-            else self.engine
+            make_engine(database_url, immediate=False) if self.sqlite else self.engine
         )
         self._write_lock = threading.Lock() if self.sqlite else None
         self.writer = make_sessionmaker(self.engine)
@@ -118,6 +135,8 @@ class Database:
         self.engine.dispose()
         if self.read_engine is not self.engine:
             self.read_engine.dispose()
+        if self.temporary is not None:
+            self._cleanup()
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

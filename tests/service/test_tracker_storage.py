@@ -82,3 +82,29 @@ def test_migrations_downgrade_and_upgrade_again(database_url):
         sa.inspect(engine).get_table_names()
     )
     engine.dispose()
+
+
+def test_an_in_memory_database_serves_overlapping_requests(serve):
+    """``sqlite://`` (as in the docs' examples) was one connection shared by the server's
+    threads: readers overlapping writers got 500s. It is now a private temporary file."""
+    app = create_app("sqlite://")
+    db = app.state.db
+    assert db.temporary is not None and (db.temporary / "tracker.sqlite3").is_file()
+    url = serve(app).url
+
+    def client(k: int) -> list[int]:
+        codes = []
+        with httpx.Client(base_url=url, timeout=60) as c:
+            for i in range(20):
+                body = {"name": f"p{k}n{i}", "password": "hunter2hunter2", "timezone": "UTC"}
+                codes.append(c.post("/api/v1/players", json=body).status_code)
+                codes.append(c.get("/api/v1/rollcall").status_code)
+        return codes
+
+    with cf.ThreadPoolExecutor(4) as pool:
+        codes = [c for run in pool.map(client, range(4)) for c in run]
+    assert set(codes) == {200, 201}, sorted(set(codes))
+    with httpx.Client(base_url=url) as c:
+        assert len(c.get("/api/v1/rollcall").json()["players"]) == 80
+    db.dispose()
+    assert not db.temporary.exists()  # the private database goes with it
