@@ -11,7 +11,8 @@ __all__ = ["add_reader_options", "check_reader_options"]
 
 
 def add_reader_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--conf``, ``--second-look`` and ``--backend`` to a subcommand that builds a reader."""
+    """Add ``--conf``, ``--second-look``, ``--mirror`` and ``--backend`` to a subcommand that
+    builds a reader."""
     p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
     p.add_argument(
         "--second-look",
@@ -19,6 +20,12 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="read photos of small dice again at this input size; 0: never "
         "(default: DICECAM_SECOND_LOOK, else half as large again as the model's size)",
+    )
+    p.add_argument(
+        "--mirror",
+        action=argparse.BooleanOptionalAction,
+        help="read a photo with a doubtful die again mirrored, for a second opinion on its "
+        "boxes (default: DICECAM_MIRROR, on)",
     )
     p.add_argument(
         "--backend",

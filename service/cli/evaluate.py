@@ -66,7 +66,11 @@ def run(args: argparse.Namespace) -> int:
     check_reader_options(args)
     try:
         reader = DiceReader(
-            args.model, conf=args.conf, second_look=args.second_look, backend=args.backend
+            args.model,
+            conf=args.conf,
+            second_look=args.second_look,
+            backend=args.backend,
+            mirror=args.mirror,
         )
         result = evaluate_dataset(
             args.dataset,
@@ -84,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         data["imgsz"] = list(reader.imgsz)
         data["dynamic"] = reader.dynamic
         data["second_look"] = reader.second_look
+        data["mirror"] = reader.mirror
         data["backend"] = reader.backend
         if args.mistakes:
             data["mistakes"] = result.mistakes
@@ -98,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
                 f"; second look at {reader.second_look} when the median die is under "
                 f"{reader.second_look_below:g} px"
             )
+        if reader.mirror:
+            shape += "; doubtful photos read again mirrored"
         print(f"model             {reader.model_path} ({shape}; on {reader.backend})")
         print(result.format())
         if args.mistakes and result.mistakes:

@@ -111,7 +111,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot create --annotate folder {args.annotate}: {exc}") from None
     try:
         reader = DiceReader(
-            args.model, conf=args.conf, second_look=args.second_look, backend=args.backend
+            args.model,
+            conf=args.conf,
+            second_look=args.second_look,
+            backend=args.backend,
+            mirror=args.mirror,
         )
     except (ModelError, ValueError) as exc:  # ValueError: a DICECAM_* setting it cannot use
         raise UsageError(str(exc)) from None

@@ -130,3 +130,32 @@ def test_a_batch_mirrors_only_its_doubtful_photos(tmp_path):
     reader.conf = 0.2  # 0.45 is sure for a 0.2 threshold (twice 0.2 is under it)
     assert [len(r.dice) for r in reader.read_batch([PHOTO, PHOTO], batch_size=8)] == [1, 1]
     assert [b.shape[0] for b in seen] == [2]
+
+
+def test_read_and_eval_take_mirror_flags(tmp_path, capsys):
+    import json
+
+    from PIL import Image
+
+    from service.cli import main
+
+    model = _model(tmp_path, [(60, 128, 40, 40, {4: 0.45})])  # the mirror look misses it
+    photo = tmp_path / "roll.png"
+    Image.new("RGB", (640, 480), (90, 90, 90)).save(photo)
+    base = ["read", "--json", str(photo), "--model", str(model), "--second-look", "0"]
+    values = []
+    for flag in ([], ["--mirror"], ["--no-mirror"]):
+        assert main([*base, *flag]) == 0
+        values.append([d["value"] for d in json.loads(capsys.readouterr().out)["dice"]])
+    assert values == [[], [], [5]]
+    ds = tmp_path / "ds"
+    (ds / "images").mkdir(parents=True)
+    (ds / "labels").mkdir()
+    Image.new("RGB", (640, 480), (90, 90, 90)).save(ds / "images" / "a.png")
+    (ds / "labels" / "a.txt").write_text("4 0.1875 0.5 0.125 0.1667\n")
+    for flag, mirror, recall in (("--mirror", True, 0.0), ("--no-mirror", False, 1.0)):
+        assert main(["eval", str(ds), "--model", str(model), "--json", flag]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert (data["mirror"], data["recall"]) == (mirror, recall)
+    assert main(["eval", str(ds), "--model", str(model)]) == 0
+    assert "doubtful photos read again mirrored" in capsys.readouterr().out
