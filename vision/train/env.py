@@ -8,6 +8,7 @@ the first import; call it instead of importing ultralytics directly.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -41,8 +42,8 @@ def prepare_ultralytics(
     """Set up the environment, import ultralytics and return the module.
 
     Args:
-        config_dir: where ultralytics keeps settings and fonts (default: a private temp folder,
-            or ``$YOLO_CONFIG_DIR`` when set).
+        config_dir: where ultralytics keeps settings and fonts (default: ``$YOLO_CONFIG_DIR``
+            when set, else a private temporary folder removed when the process exits).
         threads: torch threads (default: ``DICECAM_TRAIN_THREADS``, else every core).
     """
     global _PREPARED
@@ -53,9 +54,10 @@ def prepare_ultralytics(
     # photo Pillow cannot identify).
     os.environ["YOLO_AUTOINSTALL"] = "false"
     os.environ.setdefault("YOLO_VERBOSE", "False")
-    cfg = Path(
-        config_dir or os.environ.get("YOLO_CONFIG_DIR") or tempfile.mkdtemp(prefix="dicecam-yolo-")
-    )
+    given = config_dir or os.environ.get("YOLO_CONFIG_DIR")
+    cfg = Path(given or tempfile.mkdtemp(prefix="dicecam-yolo-"))
+    if not given:  # a private folder: gone with the process (it held 1.5 MB each run)
+        atexit.register(shutil.rmtree, cfg, True)
     cfg.mkdir(parents=True, exist_ok=True)
     os.environ["YOLO_CONFIG_DIR"] = str(cfg)
     os.environ.setdefault("MPLCONFIGDIR", str(cfg / "matplotlib"))

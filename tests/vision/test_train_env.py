@@ -1,0 +1,47 @@
+"""prepare_ultralytics: the environment it sets up for training, and what it leaves behind."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = (
+    "import os\n"
+    "from vision.train.env import prepare_ultralytics\n"
+    "prepare_ultralytics(threads=1)\n"
+    "cfg = os.environ['YOLO_CONFIG_DIR']\n"
+    "print(cfg, os.path.isfile(os.path.join(cfg, 'Arial.ttf')))\n"
+)
+
+
+def _run(env: dict[str, str]) -> list[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.split()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("ultralytics") is None, reason="the train extra (ultralytics)"
+)
+def test_its_private_config_folder_goes_with_the_process_and_a_given_one_stays(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "YOLO_CONFIG_DIR"}
+    cfg, had_font = _run(env)
+    assert Path(cfg).name.startswith("dicecam-yolo-") and had_font == "True"  # used, then
+    assert not Path(cfg).exists()  # removed at exit
+    given = tmp_path / "yolo"
+    cfg, had_font = _run({**env, "YOLO_CONFIG_DIR": str(given)})
+    assert Path(cfg) == given and had_font == "True"
+    assert (given / "Arial.ttf").is_file()  # the caller's folder is the caller's to remove
