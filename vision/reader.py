@@ -207,11 +207,11 @@ class DiceReader:
         self.fit_conf = settings.fit_conf
         self.fit_min_verify = settings.fit_min_verify
         self.unsure_below = settings.unsure_below
+        """A die whose face the classifier gives less than this probability is marked
+        ``unsure`` (``DICECAM_UNSURE_BELOW``, 0.6; 0: never)."""
         self.mirror = settings.mirror if mirror is None else bool(mirror)
         """Photos with a doubtful die are read again mirrored, for a second opinion on their
         boxes (``DICECAM_MIRROR``; see :mod:`vision.fusion`)."""
-        """A die whose face the classifier gives less than this probability is marked
-        ``unsure`` (``DICECAM_UNSURE_BELOW``, 0.6; 0: never)."""
         if warmup:  # at the shape of a 640x480 camera frame, the most common one
             shape = self.input_shape(480, 640)
             self._run(np.zeros((self.fixed_batch or 1, 3, *shape), np.float32))
@@ -357,6 +357,7 @@ class DiceReader:
             shape = self.input_shape(*loaded[i][0].rgb.shape[:2], size=size)
             groups.setdefault(shape, []).append(i)
         shared = 0.0
+        floor = self._floor(expected)
         for (th, tw), members in groups.items():
             t0 = time.perf_counter()
             blob = np.zeros((self.fixed_batch or len(members), 3, th, tw), np.float32)
@@ -368,9 +369,10 @@ class DiceReader:
                 boxes.append(lb)
             prep = time.perf_counter()
             out = self._run(blob, second=size is not None)
-            flipped = self._mirror_looks(blob, out, len(members), expected, second=size is not None)
+            looks = [self._boxes(out[row], floor) for row in range(len(members))]
+            flipped = self._mirror_looks(blob, looks, expected, second=size is not None)
             for row, i in enumerate(members):
-                views = (out[row], flipped[row], tw)
+                views = (looks[row], flipped[row], tw)
                 readings[i], wants = self._decode(views, loaded[i][0], boxes[row], expected)
                 if small is not None:
                     small[i] = wants
@@ -389,26 +391,26 @@ class DiceReader:
     def _mirror_looks(
         self,
         blob: NDArray[np.float32],
-        out: NDArray[np.float32],
-        n: int,
+        looks: Sequence[tuple[NDArray[Any], ...]],
         expected: int | None,
         *,
         second: bool,
     ) -> list[NDArray[np.float32] | None]:
-        """The detector's output for the mirror image of each of the ``n`` photos of ``blob``
-        whose first look holds a die the mirror look could drop, else None.
+        """The detector's output for the mirror image of each photo of ``blob`` whose first
+        look (``looks``: its boxes, confidences, values, cocked flags) holds a die the mirror
+        look could drop, else None.
 
         The mirror look can only halve a box's confidence (:func:`vision.fusion.second_opinion`),
         so a photo whose dice are all at least twice the reader's ``conf`` sure is read once.
         """
+        n = len(looks)
         if not self.mirror or (expected is not None and self.fit_count):
             return [None] * n  # told the count, fitting it judges the doubtful boxes
-        doubtful = (self.conf, 2 * self.conf)
-        rows = []
-        for r in range(n):
-            conf = self._boxes(out[r], self.conf)[1]
-            if ((conf >= doubtful[0]) & (conf < doubtful[1])).any():
-                rows.append(r)
+        rows = [
+            r
+            for r, (_, conf, *_) in enumerate(looks)
+            if ((conf >= self.conf) & (conf < 2 * self.conf)).any()
+        ]
         if not rows:
             return [None] * n
         if self.fixed_batch:  # a fixed batch runs whole
@@ -449,23 +451,22 @@ class DiceReader:
 
     def _decode(
         self,
-        views: tuple[NDArray[np.float32], NDArray[np.float32] | None, int],
+        views: tuple[tuple[NDArray[Any], ...], NDArray[np.float32] | None, int],
         img: LoadedImage,
         lb: Letterbox,
         expected: int | None,
     ) -> tuple[Reading, bool]:
-        """The reading of one photo from the detector's output (``views``: the photo's, its
-        mirror image's or None, and the input's width), and whether the photo wants a second
-        look: judged on every box the detector found, before the die check, since the things it
-        drops (often far dice taken for something else) are small too."""
-        pred, flipped, width = views
+        """The reading of one photo from the detector's first look (``views``: its decoded
+        boxes, the mirror image's raw output or None, and the input's width), and whether the
+        photo wants a second look: judged on every box the detector found, before the die
+        check, since the things it drops (often far dice taken for something else) are small
+        too."""
+        look, flipped, width = views
         faint = min(self.second_look_conf, self.conf)
         fit = expected is not None and self.fit_count
         floor = self._floor(expected)
-        if flipped is None:
-            boxes, conf, values, cocked = self._boxes(pred, floor)
-        else:  # the mirror look can only doubt a box: it needs its boxes from half the floor
-            boxes, conf, values, cocked = self._boxes(pred, floor)
+        boxes, conf, values, cocked = look
+        if flipped is not None:  # the mirror look can only doubt a box: boxes from half the floor
             other, other_conf, _, _ = self._boxes(flipped, floor / 2)
             boxes, conf = second_opinion(boxes, conf, mirror_boxes(other, width), other_conf)
             boxes, conf, values, cocked = take(conf >= floor, boxes, conf, values, cocked)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy import URL, Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -57,7 +57,7 @@ def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
                 f"{expected}; its driver is not installed ({exc}): pip install 'dicecam[postgres]'"
             ) from exc
 
-    memory = url.database in (None, "", ":memory:")
+    memory = _in_memory(url)
     if memory:
         engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
     else:
@@ -86,11 +86,12 @@ def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
     return engine
 
 
-def _in_memory(database_url: str) -> bool:
-    """Whether ``database_url`` names an in-memory SQLite database (``sqlite://``)."""
+def _in_memory(database_url: str | URL) -> bool:
+    """Whether ``database_url`` names an in-memory SQLite database (``sqlite://``); False for
+    one that does not parse (:func:`make_engine` names what it expected)."""
     try:
         url = make_url(database_url)
-    except Exception:  # make_engine names what it expected
+    except Exception:
         return False
     return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
 
