@@ -9,6 +9,8 @@ The reader (:class:`vision.DiceReader`) decodes the detector's output into boxes
    unsure of, and sets the cocked flags with the cocked-die model;
 3. :func:`build_dice` turns the arrays into :class:`vision.types.Die` objects, left to right.
 
+:func:`photo_dice` runs the three, with the stages and settings of a :class:`DiceStages`.
+
 Example:
     >>> import numpy as np
     >>> boxes = np.array([[50.0, 0, 60, 10], [0, 0, 10, 10]])
@@ -20,7 +22,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -30,7 +32,34 @@ from vision.types import Die
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["FaceReads", "build_dice", "choose_boxes", "read_faces", "take"]
+    from vision.io import LoadedImage
+
+__all__ = [
+    "DiceStages",
+    "FaceReads",
+    "build_dice",
+    "choose_boxes",
+    "photo_dice",
+    "read_faces",
+    "take",
+]
+
+
+class DiceStages(Protocol):
+    """The models and settings :func:`photo_dice` reads dice with (a :class:`vision.DiceReader`
+    has them all)."""
+
+    conf: float
+    """Detector confidence a box needs to be a die (unless a dice count adds it)."""
+    verify: Any
+    """The die check (:class:`vision.verify.VerifyModel`) or None."""
+    faces: Any
+    """The face classifier (:class:`vision.faces.FaceClassifier`) or None."""
+    cocked: Any
+    """The cocked-die model (:class:`vision.cocked.CockedModel`) or None."""
+    unsure_below: float
+    fit_conf: float
+    fit_min_verify: float
 
 
 def take(keep: NDArray[Any], *arrays: NDArray[Any]) -> tuple[NDArray[Any], ...]:
@@ -133,3 +162,42 @@ def build_dice(
         )
         for k in np.argsort(boxes[:, 0], kind="stable")
     ]
+
+
+def photo_dice(
+    img: LoadedImage,
+    look: tuple[NDArray[Any], ...],
+    stages: DiceStages,
+    *,
+    expected: int | None = None,
+) -> tuple[list[Die], int, int]:
+    """The dice of photo ``img`` from the detector's ``look`` (boxes in pixels of ``img.rgb``,
+    confidences, values, cocked flags), in the photo's own pixels, and how many were added and
+    left out to reach the dice count ``expected`` (None: no count to fit)."""
+    boxes, conf, values, cocked = look
+    (boxes, conf, values, cocked), added, dropped = choose_boxes(
+        img.rgb,
+        boxes,
+        conf,
+        values,
+        cocked,
+        conf_min=stages.conf,
+        verify=stages.verify,
+        expected=expected,
+        fit_conf=stages.fit_conf,
+        fit_min_verify=stages.fit_min_verify,
+    )
+    faint = conf < stages.conf  # only boxes the count fit added are under it
+    reads = read_faces(
+        img.rgb,
+        boxes,
+        values,
+        cocked,
+        faces=stages.faces,
+        cocked_model=stages.cocked,
+        unsure_below=stages.unsure_below,
+    )
+    boxes = np.array(boxes, np.float64).reshape(-1, 4)
+    boxes[:, [0, 2]] = (boxes[:, [0, 2]] / img.scale_x).clip(0, img.width)
+    boxes[:, [1, 3]] = (boxes[:, [1, 3]] / img.scale_y).clip(0, img.height)
+    return build_dice(boxes, conf, reads, faint), added, dropped

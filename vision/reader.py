@@ -34,13 +34,21 @@ import numpy as np
 
 from vision.boxes import Letterbox, letterbox, nms
 from vision.config import VisionSettings
-from vision.dice_stages import build_dice, choose_boxes, read_faces, take
+from vision.dice_stages import photo_dice
 from vision.faces import faces_model_for
-from vision.fusion import mirror_boxes, second_opinion
 from vision.io import ImageSource, LoadedImage, load_image
+from vision.looks import (
+    Look,
+    decode_look,
+    doubtful,
+    photo_boxes,
+    rect_input_shape,
+    small_dice,
+    with_mirror_look,
+)
 from vision.stages import ModelError, default_table, load_stage
 from vision.types import Reading
-from vision.yolo_output import DetectorInfo, decode_end2end, decode_raw
+from vision.yolo_output import DetectorInfo
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -284,10 +292,7 @@ class DiceReader:
         """
         if not self.dynamic:
             return self.imgsz
-        size, stride = size or max(self.imgsz), self.stride
-        gain = min(size / height, size / width)
-        nh, nw = max(round(height * gain), 1), max(round(width * gain), 1)
-        return nh + (size - nh) % stride, nw + (size - nw) % stride
+        return rect_input_shape(height, width, size=size or max(self.imgsz), stride=self.stride)
 
     def __repr__(self) -> str:
         h, w = self.imgsz
@@ -391,7 +396,7 @@ class DiceReader:
     def _mirror_looks(
         self,
         blob: NDArray[np.float32],
-        looks: Sequence[tuple[NDArray[Any], ...]],
+        looks: Sequence[Look],
         expected: int | None,
         *,
         second: bool,
@@ -406,11 +411,7 @@ class DiceReader:
         n = len(looks)
         if not self.mirror or (expected is not None and self.fit_count):
             return [None] * n  # told the count, fitting it judges the doubtful boxes
-        rows = [
-            r
-            for r, (_, conf, *_) in enumerate(looks)
-            if ((conf >= self.conf) & (conf < 2 * self.conf)).any()
-        ]
+        rows = [r for r, look in enumerate(looks) if doubtful(look, self.conf)]
         if not rows:
             return [None] * n
         if self.fixed_batch:  # a fixed batch runs whole
@@ -422,15 +423,6 @@ class DiceReader:
             looks[r] = flipped[k]
         return looks
 
-    def _small_dice(self, sides: Sequence[float], width: int, height: int) -> bool:
-        """True when a second look is set and the median of ``sides`` (longer sides of the
-        boxes found, in pixels of a ``width`` x ``height`` photo) is under
-        ``second_look_below`` pixels at the model's input size."""
-        if not self.second_look or not len(sides):
-            return False
-        gain = max(self.imgsz) / max(width, height, 1)
-        return sorted(sides)[len(sides) // 2] * gain < self.second_look_below
-
     def _load(self, image: ImageSource) -> LoadedImage:
         s = self.settings
         return load_image(
@@ -440,18 +432,15 @@ class DiceReader:
             max_decoded_pixels=s.max_decoded_pixels,
         )
 
-    def _boxes(self, pred: NDArray[np.float32], floor: float) -> tuple[NDArray[Any], ...]:
-        """Boxes, confidences, values and cocked flags of one look, from ``floor`` up, after NMS."""
-        decode = decode_end2end if self.end2end else decode_raw
-        boxes, conf, values, cocked = decode(pred, self.roles, conf=floor)
-        if len(conf):
-            keep = nms(boxes, conf, self.iou)[: self.max_det]
-            boxes, conf, values, cocked = take(keep, boxes, conf, values, cocked)
-        return boxes, conf, values, cocked
+    def _boxes(self, pred: NDArray[np.float32], floor: float) -> Look:
+        """The look (:mod:`vision.looks`) of one photo's detector output, from ``floor`` up."""
+        return decode_look(
+            pred, self.roles, end2end=self.end2end, floor=floor, iou=self.iou, max_det=self.max_det
+        )
 
     def _decode(
         self,
-        views: tuple[tuple[NDArray[Any], ...], NDArray[np.float32] | None, int],
+        views: tuple[Look, NDArray[np.float32] | None, int],
         img: LoadedImage,
         lb: Letterbox,
         expected: int | None,
@@ -465,49 +454,23 @@ class DiceReader:
         faint = min(self.second_look_conf, self.conf)
         fit = expected is not None and self.fit_count
         floor = self._floor(expected)
-        boxes, conf, values, cocked = look
         if flipped is not None:  # the mirror look can only doubt a box: boxes from half the floor
-            other, other_conf, _, _ = self._boxes(flipped, floor / 2)
-            boxes, conf = second_opinion(boxes, conf, mirror_boxes(other, width), other_conf)
-            boxes, conf, values, cocked = take(conf >= floor, boxes, conf, values, cocked)
-            if len(conf):  # moved boxes may now overlap, and the order may have changed
-                keep = nms(boxes, conf, self.iou)[: self.max_det]
-                boxes, conf, values, cocked = take(keep, boxes, conf, values, cocked)
-        # model input -> decoded pixels -> original pixels (after EXIF orientation)
-        boxes = boxes.astype(np.float64)
-        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.left) / lb.gain
-        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.top) / lb.gain
-        x = boxes[:, [0, 2]].clip(0, img.width * img.scale_x) / img.scale_x  # as the dice's boxes
-        y = boxes[:, [1, 3]].clip(0, img.height * img.scale_y) / img.scale_y
-        sides = np.maximum(x[:, 1] - x[:, 0], y[:, 1] - y[:, 0])
-        small = self._small_dice(sides[conf >= faint].tolist(), img.width, img.height)
-        (boxes, conf, values, cocked), added, dropped = choose_boxes(
-            img.rgb,
-            boxes,
-            conf,
-            values,
-            cocked,
-            conf_min=self.conf,
-            verify=self.verify,
-            expected=expected if fit else None,
-            fit_conf=self.fit_conf,
-            fit_min_verify=self.fit_min_verify,
+            mirror = self._boxes(flipped, floor / 2)
+            look = with_mirror_look(
+                look, mirror, width, floor=floor, iou=self.iou, max_det=self.max_det
+            )
+        _, conf, values, cocked = look
+        boxes, sides = photo_boxes(look[0], lb, img)  # in decoded pixels; sides in the photo's
+        small = self.second_look is not None and small_dice(
+            sides[conf >= faint].tolist(),
+            img.width,
+            img.height,
+            size=max(self.imgsz),
+            below=self.second_look_below,
         )
-        faint = conf < self.conf  # only boxes the count fit added are under it
-        reads = read_faces(
-            img.rgb,
-            boxes,
-            values,
-            cocked,
-            faces=self.faces,
-            cocked_model=self.cocked,
-            unsure_below=self.unsure_below,
+        dice, added, dropped = photo_dice(
+            img, (boxes, conf, values, cocked), self, expected=expected if fit else None
         )
-        boxes[:, [0, 2]] /= img.scale_x
-        boxes[:, [1, 3]] /= img.scale_y
-        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, img.width)
-        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, img.height)
-        dice = build_dice(boxes, conf, reads, faint)
         reading = Reading(
             width=img.width,
             height=img.height,

@@ -1,0 +1,49 @@
+"""The look helpers the reader is built from: input shapes, doubt, mirror weighing, pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.boxes import Letterbox
+from vision.io import LoadedImage
+from vision.looks import doubtful, photo_boxes, rect_input_shape, small_dice, with_mirror_look
+
+
+def test_rect_input_shape_pads_the_short_side_to_the_stride_only():
+    assert rect_input_shape(480, 640, size=512, stride=32) == (384, 512)
+    assert rect_input_shape(640, 480, size=512, stride=32) == (512, 384)
+    assert rect_input_shape(10, 1000, size=320, stride=32) == (32, 320)
+
+
+def test_a_look_is_doubtful_only_with_a_die_under_twice_the_threshold():
+    look = lambda *c: (None, np.array(c), None, None)  # noqa: E731
+    assert doubtful(look(0.3, 0.9), 0.25)
+    assert not doubtful(look(0.5, 0.9), 0.25)
+    assert not doubtful(look(0.1), 0.25)  # under the threshold: not a die at all
+    assert not doubtful(look(), 0.25)
+
+
+def test_the_mirror_look_halves_an_unseen_box_and_drops_it_under_the_floor():
+    boxes = np.array([[10, 10, 30, 30], [50, 50, 60, 60]], np.float32)
+    look = (boxes, np.array([0.9, 0.45]), np.array([3, 5]), np.array([False, True]))
+    # the mirror of a 100-wide input sees only the first die (at x 70..90 in its own pixels)
+    mirror = (np.array([[70, 10, 90, 30]], np.float32), np.array([0.9]), None, None)
+    b, c, v, k = with_mirror_look(look, mirror, 100, floor=0.25, iou=0.5, max_det=10)
+    assert c.tolist() == [0.9] and v.tolist() == [3] and k.tolist() == [False]
+    b, c, v, k = with_mirror_look(look, mirror, 100, floor=0.2, iou=0.5, max_det=10)
+    assert np.allclose(c, [0.9, 0.225]) and v.tolist() == [3, 5] and k.tolist() == [False, True]
+
+
+def test_photo_boxes_undo_the_letterbox_and_report_sides_in_original_pixels():
+    rgb = np.zeros((240, 320, 3), np.uint8)  # a 640x480 photo decoded at half size
+    img = LoadedImage(rgb=rgb, width=640, height=480, name="p")
+    lb = Letterbox(gain=0.5, left=0, top=8)  # 320x240 -> 160x120, padded 8 px at the top
+    boxes, sides = photo_boxes(np.array([[10, 18, 20, 38]]), lb, img)
+    assert boxes.tolist() == [[20.0, 20.0, 40.0, 60.0]]  # decoded pixels
+    assert sides.tolist() == [80.0]  # the photo's own pixels: 40 tall at half size
+
+
+def test_small_dice_judges_the_median_side_at_the_model_size():
+    assert small_dice([10, 12, 40], 1280, 960, size=512, below=24)  # median 12 -> 4.8 px
+    assert not small_dice([60, 70, 80], 640, 480, size=512, below=24)  # 70 -> 56 px
+    assert not small_dice([], 640, 480, size=512, below=24)
