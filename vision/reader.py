@@ -375,10 +375,18 @@ class DiceReader:
             prep = time.perf_counter()
             out = self._run(blob, second=size is not None)
             looks = [self._boxes(out[row], floor) for row in range(len(members))]
-            flipped = self._mirror_looks(blob, looks, expected, second=size is not None)
+            # a first look at small dice is read again larger: no mirror look at it
+            ahead = [
+                small is not None and self._small(looks[row], loaded[i][0], boxes[row])
+                for row, i in enumerate(members)
+            ]
+            doubted = [None if ahead[row] else look for row, look in enumerate(looks)]
+            flipped = self._mirror_looks(blob, doubted, expected, second=size is not None)
             for row, i in enumerate(members):
                 views = (looks[row], flipped[row], tw)
-                readings[i], wants = self._decode(views, loaded[i][0], boxes[row], expected)
+                readings[i], wants = self._decode(
+                    views, loaded[i][0], boxes[row], expected, first=small is not None
+                )
                 if small is not None:
                     small[i] = wants
             for i in members:
@@ -396,7 +404,7 @@ class DiceReader:
     def _mirror_looks(
         self,
         blob: NDArray[np.float32],
-        looks: Sequence[Look],
+        looks: Sequence[Look | None],
         expected: int | None,
         *,
         second: bool,
@@ -411,7 +419,7 @@ class DiceReader:
         n = len(looks)
         if not self.mirror or (expected is not None and self.fit_count):
             return [None] * n  # told the count, fitting it judges the doubtful boxes
-        rows = [r for r, look in enumerate(looks) if doubtful(look, self.conf)]
+        rows = [r for r, look in enumerate(looks) if look is not None and doubtful(look, self.conf)]
         if not rows:
             return [None] * n
         if self.fixed_batch:  # a fixed batch runs whole
@@ -422,6 +430,21 @@ class DiceReader:
         for k, r in enumerate(rows):
             looks[r] = flipped[k]
         return looks
+
+    def _small(self, look: Look, img: LoadedImage, lb: Letterbox) -> bool:
+        """Whether a look at photo ``img`` (letterboxed as ``lb``) finds its dice small enough
+        for a second look: every box from the second look's faint confidence up counts."""
+        if self.second_look is None:
+            return False
+        faint = min(self.second_look_conf, self.conf)
+        _, sides = photo_boxes(look[0], lb, img)
+        return small_dice(
+            sides[look[1] >= faint].tolist(),
+            img.width,
+            img.height,
+            size=max(self.imgsz),
+            below=self.second_look_below,
+        )
 
     def _load(self, image: ImageSource) -> LoadedImage:
         s = self.settings
@@ -444,14 +467,16 @@ class DiceReader:
         img: LoadedImage,
         lb: Letterbox,
         expected: int | None,
+        *,
+        first: bool = False,
     ) -> tuple[Reading, bool]:
-        """The reading of one photo from the detector's first look (``views``: its decoded
+        """The reading of one photo from a look of the detector (``views``: its decoded
         boxes, the mirror image's raw output or None, and the input's width), and whether the
         photo wants a second look: judged on every box the detector found, before the die
         check, since the things it drops (often far dice taken for something else) are small
-        too."""
+        too. A ``first`` look at a photo that wants a second look gives an empty reading: the
+        second look's replaces it, so its dice are not checked and read for nothing."""
         look, flipped, width = views
-        faint = min(self.second_look_conf, self.conf)
         fit = expected is not None and self.fit_count
         floor = self._floor(expected)
         if flipped is not None:  # the mirror look can only doubt a box: boxes from half the floor
@@ -460,14 +485,10 @@ class DiceReader:
                 look, mirror, width, floor=floor, iou=self.iou, max_det=self.max_det
             )
         _, conf, values, cocked = look
-        boxes, sides = photo_boxes(look[0], lb, img)  # in decoded pixels; sides in the photo's
-        small = self.second_look is not None and small_dice(
-            sides[conf >= faint].tolist(),
-            img.width,
-            img.height,
-            size=max(self.imgsz),
-            below=self.second_look_below,
-        )
+        boxes, _ = photo_boxes(look[0], lb, img)  # in the decoded photo's pixels
+        small = self._small(look, img, lb)
+        if first and small:
+            return Reading(img.width, img.height, [], image=img.name, expected_dice=expected), True
         dice, added, dropped = photo_dice(
             img, (boxes, conf, values, cocked), self, expected=expected if fit else None
         )

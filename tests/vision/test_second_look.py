@@ -85,6 +85,40 @@ def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
     assert DiceReader(fixed, faces=False, table=None, second_look=640).second_look is None
 
 
+def test_a_first_look_at_small_dice_is_neither_mirrored_nor_read(tmp_path, monkeypatch):
+    # one doubtful 5 (0.3: under twice the 0.25 threshold) of 20 px: the photo is read again
+    # at 640, so its first look gets no mirror look and its dice are not checked nor read
+    preds = models.raw_preds([(160, 128, 20, 20, {4: 0.3})])
+    path = models.make_model(tmp_path / "doubt.onnx", preds, batch="b", dynamic=True)
+    reader = DiceReader(path, faces=False, table=None, second_look=640)
+    seen = _spy(reader)
+    import vision.reader as reader_module
+
+    stages = []
+    photo_dice = reader_module.photo_dice
+    monkeypatch.setattr(
+        reader_module,
+        "photo_dice",
+        lambda img, look, *a, **k: stages.append(len(look[0])) or photo_dice(img, look, *a, **k),
+    )
+    reader.read(np.zeros((480, 640, 3), np.uint8))
+    # the first look, then the second look and its mirror image (the die is still doubtful)
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640), (1, 3, 480, 640)]
+    assert len(stages) == 1  # the second look's dice only
+    # a die as doubtful but large: one look, mirrored, and read
+    big = models.raw_preds([(160, 128, 30, 30, {4: 0.3})])
+    reader = DiceReader(
+        models.make_model(tmp_path / "big.onnx", big, batch="b", dynamic=True),
+        faces=False,
+        table=None,
+        second_look=640,
+    )
+    seen = _spy(reader)
+    stages.clear()
+    reader.read(np.zeros((480, 640, 3), np.uint8))
+    assert seen == [(1, 3, 256, 320), (1, 3, 256, 320)] and len(stages) == 1
+
+
 def test_batch_reads_only_the_small_dice_photos_again(tmp_path):
     # the same model, dice 20 px: every photo needs the second look; an empty one does not
     reader = DiceReader(
