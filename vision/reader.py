@@ -376,11 +376,10 @@ class DiceReader:
             out = self._run(blob, second=size is not None)
             looks = [self._boxes(out[row], floor) for row in range(len(members))]
             # a first look at small dice is read again larger: no mirror look at it
-            ahead = [
-                small is not None and self._small(looks[row], loaded[i][0], boxes[row])
-                for row, i in enumerate(members)
+            doubted = [
+                None if small is not None and self._small(look, loaded[i][0], boxes[row]) else look
+                for row, (i, look) in enumerate(zip(members, looks, strict=True))
             ]
-            doubted = [None if ahead[row] else look for row, look in enumerate(looks)]
             flipped = self._mirror_looks(blob, doubted, expected, second=size is not None)
             for row, i in enumerate(members):
                 views = (looks[row], flipped[row], tw)
