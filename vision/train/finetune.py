@@ -48,7 +48,10 @@ issue's 1-point limit.
 Tried on ``red-numerals --at-rest`` and not kept (2026-11-24): no mirror images in training nor
 at read time, since a mirrored, turned "2" looks like a "5" and 2 -> 5 is its commonest misread
 (fresh photos 92.98% either way, 504 against 508 of 532 at the true boxes); tilts of any angle
-instead of up to 15 degrees (fresh photos 92.41%, held-out 28 of 33 against 30)."""
+instead of up to 15 degrees (fresh photos 92.41%, held-out 28 of 33 against 30). Nor (2026-11-24,
+``--detector keep``): tuning every member of the joined classifier instead of the last (fresh
+photos 93.17% against 93.36%, at their true boxes 503 against 508 of 532, held-out 29 of 33
+either way, real set 0.67 points lost either way)."""
 
 
 def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
