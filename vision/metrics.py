@@ -30,6 +30,10 @@ def _bin_name(lo: float, hi: float) -> str:
     return f"{lo:g}+ px" if math.isinf(hi) else f"{lo:g}-{hi:g} px"
 
 
+SURE = 0.5
+"""Detector confidence from which a die read in a photo labelled with no die makes its label
+suspect (:attr:`EvalResult.unlabelled`)."""
+
 SIZE_BINS: tuple[tuple[float, float], ...] = ((0, 20), (20, 30), (30, 50), (50, 80), (80, math.inf))
 """Bins of a true die's size (the longer side of its box, in photo pixels) for recall by size."""
 
@@ -83,6 +87,10 @@ class EvalResult:
     checks: list[int] = field(default_factory=lambda: [0, 0, 0])
     """Photos: [the reading asks for a check (``Reading.needs_check``), of them read exactly,
     read wrong with nothing to check: silent errors]."""
+    unlabelled: list[tuple[str, int]] = field(default_factory=list)
+    """(image, sure dice read) for photos labelled with no die in which the reader finds dice
+    it is sure of (:data:`SURE`): most likely a label file left empty, which counts those dice
+    as false and the photo as misread."""
 
     def add(
         self,
@@ -148,9 +156,14 @@ class EvalResult:
         self.checks[2] += int(not check and not exact)
         if not exact:
             self.mistakes.append(reading.image or f"#{self.images}")
+        self._check_labels(truth, reading)
         if states_known:
             self.table.add(truth, reading, pairs, truth_bust, settled=settled)
         return pairs
+
+    def _check_labels(self, truth: Sequence[TruthDie], reading: Reading) -> None:
+        if not truth and (sure := sum(d.confidence >= SURE for d in reading.dice)):
+            self.unlabelled.append((reading.image or f"#{self.images}", sure))
 
     def add_error(self, image: str, message: str, truth: Sequence[TruthDie] = ()) -> None:
         """A photo that could not be read: its dice count as missed, the photo as not exact."""
@@ -238,6 +251,7 @@ class EvalResult:
             "photos_to_check_exact": self.checks[1],
             "silent_errors": self.checks[2],
             "table": self.table.to_dict() if self.table.images else None,
+            "labels_to_check": [{"image": i, "sure_dice": n} for i, n in self.unlabelled],
             "errors": [{"image": i, "error": m} for i, m in self.errors],
         }
 
@@ -303,6 +317,12 @@ class EvalResult:
                 if n
             )
         )
+        if self.unlabelled:
+            sure = sum(n for _, n in self.unlabelled)
+            lines.append(
+                f"labels to check   {len(self.unlabelled)} photos labelled with no die hold "
+                f"{sure} dice the reader is sure of (counted false; --mistakes lists them)"
+            )
         med = self.median_latency_ms
         lines.append(f"median latency    {'n/a' if med is None else f'{med:.1f} ms'}")
         lines.append("confusion (rows: true face, columns: read as)")

@@ -111,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
             print("not read exactly:")
             for name in result.mistakes:
                 print(f"  {name}")
+        if args.mistakes and result.unlabelled:
+            print("labelled with no die, but the reader is sure of dice (check the labels):")
+            for name, sure in result.unlabelled:
+                print(f"  {name} ({sure} dice)")
         if args.mistakes and result.table.false_bust_images:
             print("busted falsely:")
             for name in result.table.false_bust_images:

@@ -495,3 +495,17 @@ def test_unsure_dice_and_silent_errors_are_counted():
     assert (d["photos_to_check"], d["photos_to_check_exact"], d["silent_errors"]) == (3, 1, 2)
     assert "silent errors 2/5" in result.format()
     assert "2 marked: 1 of the 2 misread, 1 read right" in result.format()
+
+
+def test_photos_labelled_empty_but_read_with_sure_dice_are_flagged_for_a_label_check():
+    result = EvalResult()
+    sure = [Die(3, (0, 0, 10, 10), 0.8), Die(5, (20, 0, 30, 10), 0.6), Die(2, (40, 0, 50, 10), 0.3)]
+    result.add([], Reading(100, 100, sure, image="missing-labels.jpg"))
+    result.add([], Reading(100, 100, [Die(4, (0, 0, 10, 10), 0.3)], image="faint.jpg"))
+    result.add([], Reading(100, 100, [], image="empty.jpg"))
+    truth = [TruthDie(3, (0, 0, 10, 10))]
+    result.add(truth, Reading(100, 100, [Die(3, (0, 0, 10, 10), 0.9)], image="fine.jpg"))
+    assert result.unlabelled == [("missing-labels.jpg", 2)]
+    assert result.to_dict()["labels_to_check"] == [{"image": "missing-labels.jpg", "sure_dice": 2}]
+    assert "labels to check   1 photos labelled with no die hold 2 dice" in result.format()
+    assert "labels to check" not in EvalResult().format()

@@ -196,6 +196,20 @@ def test_eval_all_on_table_reports_false_busts(model, tmp_path, capsys, monkeypa
     assert "busted falsely:" in capsys.readouterr().out
 
 
+def test_eval_flags_a_photo_labelled_empty_where_the_reader_is_sure_of_dice(
+    model, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("DICECAM_MIRROR", "0")  # a fake model: its boxes show mirrored too
+    ds = _one_photo_dataset(tmp_path, "")  # the label file left empty; the model sees 2 dice
+    assert main(["eval", str(ds), "--model", str(model), "--mistakes"]) == 0
+    out = capsys.readouterr().out
+    assert "labels to check   1 photos labelled with no die hold 2 dice" in out
+    assert "labelled with no die, but the reader is sure of dice" in out and "a.png (2 dice)" in out
+    assert main(["eval", str(ds), "--model", str(model), "--json"]) == 0
+    (check,) = json.loads(capsys.readouterr().out)["labels_to_check"]
+    assert Path(check["image"]).name == "a.png" and check["sure_dice"] == 2
+
+
 def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
     ds = _one_photo_dataset(tmp_path, "")
     for cmd in (["eval", str(ds)], ["read", str(ds / "images" / "a.png")]):
