@@ -169,7 +169,9 @@ def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path:
     _yolo_folder(out / "known", ["stale"])
     (new / "meta").mkdir()
     (new / "meta" / "new0.json").write_text('{"dice": [{"state": "table"}]}')
-    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3, known_n=2)
+    # a label file left empty: never replayed nor used as a known photo
+    (_yolo_folder(tmp_path / "old", ["unlabelled"]) / "labels" / "unlabelled.txt").write_text("")
+    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=10, known_n=2)
 
     def names(part: Path) -> set[str]:
         return {p.stem.split("_", 1)[1] for p in (part / "images").iterdir()}
@@ -181,10 +183,13 @@ def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path:
     (sidecar,) = [*split.train.glob("meta/*.json"), *split.heldout.glob("meta/*.json")]
     assert sidecar.name.endswith("_new0.json") and "table" in sidecar.read_text()
     assert (sidecar.parent.parent / "images" / f"{sidecar.stem}.jpg").is_file()
-    assert len(replayed) == 3 and replayed <= {f"old{i}" for i in range(7)}
+    assert replayed == {f"old{i}" for i in range(7)}  # all 7 asked for 10; not the empty one
+    assert not list(split.known.glob("images/*"))  # none left for the forgetting check
+    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3, known_n=2)
     # the forgetting check: known photos, none of them replayed
-    known = names(split.known)
-    assert len(known) == 2 and known <= {f"old{i}" for i in range(7)} and not known & replayed
+    replayed, known = names(split.replay), names(split.known)
+    assert len(replayed) == 3 and len(known) == 2 and not known & replayed
+    assert replayed | known <= {f"old{i}" for i in range(7)}
     assert all(
         (part / "labels" / f"{p.stem}.txt").is_file()
         for part in (split.replay, split.known)

@@ -113,7 +113,8 @@ def split_dataset(
 ) -> Split:
     """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout),
     ``replay_n`` random photos of the ``replay`` folders into ``out/replay`` and ``known_n`` others
-    of them into ``out/known``.
+    of them into ``out/known``. Replayed and known photos are drawn from those with at least one
+    labelled die.
 
     The replay photos have a folder of their own, so that what learns from the new photos alone
     (the face classifier, which replays every known photo at a set share) can tell them apart.
@@ -146,11 +147,12 @@ def split_dataset(
         )
     rng = random.Random(seed)
     pool = []
-    for d in replay or []:
+    for d in replay or []:  # photos with labelled dice only: an empty label file is most often
+        # a label left out (roboflow-dice's dice_417, 15 dice), and would teach "no die here"
         pool += [
             (i, lab)
             for i in sorted(Path(d).rglob("*"))
-            if i.suffix.lower() in IMAGE_EXTS and (lab := _label_for(i))
+            if i.suffix.lower() in IMAGE_EXTS and (lab := _label_for(i)) and lab.read_text().strip()
         ]
     drawn = rng.sample(pool, min(replay_n + known_n, len(pool)))
     for k, (image, label) in enumerate(drawn):
