@@ -17,6 +17,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from vision.matching import TruthDie, match_dice
@@ -251,7 +252,9 @@ class EvalResult:
             "photos_to_check_exact": self.checks[1],
             "silent_errors": self.checks[2],
             "table": self.table.to_dict() if self.table.images else None,
-            "labels_to_check": [{"image": i, "sure_dice": n} for i, n in self.unlabelled],
+            "labels_to_check": [  # names: the figures go into model cards
+                {"image": PurePath(i).name, "sure_dice": n} for i, n in self.unlabelled
+            ],
             "errors": [{"image": i, "error": m} for i, m in self.errors],
         }
 
