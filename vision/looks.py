@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +30,7 @@ __all__ = [
     "Look",
     "decode_look",
     "doubtful",
+    "mirror_outputs",
     "photo_boxes",
     "rect_input_shape",
     "small_dice",
@@ -78,6 +79,31 @@ def doubtful(look: Look, conf: float) -> bool:
     """
     c = look[1]
     return bool(((c >= conf) & (c < 2 * conf)).any())
+
+
+def mirror_outputs(
+    run: Callable[[NDArray[np.float32]], NDArray[np.float32]],
+    blob: NDArray[np.float32],
+    rows: Sequence[int],
+    n: int,
+    *,
+    fixed_batch: int | None = None,
+) -> list[NDArray[np.float32] | None]:
+    """The detector's raw output (``run``) for the mirror images of the photos ``rows`` of the
+    input ``blob``, None for the others of its ``n`` photos. A model with a ``fixed_batch`` reads
+    the whole blob mirrored; a dynamic one only those rows."""
+    outputs: list[NDArray[np.float32] | None] = [None] * n
+    if not rows:
+        return outputs
+    if fixed_batch:
+        flipped = run(np.ascontiguousarray(blob[..., ::-1]))
+        for r in rows:
+            outputs[r] = flipped[r]
+        return outputs
+    flipped = run(np.ascontiguousarray(blob[list(rows)][..., ::-1]))
+    for k, r in enumerate(rows):
+        outputs[r] = flipped[k]
+    return outputs
 
 
 def with_mirror_look(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,7 @@ from vision.looks import (
     Look,
     decode_look,
     doubtful,
+    mirror_outputs,
     photo_boxes,
     rect_input_shape,
     small_dice,
@@ -415,20 +417,11 @@ class DiceReader:
         The mirror look can only halve a box's confidence (:func:`vision.fusion.second_opinion`),
         so a photo whose dice are all at least twice the reader's ``conf`` sure is read once.
         """
-        n = len(looks)
         if not self.mirror or (expected is not None and self.fit_count):
-            return [None] * n  # told the count, fitting it judges the doubtful boxes
+            return [None] * len(looks)  # told the count, fitting it judges the doubtful boxes
         rows = [r for r, look in enumerate(looks) if look is not None and doubtful(look, self.conf)]
-        if not rows:
-            return [None] * n
-        if self.fixed_batch:  # a fixed batch runs whole
-            flipped = self._run(np.ascontiguousarray(blob[..., ::-1]), second=second)
-            return [flipped[r] if r in rows else None for r in range(n)]
-        flipped = self._run(np.ascontiguousarray(blob[rows][..., ::-1]), second=second)
-        looks: list[NDArray[np.float32] | None] = [None] * n
-        for k, r in enumerate(rows):
-            looks[r] = flipped[k]
-        return looks
+        run = partial(self._run, second=second)
+        return mirror_outputs(run, blob, rows, len(looks), fixed_batch=self.fixed_batch)
 
     def _small(self, look: Look, img: LoadedImage, lb: Letterbox) -> bool:
         """Whether a look at photo ``img`` (letterboxed as ``lb``) finds its dice small enough

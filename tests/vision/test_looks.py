@@ -6,7 +6,14 @@ import numpy as np
 
 from vision.boxes import Letterbox
 from vision.io import LoadedImage
-from vision.looks import doubtful, photo_boxes, rect_input_shape, small_dice, with_mirror_look
+from vision.looks import (
+    doubtful,
+    mirror_outputs,
+    photo_boxes,
+    rect_input_shape,
+    small_dice,
+    with_mirror_look,
+)
 
 
 def test_rect_input_shape_pads_the_short_side_to_the_stride_only():
@@ -47,3 +54,24 @@ def test_small_dice_judges_the_median_side_at_the_model_size():
     assert small_dice([10, 12, 40], 1280, 960, size=512, below=24)  # median 12 -> 4.8 px
     assert not small_dice([60, 70, 80], 640, 480, size=512, below=24)  # 70 -> 56 px
     assert not small_dice([], 640, 480, size=512, below=24)
+
+
+def test_mirror_outputs_run_only_the_doubtful_rows_mirrored_or_the_whole_fixed_batch():
+    blob = np.arange(3 * 1 * 2 * 3, dtype=np.float32).reshape(3, 1, 2, 3)
+    seen = []
+
+    def run(b):
+        seen.append(b.copy())
+        return b * 10
+
+    out = mirror_outputs(run, blob, [0, 2], 3)
+    assert len(seen) == 1 and seen[0].shape == (2, 1, 2, 3)
+    np.testing.assert_array_equal(seen[0], blob[[0, 2]][..., ::-1])
+    assert out[1] is None
+    np.testing.assert_array_equal(out[2], blob[2][..., ::-1] * 10)
+    seen.clear()
+    out = mirror_outputs(run, blob, [1], 2, fixed_batch=3)  # 2 photos in a batch of 3
+    assert seen[0].shape == (3, 1, 2, 3) and out[0] is None
+    np.testing.assert_array_equal(out[1], blob[1][..., ::-1] * 10)
+    seen.clear()
+    assert mirror_outputs(run, blob, [], 3) == [None, None, None] and not seen
