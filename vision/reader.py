@@ -378,15 +378,21 @@ class DiceReader:
             out = self._run(blob, second=size is not None)
             looks = [self._boxes(out[row], floor) for row in range(len(members))]
             # a first look at small dice is read again larger: no mirror look at it
-            doubted = [
-                None if small is not None and self._small(look, loaded[i][0], boxes[row]) else look
+            ahead = [
+                small is not None and self._small(look, loaded[i][0], boxes[row])
                 for row, (i, look) in enumerate(zip(members, looks, strict=True))
             ]
+            doubted = [None if a else look for a, look in zip(ahead, looks, strict=True)]
             flipped = self._mirror_looks(blob, doubted, expected, second=size is not None)
             for row, i in enumerate(members):
                 views = (looks[row], flipped[row], tw)
                 readings[i], wants = self._decode(
-                    views, loaded[i][0], boxes[row], expected, first=small is not None
+                    views,
+                    loaded[i][0],
+                    boxes[row],
+                    expected,
+                    first=small is not None,
+                    small=ahead[row],
                 )
                 if small is not None:
                     small[i] = wants
@@ -423,13 +429,17 @@ class DiceReader:
         run = partial(self._run, second=second)
         return mirror_outputs(run, blob, rows, len(looks), fixed_batch=self.fixed_batch)
 
-    def _small(self, look: Look, img: LoadedImage, lb: Letterbox) -> bool:
+    def _small(
+        self, look: Look, img: LoadedImage, lb: Letterbox, sides: NDArray | None = None
+    ) -> bool:
         """Whether a look at photo ``img`` (letterboxed as ``lb``) finds its dice small enough
-        for a second look: every box from the second look's faint confidence up counts."""
+        for a second look: every box from the second look's faint confidence up counts.
+        ``sides``: the boxes' longer sides in the photo's pixels, when already known."""
         if self.second_look is None:
             return False
         faint = min(self.second_look_conf, self.conf)
-        _, sides = photo_boxes(look[0], lb, img)
+        if sides is None:
+            _, sides = photo_boxes(look[0], lb, img)
         return small_dice(
             sides[look[1] >= faint].tolist(),
             img.width,
@@ -461,13 +471,15 @@ class DiceReader:
         expected: int | None,
         *,
         first: bool = False,
+        small: bool = False,
     ) -> tuple[Reading, bool]:
         """The reading of one photo from a look of the detector (``views``: its decoded
         boxes, the mirror image's raw output or None, and the input's width), and whether the
         photo wants a second look: judged on every box the detector found, before the die
         check, since the things it drops (often far dice taken for something else) are small
         too. A ``first`` look at a photo that wants a second look gives an empty reading: the
-        second look's replaces it, so its dice are not checked and read for nothing."""
+        second look's replaces it, so its dice are not checked and read for nothing. ``small``:
+        that judgement of the first look before the mirror look, judged again after one."""
         look, flipped, width = views
         fit = expected is not None and self.fit_count
         floor = self._floor(expected)
@@ -477,8 +489,9 @@ class DiceReader:
                 look, mirror, width, floor=floor, iou=self.iou, max_det=self.max_det
             )
         _, conf, values, cocked = look
-        boxes, _ = photo_boxes(look[0], lb, img)  # in the decoded photo's pixels
-        small = self._small(look, img, lb)
+        boxes, sides = photo_boxes(look[0], lb, img)  # in the decoded photo's pixels
+        if first and flipped is not None:  # the mirror look may have changed the boxes
+            small = self._small(look, img, lb, sides)
         if first and small:
             return Reading(img.width, img.height, [], image=img.name, expected_dice=expected), True
         dice, added, dropped = photo_dice(
@@ -493,4 +506,4 @@ class DiceReader:
             added=added,
             dropped=dropped,
         )
-        return reading, small
+        return reading, False
