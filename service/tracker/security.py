@@ -25,7 +25,11 @@ def verify_password(password_hash: str, password: str) -> bool:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    """A random bearer token (32 bytes, URL-safe base64) that does not start with ``-``: one
+    that did would read as an option after ``--token`` on a command line (1 token in 64)."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
 
 
 def hash_token(token: str) -> str:
