@@ -13,7 +13,8 @@ it re-reads every die found from a crop of the photo at the die's own scale: the
 finds dice, and the classifier gives their value and cocked flag. Two more models beside it join
 when present: the die check ``NAME-verify.onnx`` (:mod:`vision.verify`) drops boxes that are not
 dice before the faces are read, and the cocked-die model ``NAME-cocked.onnx``
-(:mod:`vision.cocked`) sets the cocked flags. :mod:`vision.stages` finds and loads all three.
+(:mod:`vision.cocked`) sets the cocked flags. :mod:`vision.stages` finds and loads all three;
+:mod:`vision.passes` takes the looks at each photo (first, mirror, second) and reads its dice.
 
 Example:
     >>> from vision import DiceReader
@@ -27,27 +28,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.boxes import Letterbox, letterbox, nms
+from vision.boxes import letterbox, nms
 from vision.config import VisionSettings
-from vision.dice_stages import photo_dice
 from vision.faces import faces_model_for
 from vision.io import ImageSource, LoadedImage, load_image
-from vision.looks import (
-    Look,
-    decode_look,
-    doubtful,
-    mirror_outputs,
-    photo_boxes,
-    rect_input_shape,
-    small_dice,
-    with_mirror_look,
-)
+from vision.looks import rect_input_shape
+from vision.passes import read_chunk
 from vision.stages import ModelError, default_table, load_stage
 from vision.types import Reading
 from vision.yolo_output import DetectorInfo
@@ -310,143 +301,12 @@ class DiceReader:
     def _read_chunk(
         self, chunk: list[ImageSource | LoadedImage], expected_dice: int | None
     ) -> list[Reading]:
-        n = len(chunk)
         loaded: list[tuple[LoadedImage, float]] = []
         for image in chunk:
             t0 = time.perf_counter()
             img = image if isinstance(image, LoadedImage) else self._load(image)
             loaded.append((img, time.perf_counter() - t0))
-        readings: list[Reading | None] = [None] * n
-        own = [t for _, t in loaded]
-        small = [False] * n
-        shared = self._detect(loaded, range(n), None, readings, own, expected_dice, small)
-        again = [i for i in range(n) if small[i]]
-        # photos read short of the dice count get the second look too, kept if it finds more
-        short = {
-            i: r
-            for i, r in enumerate(readings)
-            if r is not None and r.missing and self.fit_count and self.second_look and not small[i]
-        }
-        if again or short:  # small dice, or short of the count: read again at the larger size
-            looked = again + list(short)
-            extra = self._detect(loaded, looked, self.second_look, readings, own, expected_dice)
-            for i in looked:
-                own[i] += extra / len(looked)
-            for i, first in short.items():
-                if (second := readings[i]) is None or second.missing >= first.missing:
-                    readings[i] = first
-        done = [r for r in readings if r is not None]
-        if self.table is not None:  # outline (calibrated or learned) -> on_table, outline
-            t0 = time.perf_counter()
-            for reading, (img, _) in zip(done, loaded, strict=True):
-                self.table.apply(reading, img.rgb)
-            shared += time.perf_counter() - t0
-        for reading, t in zip(done, own, strict=True):
-            reading.latency_ms = (t + shared / n) * 1000
-        return done
-
-    def _detect(
-        self,
-        loaded: list[tuple[LoadedImage, float]],
-        indices: Iterable[int],
-        size: int | None,
-        readings: list[Reading | None],
-        own: list[float],
-        expected: int | None,
-        small: list[bool] | None = None,
-    ) -> float:
-        """Detect and read the photos ``indices`` at ``size`` (default the model's), into
-        ``readings``, and into ``small`` (when given) whether each photo wants a second look;
-        photos of one input shape share an inference (all of them for a fixed model). Returns
-        the shared time (inference, decoding); letterboxing goes to ``own``."""
-        groups: dict[tuple[int, int], list[int]] = {}
-        for i in indices:
-            shape = self.input_shape(*loaded[i][0].rgb.shape[:2], size=size)
-            groups.setdefault(shape, []).append(i)
-        shared = 0.0
-        floor = self._floor(expected)
-        for (th, tw), members in groups.items():
-            t0 = time.perf_counter()
-            blob = np.zeros((self.fixed_batch or len(members), 3, th, tw), np.float32)
-            buf = np.empty((th, tw, 3), np.uint8)
-            boxes: list[Letterbox] = []
-            for row, i in enumerate(members):
-                _, lb = letterbox(loaded[i][0].rgb, (th, tw), out=buf)
-                np.multiply(buf.transpose(2, 0, 1), np.float32(1 / 255), out=blob[row])
-                boxes.append(lb)
-            prep = time.perf_counter()
-            out = self._run(blob, second=size is not None)
-            looks = [self._boxes(out[row], floor) for row in range(len(members))]
-            # a first look at small dice is read again larger: no mirror look at it
-            ahead = [
-                small is not None and self._small(look, loaded[i][0], boxes[row])
-                for row, (i, look) in enumerate(zip(members, looks, strict=True))
-            ]
-            doubted = [None if a else look for a, look in zip(ahead, looks, strict=True)]
-            flipped = self._mirror_looks(blob, doubted, expected, second=size is not None)
-            for row, i in enumerate(members):
-                views = (looks[row], flipped[row], tw)
-                readings[i], wants = self._decode(
-                    views,
-                    loaded[i][0],
-                    boxes[row],
-                    expected,
-                    first=small is not None,
-                    small=ahead[row],
-                )
-                if small is not None:
-                    small[i] = wants
-            for i in members:
-                own[i] += (prep - t0) / len(members)
-            shared += time.perf_counter() - prep
-        return shared
-
-    def _floor(self, expected: int | None) -> float:
-        """The lowest confidence of a box decoded (faint boxes judge the second look and fill
-        a dice count)."""
-        faint = min(self.second_look_conf, self.conf)
-        fit = expected is not None and self.fit_count
-        return min(faint, self.fit_conf) if fit and self.verify is not None else faint
-
-    def _mirror_looks(
-        self,
-        blob: NDArray[np.float32],
-        looks: Sequence[Look | None],
-        expected: int | None,
-        *,
-        second: bool,
-    ) -> list[NDArray[np.float32] | None]:
-        """The detector's output for the mirror image of each photo of ``blob`` whose first
-        look (``looks``: its boxes, confidences, values, cocked flags) holds a die the mirror
-        look could drop, else None.
-
-        The mirror look can only halve a box's confidence (:func:`vision.fusion.second_opinion`),
-        so a photo whose dice are all at least twice the reader's ``conf`` sure is read once.
-        """
-        if not self.mirror or (expected is not None and self.fit_count):
-            return [None] * len(looks)  # told the count, fitting it judges the doubtful boxes
-        rows = [r for r, look in enumerate(looks) if look is not None and doubtful(look, self.conf)]
-        run = partial(self._run, second=second)
-        return mirror_outputs(run, blob, rows, len(looks), fixed_batch=self.fixed_batch)
-
-    def _small(
-        self, look: Look, img: LoadedImage, lb: Letterbox, sides: NDArray | None = None
-    ) -> bool:
-        """Whether a look at photo ``img`` (letterboxed as ``lb``) finds its dice small enough
-        for a second look: every box from the second look's faint confidence up counts.
-        ``sides``: the boxes' longer sides in the photo's pixels, when already known."""
-        if self.second_look is None:
-            return False
-        faint = min(self.second_look_conf, self.conf)
-        if sides is None:
-            _, sides = photo_boxes(look[0], lb, img)
-        return small_dice(
-            sides[look[1] >= faint].tolist(),
-            img.width,
-            img.height,
-            size=max(self.imgsz),
-            below=self.second_look_below,
-        )
+        return read_chunk(self, loaded, expected_dice)
 
     def _load(self, image: ImageSource) -> LoadedImage:
         s = self.settings
@@ -456,54 +316,3 @@ class DiceReader:
             max_image_pixels=s.max_image_pixels,
             max_decoded_pixels=s.max_decoded_pixels,
         )
-
-    def _boxes(self, pred: NDArray[np.float32], floor: float) -> Look:
-        """The look (:mod:`vision.looks`) of one photo's detector output, from ``floor`` up."""
-        return decode_look(
-            pred, self.roles, end2end=self.end2end, floor=floor, iou=self.iou, max_det=self.max_det
-        )
-
-    def _decode(
-        self,
-        views: tuple[Look, NDArray[np.float32] | None, int],
-        img: LoadedImage,
-        lb: Letterbox,
-        expected: int | None,
-        *,
-        first: bool = False,
-        small: bool = False,
-    ) -> tuple[Reading, bool]:
-        """The reading of one photo from a look of the detector (``views``: its decoded
-        boxes, the mirror image's raw output or None, and the input's width), and whether the
-        photo wants a second look: judged on every box the detector found, before the die
-        check, since the things it drops (often far dice taken for something else) are small
-        too. A ``first`` look at a photo that wants a second look gives an empty reading: the
-        second look's replaces it, so its dice are not checked and read for nothing. ``small``:
-        that judgement of the first look before the mirror look, judged again after one."""
-        look, flipped, width = views
-        fit = expected is not None and self.fit_count
-        floor = self._floor(expected)
-        if flipped is not None:  # the mirror look can only doubt a box: boxes from half the floor
-            mirror = self._boxes(flipped, floor / 2)
-            look = with_mirror_look(
-                look, mirror, width, floor=floor, iou=self.iou, max_det=self.max_det
-            )
-        _, conf, values, cocked = look
-        boxes, sides = photo_boxes(look[0], lb, img)  # in the decoded photo's pixels
-        if first and flipped is not None:  # the mirror look may have changed the boxes
-            small = self._small(look, img, lb, sides)
-        if first and small:
-            return Reading(img.width, img.height, [], image=img.name, expected_dice=expected), True
-        dice, added, dropped = photo_dice(
-            img, (boxes, conf, values, cocked), self, expected=expected if fit else None
-        )
-        reading = Reading(
-            width=img.width,
-            height=img.height,
-            dice=dice,
-            image=img.name,
-            expected_dice=expected,
-            added=added,
-            dropped=dropped,
-        )
-        return reading, False

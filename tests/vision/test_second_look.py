@@ -92,12 +92,12 @@ def test_a_first_look_at_small_dice_is_neither_mirrored_nor_read(tmp_path, monke
     path = models.make_model(tmp_path / "doubt.onnx", preds, batch="b", dynamic=True)
     reader = DiceReader(path, faces=False, table=None, second_look=640)
     seen = _spy(reader)
-    import vision.reader as reader_module
+    import vision.passes as passes_module
 
     stages = []
-    photo_dice = reader_module.photo_dice
+    photo_dice = passes_module.photo_dice
     monkeypatch.setattr(
-        reader_module,
+        passes_module,
         "photo_dice",
         lambda img, look, *a, **k: stages.append(len(look[0])) or photo_dice(img, look, *a, **k),
     )
