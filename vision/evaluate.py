@@ -35,7 +35,15 @@ from vision.matching import TruthDie, clear_die, roll_bust, table_state
 from vision.metrics import EvalResult
 from vision.types import Reading
 
-__all__ = ["DatasetError", "LabelledImage", "ReaderLike", "evaluate_dataset", "find_images"]
+__all__ = [
+    "DatasetError",
+    "LabelledImage",
+    "ReaderLike",
+    "evaluate_dataset",
+    "find_images",
+    "load_labels",
+    "sibling_path",
+]
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 SPLIT_ALIASES = {
@@ -175,8 +183,14 @@ def find_images(
     return images, ({int(k): str(v) for k, v in names.items()} if isinstance(names, dict) else None)
 
 
-def _sibling(image: Path, folder: str, suffix: str) -> Path:
-    """ultralytics' rule: the last ``/images/`` in the path becomes ``/<folder>/``."""
+def sibling_path(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path:
+    """The label file (or ``meta/`` sidecar) of ``image`` by ultralytics' rule: the last
+    ``/images/`` in the path becomes ``/<folder>/``.
+
+    Example:
+        >>> sibling_path(Path("set/images/train/a.jpg")).as_posix()
+        'set/labels/train/a.txt'
+    """
     parts = list(image.parts)
     for i in range(len(parts) - 2, -1, -1):
         if parts[i] == "images":
@@ -191,7 +205,7 @@ def load_labels(image: Path) -> LabelledImage:
     Raises:
         DatasetError: a label line that is not ``class cx cy w h`` (or a polygon).
     """
-    label_path = _sibling(image, "labels", ".txt")
+    label_path = sibling_path(image, "labels", ".txt")
     labels = []
     if label_path.is_file():
         try:
@@ -230,7 +244,7 @@ def _states(
     image: Path, count: int
 ) -> tuple[list[str] | None, bool | None, list[bool | None] | None]:
     """States, bust and clear flags of the labelled dice, from the photo's sidecar."""
-    meta = _sibling(image, "meta", ".json")
+    meta = sibling_path(image, "meta", ".json")
     if not meta.is_file():
         return None, None, None
     try:

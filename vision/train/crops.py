@@ -8,13 +8,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.evaluate import IMAGE_SUFFIXES, DatasetError, load_labels, sibling_path
 from vision.faces import CROP_SIZE, crop_die
 
 from .classifier import N_CLASSES
 
 __all__ = ["CROP_SIZE", "crop_die", "iter_yolo_items", "load_crops"]
-
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 
 def iter_yolo_items(image_dirs: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
@@ -22,12 +21,9 @@ def iter_yolo_items(image_dirs: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
     for image_dir in image_dirs:
         image_dir = Path(image_dir)
         for image in sorted(image_dir.rglob("*")):
-            if image.suffix.lower() not in IMAGE_EXTS:
+            if image.suffix.lower() not in IMAGE_SUFFIXES:
                 continue
-            parts = list(image.parts)
-            idx = len(parts) - 1 - parts[::-1].index("images")
-            parts[idx] = "labels"
-            label = Path(*parts).with_suffix(".txt")
+            label = sibling_path(image)
             if label.is_file():
                 yield image, label
 
@@ -43,7 +39,12 @@ def load_crops(
     """Crops (N, size, size, 3 uint8 BGR) and classes (N,) from YOLO folders.
 
     Each die gives ``1 + jitter`` crops: the labelled box, then boxes shifted and scaled at random
-    the way a detector's boxes err.
+    the way a detector's boxes err. Labels are read as ``dicecam eval`` reads them
+    (:func:`vision.evaluate.load_labels`: polygons as their bounding box).
+
+    Raises:
+        DatasetError: a label line that is not ``class cx cy w h`` (or a polygon), or a class
+            other than 0-6.
     """
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []
@@ -55,14 +56,12 @@ def load_crops(
         if image is None:
             continue
         h, w = image.shape[:2]
-        for line in label_path.read_text().split("\n"):
-            fields = line.split()
-            if len(fields) != 5:
-                continue
-            cls = int(float(fields[0]))
-            cx, cy, bw, bh = (float(v) for v in fields[1:])
-            if not (np.isfinite([cx, cy, bw, bh]).all() and 0 <= cls < N_CLASSES):
-                raise ValueError(f"{label_path}: expected 'class cx cy w h', got {line.strip()!r}")
+        for cls, cx, cy, bw, bh in load_labels(image_path).labels:
+            if not 0 <= cls < N_CLASSES:
+                raise DatasetError(
+                    f"{label_path}: expected classes 0-{N_CLASSES - 1} (faces 1-6, cocked), "
+                    f"got class {cls}"
+                )
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             if min(box[2] - box[0], box[3] - box[1]) < 3:
                 continue

@@ -25,11 +25,12 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from vision.evaluate import IMAGE_SUFFIXES, sibling_path
+
 from .recipe import Recipe
 
 __all__ = ["Split", "detector_verdict", "finetune", "read_right", "split_dataset"]
 
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 
 FACES_EPOCHS = 12
 """Face classifier epochs of a fine-tuning run (``--faces-epochs``). On bench_finetune's 50 photos
@@ -57,12 +58,9 @@ either way, real set 0.67 points lost either way)."""
 def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
     """The photo's label file (``images/`` -> ``labels/``), or with ``folder="meta"`` and
     ``suffix=".json"`` its synthetic sidecar; None when there is none."""
-    parts = list(image.parts)
-    if "images" not in parts:
+    if "images" not in image.parts[:-1]:
         return None
-    idx = len(parts) - 1 - parts[::-1].index("images")
-    parts[idx] = folder
-    label = Path(*parts).with_suffix(suffix)
+    label = sibling_path(image, folder, suffix)
     return label if label.is_file() else None
 
 
@@ -122,7 +120,7 @@ def split_dataset(
     items = []
     for d in data_dirs:
         for image in sorted(Path(d).rglob("*")):
-            if image.suffix.lower() in IMAGE_EXTS and (label := _label_for(image)) is not None:
+            if image.suffix.lower() in IMAGE_SUFFIXES and (label := _label_for(image)) is not None:
                 items.append((image, label))
     if len(items) < 2:
         raise ValueError(
@@ -152,7 +150,9 @@ def split_dataset(
         pool += [
             (i, lab)
             for i in sorted(Path(d).rglob("*"))
-            if i.suffix.lower() in IMAGE_EXTS and (lab := _label_for(i)) and lab.read_text().strip()
+            if i.suffix.lower() in IMAGE_SUFFIXES
+            and (lab := _label_for(i))
+            and lab.read_text().strip()
         ]
     drawn = rng.sample(pool, min(replay_n + known_n, len(pool)))
     for k, (image, label) in enumerate(drawn):
