@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import httpx
 import pytest
@@ -185,6 +186,16 @@ def test_the_page_and_its_assets_are_served_locally(server):
     for asset in ("/static/app.js", "/static/style.css"):
         r = httpx.get(server.url + asset)
         assert r.status_code == 200 and len(r.text) > 100
+    # app.js is a module: every module it imports, and theirs, is served as JavaScript
+    pending, seen = ["app.js"], set()
+    while pending:
+        name = pending.pop()
+        seen.add(name)
+        r = httpx.get(f"{server.url}/static/{name}")
+        assert r.status_code == 200, name
+        assert "javascript" in r.headers["content-type"], (name, r.headers["content-type"])
+        pending += [m for m in re.findall(r'from "\./([\w-]+\.js)"', r.text) if m not in seen]
+    assert {"app.js", "page.js", "camera.js", "reading.js", "turns.js"} <= seen
     # no CDN: everything the page loads comes from this server
     assert "http://" not in html.text and "https://" not in html.text
 

@@ -1,0 +1,167 @@
+// dicecam camera page: turns: start one, send rolls, keep dice, bank; a game played roll by
+// roll is only scored.
+import { showPreview } from "./camera.js";
+import { api, say, state, ui } from "./page.js";
+import { rollFromScreen } from "./reading.js";
+
+// ---------------------------------------------------------------- turns
+export async function newTurn(evt) {
+  evt.preventDefault();
+  const player = ui.player.value.trim();
+  if (!player) { say("Type the player's name first."); ui.player.focus(); return; }
+  localStorage.setItem("dicecam.player", player);
+  localStorage.setItem("dicecam.game", ui.game.value);
+  try {
+    const token = localStorage.getItem(`dicecam.token.${player}`) || null;
+    const turn = await api("/api/v1/turns", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ player, game: ui.game.value, tracker_token: token }),
+    });
+    state.live.taken = null;
+    renderTurn(turn);
+  } catch (err) {
+    // games played roll by roll (solitaire-dice, low-high) are scored without a turn
+    state.turn = null;
+    say(err.message);
+  }
+}
+
+export async function useRoll() {
+  if (!state.reading && !state.photo) return;
+  const roll = rollFromScreen();
+  const form = new FormData();
+  form.append("photo", state.photo, "roll.jpg");
+  if (roll.corrected) {
+    form.append("values", roll.values.join(","));
+    form.append("off_table", String(roll.offTable));
+  }
+  await sendRoll(form, null);
+}
+
+export async function sendRoll(form, json) {
+  if (state.busy) return;
+  state.busy = true;
+  ui.useRoll.disabled = true;
+  const opts = form
+    ? { method: "POST", body: form }
+    : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) };
+  try {
+    if (state.turn && !state.turn.over) {
+      const turn = await api(`/api/v1/turns/${state.turn.id}/rolls`, opts);
+      renderTurn(turn);
+    } else {
+      const scored = await api(`/api/v1/score?game=${encodeURIComponent(ui.game.value)}`, opts);
+      renderScore(scored);
+    }
+  } catch (err) {
+    say(err.message, "bust");
+    ui.useRoll.disabled = false;
+  } finally {
+    state.busy = false;
+  }
+}
+
+function keepLabel(k) {
+  const ev = k.expected != null ? ` · expect ${Math.round(k.expected)}` : "";
+  const then = k.then ? ` · then ${k.then}` : "";
+  const forced = k.forced_reroll ? " · forced re-roll" : "";
+  return [`Keep ${k.dice.join(" ")}`, `${k.points} pts${then}${ev}${forced}`];
+}
+
+function renderKeeps(keeps, onPick) {
+  ui.keeps.innerHTML = "";
+  for (const k of keeps) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    const [a, c] = keepLabel(k);
+    b.innerHTML = `<span class="keep-dice"></span><span class="ev"></span>`;
+    b.firstChild.textContent = a;
+    b.lastChild.textContent = c;
+    b.disabled = !onPick;
+    if (onPick) b.addEventListener("click", () => onPick(k));
+    li.appendChild(b);
+    ui.keeps.appendChild(li);
+  }
+}
+
+function renderTurn(turn) {
+  state.turn = turn;
+  ui.total.textContent = String(turn.turn_points);
+  ui.diceLeft.textContent = String(turn.dice_left);
+  ui.state.textContent = turn.state || turn.awaiting;
+  ui.bank.disabled = turn.over || turn.awaiting !== "roll-or-bank" || turn.must_roll;
+  if (turn.bust) {
+    say(`Bust: ${turn.bust_reason || "no scoring dice"}. The turn scores 0.`, "bust");
+  } else if (turn.outcome === "banked") {
+    say(`Banked ${turn.turn_points} points.`, "good");
+  } else if (turn.awaiting === "keep") {
+    say("Choose what to keep (best first).");
+  } else if (turn.forced_reroll) {
+    say(`Forced re-roll: roll all ${turn.dice_left} dice (banking is not allowed now).`);
+  } else if (turn.must_roll && turn.rolls > 0) {
+    say(`Roll again: ${turn.turn_points} cannot be banked. Roll ${turn.dice_left} dice.`);
+  } else if (turn.hot_dice) {
+    say(`Every die scored: roll all ${turn.dice_left} again, or bank ${turn.turn_points}.`);
+  } else if (turn.rolls === 0) {
+    say(`${turn.player}: roll ${turn.dice_left} dice.`);
+  } else {
+    say(`Roll ${turn.dice_left} dice, or bank ${turn.turn_points}.`);
+  }
+  if (turn.submission) {
+    const s = turn.submission;
+    ui.message.textContent += ` Tracker: ${s.status}${s.detail ? ` (${s.detail})` : ""}.`;
+  }
+  renderKeeps(turn.keeps || [], turn.awaiting === "keep" ? keep : null);
+}
+
+function renderScore(scored) {
+  ui.state.textContent = "scored";
+  ui.diceLeft.textContent = String(scored.values.length);
+  if (scored.bust) {
+    say(`Bust${scored.bust_reason ? `: ${scored.bust_reason}` : ""}.`, "bust");
+  } else {
+    say(`${ui.game.value}: ${scored.values.join(" ")}`);
+  }
+  if (scored.keeps) {
+    renderKeeps(scored.keeps, null); // ranked by the advisor on the server
+  } else {
+    ui.keeps.innerHTML = "";
+    for (const o of scored.options || []) {
+      const li = document.createElement("li");
+      li.className = "option";
+      const parts = [];
+      if (o.keep) parts.push(`Keep ${o.keep.join(" ")}`);
+      if (o.combos) parts.push(`combos ${o.combos.join(" and ")}`);
+      if ("reject" in o) parts.push(o.reject == null ? "free ride" : `reject ${o.reject}`);
+      if (o.ends_game) parts.push("ends the game");
+      if (o.score_after != null) parts.push(`score after ${o.score_after}`);
+      li.textContent = parts.length ? parts.join(" · ") : JSON.stringify(o);
+      ui.keeps.appendChild(li);
+    }
+    if (!(scored.options || []).length) say("No legal move: the roll goes bad.", "bust");
+  }
+}
+
+async function keep(k) {
+  try {
+    const turn = await api(`/api/v1/turns/${state.turn.id}/keep`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ dice: k.dice }),
+    });
+    renderTurn(turn);
+    if (state.stream) showPreview();
+  } catch (err) {
+    say(err.message, "bust");
+  }
+}
+
+export async function bank() {
+  try {
+    renderTurn(await api(`/api/v1/turns/${state.turn.id}/bank`, { method: "POST" }));
+  } catch (err) {
+    say(err.message, "bust");
+  }
+}
