@@ -1,13 +1,17 @@
-"""Reader options shared by ``dicecam read`` and ``dicecam eval``."""
+"""Reader options shared by ``dicecam read`` and ``dicecam eval``, and the reader they open."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from service.cli import UsageError
 from vision.backends import BACKENDS
 
-__all__ = ["add_reader_options", "check_reader_options"]
+if TYPE_CHECKING:
+    from vision.reader import DiceReader
+
+__all__ = ["add_reader_options", "check_reader_options", "open_reader"]
 
 
 def add_reader_options(p: argparse.ArgumentParser) -> None:
@@ -41,3 +45,25 @@ def check_reader_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
     if args.second_look is not None and args.second_look < 0:
         raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
+
+
+def open_reader(args: argparse.Namespace) -> DiceReader:
+    """The reader the options ask for (``--model`` and those of :func:`add_reader_options`).
+
+    Raises:
+        UsageError: an option out of range, a model that cannot be loaded, or a ``DICECAM_*``
+            setting the reader cannot use (say ``DICECAM_BACKEND=bogus``).
+    """
+    from vision.reader import DiceReader, ModelError
+
+    check_reader_options(args)
+    try:
+        return DiceReader(
+            args.model,
+            conf=args.conf,
+            second_look=args.second_look,
+            backend=args.backend,
+            mirror=args.mirror,
+        )
+    except (ModelError, ValueError) as exc:  # ValueError: a DICECAM_* setting it cannot use
+        raise UsageError(str(exc)) from None

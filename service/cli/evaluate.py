@@ -11,7 +11,7 @@ import json
 import sys
 
 from service.cli import UsageError
-from service.cli._reader_options import add_reader_options, check_reader_options
+from service.cli._reader_options import add_reader_options, open_reader
 
 __all__ = ["register", "run"]
 
@@ -59,19 +59,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.evaluate import DatasetError, evaluate_dataset
-    from vision.reader import DiceReader, ModelError
 
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
-    check_reader_options(args)
+    reader = open_reader(args)
     try:
-        reader = DiceReader(
-            args.model,
-            conf=args.conf,
-            second_look=args.second_look,
-            backend=args.backend,
-            mirror=args.mirror,
-        )
         result = evaluate_dataset(
             args.dataset,
             reader=reader,
@@ -80,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             all_on_table=args.all_on_table,
             expect_count=args.expect_count,
         )
-    except (ModelError, DatasetError) as exc:
+    except DatasetError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
         data = result.to_dict()

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from service.cli import UsageError
-from service.cli._reader_options import add_reader_options, check_reader_options
+from service.cli._reader_options import add_reader_options, check_reader_options, open_reader
 
 __all__ = ["register", "run"]
 
@@ -97,11 +97,10 @@ def _summary(reading) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from vision.io import ImageError, load_image
-    from vision.reader import DiceReader, ModelError
 
     if args.expect is not None and args.expect < 1:
         raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
-    check_reader_options(args)
+    check_reader_options(args)  # before the --annotate folder is made
     if args.annotate is not None:
         if args.annotate.exists() and not args.annotate.is_dir():
             raise UsageError(f"--annotate expects a folder, got an existing file: {args.annotate}")
@@ -109,16 +108,7 @@ def run(args: argparse.Namespace) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create --annotate folder {args.annotate}: {exc}") from None
-    try:
-        reader = DiceReader(
-            args.model,
-            conf=args.conf,
-            second_look=args.second_look,
-            backend=args.backend,
-            mirror=args.mirror,
-        )
-    except (ModelError, ValueError) as exc:  # ValueError: a DICECAM_* setting it cannot use
-        raise UsageError(str(exc)) from None
+    reader = open_reader(args)
 
     failed = 0
     used: set[Path] = set()

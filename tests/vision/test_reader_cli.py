@@ -107,6 +107,8 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
         ("read", {"DICECAM_BACKEND": "gpu"}, "expected a backend among auto, openvino"),
         ("label", {"DICECAM_THREADS": "0"}, "DICECAM_THREADS: Input should be greater than or"),
         ("eval", {"DICECAM_CONF": "2"}, "DICECAM_CONF: Input should be less than or equal to 1"),
+        ("eval", {"DICECAM_BACKEND": "gpu"}, "expected a backend among auto, openvino"),
+        ("label", {"DICECAM_BACKEND": "gpu"}, "expected a backend among auto, openvino"),
         # model files that are not what the variable promises: errors, not tracebacks or a
         # surface model read as a face classifier (every die "cocked")
         ("read", {"DICECAM_SURFACE_MODEL": "{junk}"}, "table step: cannot load surface model"),
