@@ -92,6 +92,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="share of scenes whose dice take any body colour, pips of any hue and size, "
         "pale on pale too (default 0)",
     )
+    p.add_argument(
+        "--stone-share",
+        type=float,
+        default=None,
+        metavar="P",
+        help="share of scenes whose table top is stone: granite or terrazzo, grains the size "
+        "of pips (default 0)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)
 
@@ -112,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         ("--lean-share", args.lean_share),
         ("--pieces-share", args.pieces_share),
         ("--wide-styles", args.wide_styles),
+        ("--stone-share", args.stone_share),
     )
     for flag, share in shares:
         if share is not None and not 0.0 <= share <= 1.0:
@@ -173,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
             pieces_share=args.pieces_share,
             elevation=None if args.elevation is None else tuple(args.elevation),
             wide_styles=args.wide_styles,
+            stone_share=args.stone_share,
         )
         states = ", ".join(f"{k} {v}" for k, v in s.states.items())
         print(

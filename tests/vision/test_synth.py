@@ -21,6 +21,7 @@ from vision.synth import (
     write_dataset,
 )
 from vision.synth.labels import top_face
+from vision.synth.textures import surface_texture
 
 
 def test_same_seed_and_index_give_the_same_bytes():
@@ -175,6 +176,7 @@ def test_write_dataset_layout_and_workers_match(tmp_path):
         ({"n": 2, "pieces_share": -0.1}, "pieces_share"),
         ({"n": 2, "elevation": (40, 20)}, "elevation"),
         ({"n": 2, "wide_styles": 1.5}, "wide_styles"),
+        ({"n": 2, "stone_share": 2.0}, "stone_share"),
         ({"n": 2, "elevation": (0, 20)}, "elevation"),
     ],
 )
@@ -269,3 +271,32 @@ def test_wide_styles_change_only_the_dice_colours_pips_and_corners():
     assert (
         never["dice_styles"] == sample_scene(np.random.default_rng([6, 0]), 320, 240)["dice_styles"]
     )
+
+
+def test_stone_share_makes_the_table_top_stone_and_leaves_the_rest_of_the_scene():
+    stone = 0
+    for i in range(12):
+        plain = sample_scene(np.random.default_rng([8, i]), 320, 240)
+        rock = sample_scene(np.random.default_rng([8, i]), 320, 240, stone_share=1.0)
+        assert rock["surface"]["table_style"] == "stone"
+        # finer grains: more texture pixels per unit than the plain scene's table
+        assert rock["surface"]["texture_scale"] > plain["surface"]["texture_scale"]
+        stone += plain["surface"]["table_style"] == "stone"
+        for key in ("table_style", "table_color", "texture_scale"):
+            rock["surface"].pop(key), plain["surface"].pop(key)
+        assert rock == plain
+    assert stone == 0  # never stone by default
+    with pytest.raises(ValueError, match="stone_share"):
+        sample_scene(np.random.default_rng(0), stone_share=-0.5)
+
+
+def test_a_stone_texture_is_dense_with_grains_of_other_colours():
+    base = (150.0, 150.0, 150.0)
+    tex = surface_texture(np.random.default_rng(3), "stone", base, 256)
+    plain = surface_texture(np.random.default_rng(3), "plain", base, 256)
+    off = np.abs(tex - np.float32(base)).max(axis=2) > 30  # a grain, not the base colour
+    assert 0.1 < off.mean() < 0.7
+    assert (np.abs(plain - np.float32(base)).max(axis=2) > 30).mean() < 0.01
+    # grains are small: most of them are blobs a few pixels wide, not big patches
+    n, _, stats, _ = cv2.connectedComponentsWithStats(off.astype(np.uint8), connectivity=4)
+    assert n > 200 and np.median(stats[1:, cv2.CC_STAT_AREA]) < 40

@@ -124,12 +124,14 @@ def write_dataset(
     pieces_share: float | None = None,
     elevation: tuple[float, float] | None = None,
     wide_styles: float | None = None,
+    stone_share: float | None = None,
 ) -> DatasetSummary:
     """Render images ``start .. start+n-1`` of the ``seed`` stream into ``out``; ``face_kind``
     gives every die that kind of face, ``lean_share`` is the share of scenes with an extra die
     leaning on something, ``pieces_share`` the share with game pieces standing on the table,
-    ``elevation`` the camera's elevation range in degrees, and ``wide_styles`` the share of
-    scenes whose dice come from a far wider range of colours and pip sizes (see
+    ``elevation`` the camera's elevation range in degrees, ``wide_styles`` the share of
+    scenes whose dice come from a far wider range of colours and pip sizes, and ``stone_share``
+    the share whose table top is stone (granite, terrazzo; see
     :func:`vision.synth.scene.sample_scene`).
 
     Example:
@@ -145,6 +147,7 @@ def write_dataset(
         ("lean_share", lean_share),
         ("pieces_share", pieces_share),
         ("wide_styles", wide_styles),
+        ("stone_share", stone_share),
     )
     for key, share in shares:
         if share is not None and not 0.0 <= share <= 1.0:
@@ -157,6 +160,7 @@ def write_dataset(
             ("pieces_share", pieces_share),
             ("elevation_range", None if elevation is None else _check_elevation(elevation)),
             ("wide_styles", wide_styles),
+            ("stone_share", stone_share),
         )
         if v is not None
     }

@@ -58,6 +58,11 @@ TABLE_COLORS = {
         (170, 200, 210),
     ],
 }
+STONE_COLORS = [(150, 150, 150), (200, 195, 190), (60, 60, 62), (150, 170, 190), (95, 105, 125)]
+"""Base colours of a ``stone`` table top (BGR): grey, pale, black, beige and brown granite."""
+STONE_SHARE = 0.0
+"""The share of scenes whose table top is stone (granite, terrazzo: grains the size of pips).
+0 by default, so the scenes drawn before stone tops existed stay the same."""
 FLOOR_STYLES = ["wood", "tiles", "carpet", "plain"]
 FLOOR_COLORS = [
     (70, 100, 140),
@@ -152,6 +157,7 @@ def sample_scene(
     pieces_share: float | None = None,
     elevation_range: tuple[float, float] | None = None,
     wide_styles: float = 0.0,
+    stone_share: float | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Draw every parameter of one scene. ``overrides`` replace top-level keys after drawing;
@@ -163,8 +169,9 @@ def sample_scene(
     range of the camera's elevation in degrees (default: 62-90 for 55% of scenes, 25-62 for the
     rest); trays and boxes keep at least 45-70, as their rims hide the dice from lower down.
     ``wide_styles``: the chance that the scene's dice styles come from
-    :func:`wide_die_style`'s wider range. These last options draw from random streams of their
-    own, so the rest of the scene stays the same with or without them.
+    :func:`wide_die_style`'s wider range. ``stone_share``: the chance that the table top is
+    stone, granite or terrazzo (default :data:`STONE_SHARE`). These last options draw from
+    random streams of their own, so the rest of the scene stays the same with or without them.
 
     Example:
         >>> s = sample_scene(np.random.default_rng(0))
@@ -327,6 +334,16 @@ def sample_scene(
         own = np.random.default_rng([scene["physics_seed"], 4])
         if own.random() < wide_styles:
             scene["dice_styles"] = styles = [wide_die_style(own, st) for st in styles]
+    stone = STONE_SHARE if stone_share is None else stone_share
+    if not 0.0 <= stone <= 1.0:
+        raise ValueError(f"expected stone_share in [0, 1], got {stone!r}")
+    if stone > 0:
+        own = np.random.default_rng([scene["physics_seed"], 5])
+        if own.random() < stone:
+            surface["table_style"] = "stone"
+            surface["table_color"] = _jitter(own, _pick(own, STONE_COLORS), 12)
+            # finer grains than the texture's own scale: 1-5 mm, a quarter of a die at most
+            surface["texture_scale"] = float(surface["texture_scale"] * own.uniform(1.2, 2.8))
     if face_kind is not None:
         if face_kind not in FACE_KINDS:
             raise ValueError(f"expected a face kind in {FACE_KINDS}, got {face_kind!r}")

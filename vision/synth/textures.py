@@ -14,7 +14,17 @@ import numpy as np
 
 __all__ = ["SURFACE_STYLES", "face_texture", "surface_texture"]
 
-SURFACE_STYLES = ("felt", "wood", "paper", "white", "speckled", "plain", "tiles", "carpet")
+SURFACE_STYLES = ("felt", "wood", "paper", "white", "speckled", "plain", "tiles", "carpet", "stone")
+
+STONE_MINERALS = [
+    (25, 25, 28),  # black mica, hornblende
+    (70, 68, 72),  # dark grey
+    (235, 236, 238),  # white feldspar
+    (175, 178, 182),  # light grey quartz
+    (150, 150, 205),  # pink feldspar (BGR)
+    (60, 95, 140),  # brown
+]
+"""Grain colours of a ``stone`` surface (BGR): granite, terrazzo, speckled worktops."""
 
 # Pip positions on a unit face, per value (x, y in [0, 1]).
 _L, _M, _H = 0.25, 0.5, 0.75
@@ -101,6 +111,15 @@ def surface_texture(
         ys, xs = rng.integers(0, h, count), rng.integers(0, w, count)
         dots = rng.uniform(-90, 40, size=(count, 1)).astype(np.float32)
         tex[ys, xs] += dots
+    elif style == "stone":  # granite or terrazzo: dense grains of a few minerals, pip-sized
+        tex = base + (_noise(rng, h, w, 120) * 8 + white_noise(rng, h, w) * 3)[..., None]
+        picks = rng.choice(len(STONE_MINERALS), size=int(rng.integers(2, 5)), replace=False)
+        for k in picks:
+            grain = cv2.GaussianBlur(white_noise(rng, h, w), (0, 0), float(rng.uniform(0.6, 2.0)))
+            share = float(rng.uniform(0.06, 0.25))
+            mask = grain > np.quantile(grain[::4, ::4], 1 - share)
+            tone = np.asarray(STONE_MINERALS[k], np.float32) * np.float32(rng.uniform(0.85, 1.1))
+            tex[mask] = tone + white_noise(rng, h, w)[mask][:, None] * 6
     elif style == "tiles":
         step = int(rng.integers(64, 200))
         tex = base + (_noise(rng, h, w, 40) * 8)[..., None]
