@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from service.cli import UsageError
-from service.cli._reader_options import add_reader_options, check_reader_options, open_reader
+from service.cli._reader_options import add_reader_options, open_reader
 
 __all__ = ["register", "run"]
 
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.expect is not None and args.expect < 1:
         raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
-    check_reader_options(args)  # before the --annotate folder is made
+    reader = open_reader(args)  # checks its options before the --annotate folder is made
     if args.annotate is not None:
         if args.annotate.exists() and not args.annotate.is_dir():
             raise UsageError(f"--annotate expects a folder, got an existing file: {args.annotate}")
@@ -108,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create --annotate folder {args.annotate}: {exc}") from None
-    reader = open_reader(args)
 
     failed = 0
     used: set[Path] = set()
