@@ -159,7 +159,7 @@ def test_real_photos_label_the_span_of_their_dice_as_surface(tmp_path):
 def test_the_loss_leaves_out_the_cells_nobody_labelled():
     import torch
 
-    from vision.train.surface import _loss
+    from vision.train.surface_net import surface_loss
 
     target = torch.ones(1, 1, 4, 4)
     known = torch.zeros(1, 4, 4)
@@ -167,12 +167,16 @@ def test_the_loss_leaves_out_the_cells_nobody_labelled():
     logits = torch.full((1, 1, 4, 4), 2.0)
     other = logits.clone()
     other[0, 0, 2:] = -5.0  # says "not surface" where nobody knows: no cost
-    assert float(_loss(logits, target, known)) == pytest.approx(float(_loss(other, target, known)))
+    assert float(surface_loss(logits, target, known)) == pytest.approx(
+        float(surface_loss(other, target, known))
+    )
     other[0, 0, :2] = -5.0  # and where it is known: a cost
-    assert float(_loss(other, target, known)) > float(_loss(logits, target, known)) + 1
+    assert (
+        float(surface_loss(other, target, known)) > float(surface_loss(logits, target, known)) + 1
+    )
     # all known (a synthetic photo): the weighted loss is the plain one
-    assert float(_loss(other, target, torch.ones(1, 4, 4))) == pytest.approx(
-        float(_loss(other, target))
+    assert float(surface_loss(other, target, torch.ones(1, 4, 4))) == pytest.approx(
+        float(surface_loss(other, target))
     )
 
 
