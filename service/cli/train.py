@@ -101,6 +101,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="join the face classifier trained with these (.pt; repeatable) into one model that "
         "reads the mean of their probabilities",
     )
+    p.add_argument(
+        "--soup",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="CKPT",
+        help="the detector step averages these detector checkpoints (.pt; repeatable, at least "
+        "2, one listed twice weighs twice; all fine-tuned from one start) instead of training",
+    )
     p.add_argument("--workers", type=int, default=1, help="processes rendering synthetic images")
     p.add_argument(
         "--holdout",
@@ -164,6 +173,16 @@ def run(args: argparse.Namespace) -> int:
     for joined in args.faces_join or []:
         if joined.suffix != ".pt" or not joined.is_file():
             raise UsageError(f"--faces-join must be face classifier weights (.pt), got {joined}")
+    if args.soup is not None:
+        if len(args.soup) < 2:
+            raise UsageError(f"--soup needs at least 2 checkpoints, got {len(args.soup)}")
+        for ckpt in args.soup:
+            if ckpt.suffix != ".pt" or not ckpt.is_file():
+                raise UsageError(f"--soup must name detector checkpoints (.pt files), got {ckpt}")
+        if args.from_model is not None or args.init is not None:
+            raise UsageError(
+                "--soup averages finished detectors; it goes with neither --from nor --init"
+            )
     if args.faces_join and args.from_model is not None:
         raise UsageError("--faces-join trains a classifier to join; it does not go with --from")
     if args.faces_epochs is not None:

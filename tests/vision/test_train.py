@@ -222,6 +222,96 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--freeze", "40"]) == 2
     assert "--freeze must be 0 to 22 layers, got 40" in capsys.readouterr().err
+    ckpt = tmp_path / "a.pt"
+    ckpt.write_bytes(b"not a checkpoint")
+    assert main(["train", "--soup", str(ckpt)]) == 2
+    assert "--soup needs at least 2 checkpoints, got 1" in capsys.readouterr().err
+    assert main(["train", "--soup", str(ckpt), "--soup", str(tmp_path / "b.pt")]) == 2
+    assert f"--soup must name detector checkpoints (.pt files), got {tmp_path / 'b.pt'}" in (
+        capsys.readouterr().err
+    )
+    assert main(["train", "--soup", str(ckpt), "--soup", str(ckpt), "--init", str(ckpt)]) == 2
+    assert "--soup averages finished detectors" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_soup_of_detectors_ships_the_mean_of_their_weights(trained: Path, tmp_path: Path):
+    import onnxruntime as ort
+    import torch
+
+    recipe = str(trained.parent / "recipe.yaml")
+    start = trained / "tiny.pt"
+    shifted = torch.load(start, map_location="cpu", weights_only=False)
+    with torch.no_grad():  # the same network, every weight 1 higher
+        for tensor in shifted["model"].state_dict().values():
+            if tensor.is_floating_point():
+                tensor.add_(1.0)
+    torch.save(shifted, tmp_path / "shifted.pt")
+
+    def soup(*parts: Path) -> Path:
+        out = tmp_path / f"soup{len(parts)}"
+        args = ["train", "--recipe", recipe, "--stage", "detector", "--out", str(out)]
+        args += ["--work", str(tmp_path / "work")]
+        for part in parts:
+            args += ["--soup", str(part)]
+        assert main(args) == 0
+        return out
+
+    # the start with the shifted one listed twice: every weight 2/3 higher
+    weighted = soup(start, tmp_path / "shifted.pt", tmp_path / "shifted.pt")
+    mean = torch.load(weighted / "tiny.pt", map_location="cpu", weights_only=False)["model"]
+    first = torch.load(start, map_location="cpu", weights_only=False)["model"].state_dict()
+    for key, tensor in mean.state_dict().items():
+        if tensor.is_floating_point():
+            expected = first[key].float() + 2 / 3
+            assert torch.allclose(tensor.float(), expected, atol=2e-2), key
+    # a soup of one detector with itself reads as that detector does
+    same = soup(start, start)
+    blob = np.random.default_rng(0).random((1, 3, 128, 128), dtype=np.float32)
+
+    def run(path: Path) -> np.ndarray:
+        session = ort.InferenceSession(str(path))
+        return session.run(None, {session.get_inputs()[0].name: blob})[0]
+
+    assert np.allclose(run(same / "tiny.onnx"), run(trained / "tiny.onnx"), atol=1e-4)
+    assert not np.allclose(run(weighted / "tiny.onnx"), run(trained / "tiny.onnx"), atol=1e-2)
+
+
+def test_soup_checks_the_checkpoints_share_an_architecture(tmp_path: Path):
+    import torch
+    from torch import nn
+
+    from vision.train.soup import average_checkpoints
+
+    def save(name: str, model: nn.Module) -> Path:
+        torch.save({"model": model, "epoch": 3}, tmp_path / name)
+        return tmp_path / name
+
+    torch.manual_seed(0)
+    a = save("a.pt", nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2)))
+    b_model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    b_model[1].num_batches_tracked.fill_(7)
+    b = save("b.pt", b_model)
+    soup = average_checkpoints([a, b])
+    ta, tb = torch.load(a, weights_only=False), torch.load(b, weights_only=False)
+    got = soup["model"].state_dict()
+    assert torch.allclose(got["0.weight"], (ta["model"][0].weight + tb["model"][0].weight) / 2)
+    assert int(got["1.num_batches_tracked"]) == 0  # counters: the first checkpoint's
+    assert soup["epoch"] == 3 and soup["optimizer"] is None
+    wide = save("wide.pt", nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)))
+    with pytest.raises(ValueError, match=r"0.weight is \(3, 2\), expected \(2, 2\)"):
+        average_checkpoints([a, wide])
+    other = save("other.pt", nn.Sequential(nn.Linear(2, 2)))
+    with pytest.raises(ValueError, match="not the architecture of .*tensors differ"):
+        average_checkpoints([a, other])
+    (tmp_path / "text.pt").write_text("hello")
+    with pytest.raises(ValueError, match="text.pt could not be loaded"):
+        average_checkpoints([a, tmp_path / "text.pt"])
+    torch.save({"weights": [1, 2]}, tmp_path / "dict.pt")
+    with pytest.raises(ValueError, match="ultralytics detector checkpoint with a 'model'"):
+        average_checkpoints([a, tmp_path / "dict.pt"])
+    with pytest.raises(ValueError, match="at least 2 checkpoints, got 1"):
+        average_checkpoints([a])
 
 
 def test_face_training_mixes_in_replay_crops(tmp_path: Path):

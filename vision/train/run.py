@@ -64,11 +64,16 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
     onnx = out / f"{name}.onnx"
     faces = out / f"{name}-faces.onnx"
     stage = args.stage
+    soup = getattr(args, "soup", None)
+    if soup and stage == "detector":  # averaging needs no data
+        return _ship_soup(soup, work, onnx, imgsz=recipe.detector.imgsz)
     prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
     if stage == "data":
         print(f"data ready: {prepared.data_yaml}")
         return 0
-    if stage in ("all", "detector"):
+    if stage == "all" and soup:
+        _ship_soup(soup, work, onnx, imgsz=recipe.detector.imgsz)
+    elif stage in ("all", "detector"):
         d = recipe.detector
         weights = train_detector(
             prepared.data_yaml,
@@ -133,4 +138,15 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             extra=recipe.card_extra_text(),  # `dicecam train` checked it before training
         )
         print(f"model card -> {card}")
+    return 0
+
+
+def _ship_soup(checkpoints: list[Path], work: Path, onnx: Path, *, imgsz: int) -> int:
+    """The detector step of ``--soup``: average the checkpoints and ship the mean as ``onnx``."""
+    from .pipeline import ship_detector
+    from .soup import soup_detector
+
+    weights = soup_detector(checkpoints, work / "detector" / "soup.pt")
+    ship_detector(weights, onnx, imgsz=imgsz)
+    print(f"detector -> {onnx}")
     return 0
