@@ -183,6 +183,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--soup averages finished detectors; it goes with neither --from nor --init"
             )
+        if args.stage not in ("all", "detector"):
+            raise UsageError(
+                f"--soup makes the detector: it goes with --stage detector or all, "
+                f"got --stage {args.stage}"
+            )
     if args.faces_join and args.from_model is not None:
         raise UsageError("--faces-join trains a classifier to join; it does not go with --from")
     if args.faces_epochs is not None:

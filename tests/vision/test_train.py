@@ -232,6 +232,8 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     )
     assert main(["train", "--soup", str(ckpt), "--soup", str(ckpt), "--init", str(ckpt)]) == 2
     assert "--soup averages finished detectors" in capsys.readouterr().err
+    assert main(["train", "--soup", str(ckpt), "--soup", str(ckpt), "--stage", "card"]) == 2
+    assert "it goes with --stage detector or all, got --stage card" in capsys.readouterr().err
 
 
 @pytest.mark.slow
