@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,17 +35,11 @@ def average_checkpoints(paths: Sequence[str | Path]) -> dict[str, Any]:
 
     if len(paths) < 2:
         raise ValueError(f"a soup needs at least 2 checkpoints, got {len(paths)}")
-    states = []
-    base: dict[str, Any] | None = None
-    for path in paths:
-        ckpt = _load(path, torch)
-        state = ckpt["model"].state_dict()
-        if base is None:
-            base, first, first_path = ckpt, state, path
-        else:
-            _check_same(first, state, first_path, path)
-        states.append(state)
-    assert base is not None
+    ckpts = [_load(path, torch) for path in paths]
+    states = [ckpt["model"].state_dict() for ckpt in ckpts]
+    first, base = states[0], ckpts[0]
+    for path, state in zip(paths[1:], states[1:], strict=True):
+        _check_same(first, state, paths[0], path)
     mean = {}
     for key, value in first.items():
         if value.is_floating_point():
@@ -69,10 +64,7 @@ def soup_detector(paths: Sequence[str | Path], out: str | Path) -> Path:
     soup = average_checkpoints(paths)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(soup, out)
-    counts: dict[str, int] = {}
-    for p in paths:
-        counts[str(p)] = counts.get(str(p), 0) + 1
-    listed = ", ".join(f"{p} (x{k})" if k > 1 else p for p, k in counts.items())
+    listed = ", ".join(f"{p} (x{k})" if k > 1 else p for p, k in Counter(map(str, paths)).items())
     print(f"detector soup of {len(paths)} checkpoints: {listed} -> {out}")
     return out
 
