@@ -52,7 +52,19 @@ at read time, since a mirrored, turned "2" looks like a "5" and 2 -> 5 is its co
 instead of up to 15 degrees (fresh photos 92.41%, held-out 28 of 33 against 30). Nor (2026-11-24,
 ``--detector keep``): tuning every member of the joined classifier instead of the last (fresh
 photos 93.17% against 93.36%, at their true boxes 503 against 508 of 532, held-out 29 of 33
-either way, real set 0.67 points lost either way)."""
+either way, real set 0.67 points lost either way).
+
+Tried and not kept (2026-11-25, the face classifier alone on ``red-numerals --at-rest``: trained on
+the 215 dice of its training photos, read at the true boxes of its 42 held-out dice, of 559 dice
+in 100 fresh photos and of the real eval set's 627; cocked dice counted): the shipped classifier
+reads 76.19% / 89.80% / 96.01%, the fine-tuning above 83.33% / 91.06% / 95.53%. The full learning
+rate (80.95% / 90.34% / 95.53%), a replay share of 0.5 (80.95% / 91.59% / 95.85%), every member
+tuned (83.33% / 91.06% / 96.17%), and 300 more synthetic photos of the very same style (1568 dice;
+80.95% / 91.06% / 95.22%) all read about as well. Weighing the tuned member above the other in
+the mean reads worse (0.6 against 0.4: 89.80% of the fresh dice), since it learned to correct the
+mean, not to read alone. Five times the data of the new dice not helping says the misreads left
+are not for want of examples: they are cocked dice, dice in piles whose top face is hidden and
+whose neighbours' numerals fill the crop, and dice cut by the frame."""
 
 
 def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
