@@ -62,8 +62,8 @@ rate (80.95% / 90.34% / 95.53%), a replay share of 0.5 (80.95% / 91.59% / 95.85%
 tuned (83.33% / 91.06% / 96.17%), and 300 more synthetic photos of the very same style (1568 dice;
 80.95% / 91.06% / 95.22%) all read about as well. Weighing the tuned member above the other in
 the mean reads worse (0.6 against 0.4: 89.80% of the fresh dice), since it learned to correct the
-mean, not to read alone. Five times the data of the new dice not helping says the misreads left
-are not for want of examples: they are cocked dice, dice in piles whose top face is hidden and
+mean, not to read alone. Eight times as many dice of the new style not helping says the misreads
+left are not for want of examples: they are cocked dice, dice in piles whose top face is hidden and
 whose neighbours' numerals fill the crop, and dice cut by the frame."""
 
 
