@@ -70,25 +70,18 @@ class FaceClassifier:
     """
 
     def __init__(self, model: str | Path, *, threads: int = 2, tta: bool = True) -> None:
-        from vision.runtime import cpu_session
+        from vision.runtime import SmallModel
 
         self.model_path = Path(model)
         self.tta = tta
-        self._session = cpu_session(self.model_path, threads)
-        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
-        if (
-            len(inp.shape) != 4
-            or inp.shape[1] != 3
-            or len(out.shape) != 2
-            or out.shape[1] not in (6, 7)
-        ):
+        self._model = SmallModel(self.model_path, threads=threads)
+        inp, out = self._model.input_shape, self._model.output_shape
+        if len(inp) != 4 or inp[1] != 3 or len(out) != 2 or out[1] not in (6, 7):
             raise ValueError(
                 f"{self.model_path}: expected a face classifier (input N x 3 x S x S, output "
-                f"N x 7, or N x 6 without the cocked class), got input {inp.shape} and output "
-                f"{out.shape}"
+                f"N x 7, or N x 6 without the cocked class), got input {inp} and output {out}"
             )
-        self._input = inp.name
-        size = inp.shape[2]
+        size = inp[2]
         self.size = size if isinstance(size, int) else CROP_SIZE
 
     def classify(
@@ -107,7 +100,7 @@ class FaceClassifier:
             blob = np.concatenate([blob, blob[..., ::-1]])
         from vision.runtime import softmax
 
-        logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
+        logits = self._model.run(blob)
         probs = softmax(logits)
         if self.tta:
             probs = probs.reshape(2, n, -1).mean(axis=0)

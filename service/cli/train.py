@@ -9,7 +9,7 @@ from service.cli import UsageError
 
 __all__ = ["register", "run"]
 
-STAGES = ("all", "data", "detector", "faces", "card")
+STAGES = ("all", "data", "detector", "faces", "int8", "card")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,7 +45,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--name", default=None, help="model name (default: the recipe's, or NAME-ft for --from)"
     )
-    p.add_argument("--stage", choices=STAGES, default="all", help="run one step only (default all)")
+    p.add_argument(
+        "--stage",
+        choices=STAGES,
+        default="all",
+        help="run one step only (default all; int8: quantize the shipped face classifier "
+        "from its float .pt again)",
+    )
     p.add_argument(
         "--data",
         type=Path,
@@ -212,7 +218,12 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.train.run import train_reader
 
-    return train_reader(recipe, args)
+    try:
+        return train_reader(recipe, args)
+    except FileNotFoundError as exc:
+        if args.stage != "int8":
+            raise
+        raise UsageError(str(exc)) from None  # no float weights to quantize: said before any data
 
 
 def _check_labels(folder: Path) -> None:

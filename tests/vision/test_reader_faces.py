@@ -110,17 +110,16 @@ def test_classifier_averages_the_crop_and_its_mirror(tmp_path):
     seen = []
 
     class Mirrored:  # a crop reads face 1, its mirror face 2; checks the second half is mirrored
-        def run(self, names, feeds):
-            blob = next(iter(feeds.values()))
+        def run(self, blob):
             seen.append(blob.shape[0])
             n = blob.shape[0] // 2
             np.testing.assert_array_equal(blob[n:], blob[:n, :, :, ::-1])
             logits = np.full((blob.shape[0], 7), -20.0, np.float32)
             logits[:n, 0] = logits[n:, 1] = 20.0
-            return [logits]
+            return logits
 
     fc = FaceClassifier(model, tta=True)
-    fc._session = Mirrored()
+    fc._model = Mirrored()
     rgb = np.random.default_rng(0).integers(0, 255, (120, 120, 3), dtype=np.uint8)
     boxes = np.array([[10, 10, 50, 50], [60, 60, 100, 100]], np.float32)
     values, _, probs = fc.classify(rgb, boxes)

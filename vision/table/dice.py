@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.faces import crop_die
-from vision.runtime import cpu_session, softmax
+from vision.runtime import SmallModel, softmax
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -87,19 +87,18 @@ class ContextDieModel:
                 f"{self.label} not found: {self.model_path}. Train it with {self.train_command}"
             )
         try:
-            self._session = cpu_session(self.model_path, threads)
+            self._model = SmallModel(self.model_path, threads=threads)
         except Exception as exc:  # onnxruntime's own errors: not ONNX, a broken file
             raise ValueError(f"cannot load {self.label} {self.model_path}: {exc}") from None
-        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
-        if out.shape[-1] != 2:
+        inp, out = self._model.input_shape, self._model.output_shape
+        if len(inp) != 4 or out[-1] != 2:
             raise ValueError(
-                f"{self.model_path}: expected 2 classes ({self.classes}), got output "
-                f"shape {out.shape}"
+                f"{self.model_path}: expected 2 classes ({self.classes}) from input "
+                f"N x 3 x S x S, got input {inp} and output {out}"
             )
-        self._input = inp.name
-        size = inp.shape[2]
+        size = inp[2]
         self.size = size if isinstance(size, int) else CROP
-        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
+        self.metadata = dict(self._model.metadata)
         self.context = float(self.metadata.get("context", self.default_context))
         self.tta = self.metadata.get("tta", "False").strip().lower() == "true"
         if threshold is None:
@@ -115,7 +114,7 @@ class ContextDieModel:
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
         if self.tta:
             blob = np.concatenate([blob, blob[..., ::-1]])
-        logits = self._session.run(None, {self._input: np.ascontiguousarray(blob)})[0]
+        logits = self._model.run(blob)
         p = softmax(logits)[:, 1]
         return p.reshape(2, n).mean(axis=0) if self.tta else p
 

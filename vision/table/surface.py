@@ -145,30 +145,24 @@ class SurfaceModel:
                 "`python -m vision.train.surface DATA`, or calibrate the camera with "
                 "`dicecam calibrate PHOTO`"
             )
-        from vision.runtime import cpu_session
+        from vision.runtime import SmallModel
 
         try:
-            self._session = cpu_session(self.model_path, threads)
+            self._model = SmallModel(self.model_path, threads=threads)
         except Exception as exc:
             raise SurfaceModelError(f"cannot load surface model {self.model_path}: {exc}") from None
-        inp, out = self._session.get_inputs()[0], self._session.get_outputs()[0]
-        if (
-            len(inp.shape) != 4
-            or inp.shape[1] not in (3, 4, "3", "4")
-            or len(out.shape) != 4
-            or out.shape[1] not in (1, LAYERS)
-        ):
+        inp, out = self._model.input_shape, self._model.output_shape
+        if len(inp) != 4 or inp[1] not in (3, 4) or len(out) != 4 or out[1] not in (1, LAYERS):
             raise SurfaceModelError(
                 f"{self.model_path}: expected input (batch, 3 or 4, h, w) and output "
-                f"(batch, 1 or {LAYERS}, h, w), got {inp.shape} -> {out.shape}"
+                f"(batch, 1 or {LAYERS}, h, w), got {inp} -> {out}"
             )
-        self.layers = int(out.shape[1])
-        self.reads_dice = int(inp.shape[1]) == 4
+        self.layers = int(out[1])
+        self.reads_dice = int(inp[1]) == 4
         """The model reads a dice map beside the photo (:func:`~vision.table.geometry.dice_map`
         of the reader's boxes): pass ``boxes`` to its methods."""
-        self.metadata = dict(self._session.get_modelmeta().custom_metadata_map)
-        self._input_name = inp.name
-        h, w = inp.shape[2], inp.shape[3]
+        self.metadata = dict(self._model.metadata)
+        h, w = inp[2], inp[3]
         if not (isinstance(h, int) and isinstance(w, int)):
             size = ast.literal_eval(self.metadata.get("imgsz", "128"))
             h, w = (size, size) if isinstance(size, int) else size
@@ -214,7 +208,7 @@ class SurfaceModel:
         if self.reads_dice:
             small = np.dstack([small, dice_map(boxes, width, height, (h, w))])
         blob = (small.astype(np.float32) * np.float32(1 / 255)).transpose(2, 0, 1)[None]
-        out = self._session.run(None, {self._input_name: np.ascontiguousarray(blob)})[0]
+        out = self._model.run(blob)
         return out[0]
 
     def probability(

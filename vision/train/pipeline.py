@@ -107,7 +107,9 @@ def train_faces(
     ``replay_share`` of each epoch. ``join``: classifiers (``.pt``) the trained one is joined
     with (:func:`vision.train.classifier.join_classifiers`: the mean of their probabilities is
     what is exported). ``tune_last``: starting from a joined model, train its last member only.
-    The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later.
+    The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later;
+    the ONNX file is quantized to int8 when the recipe says so (``faces.int8``, the default),
+    calibrated on the training crops.
     """
     import numpy as np
 
@@ -150,6 +152,11 @@ def train_faces(
         log(f"face classifier: joined with {', '.join(map(str, join))}")
     out_onnx = Path(out_onnx)
     export_classifier(model, out_onnx)
+    if recipe.faces.int8 and len(x):
+        from .quantize import quantize_classifier
+
+        quantize_classifier(out_onnx, x[..., ::-1])  # crops are BGR, the model reads RGB
+        log(f"face classifier: quantized to int8 ({out_onnx.name})")
     save_classifier(model, out_onnx.with_suffix(".pt"))
     return out_onnx
 

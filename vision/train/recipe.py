@@ -51,6 +51,9 @@ class FacesRecipe(BaseModel):
     jitter: int = Field(2, ge=0)
     width: float = Field(1.0, gt=0)
     """Channel multiplier of the network (1.0: 16-32-64-96 channels)."""
+    int8: bool = True
+    """Ship the ONNX file quantized to int8 (:mod:`vision.train.quantize`), calibrated on the
+    training crops; the ``.pt`` beside it stays float32."""
 
 
 class TestRecipe(BaseModel):

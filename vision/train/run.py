@@ -53,6 +53,22 @@ def synth_test_set(recipe: Recipe, work: Path) -> Path | None:
     return out
 
 
+def _quantize_faces(faces: Path, train_dirs: list[Path]) -> Path:
+    """Export the float face classifier ``faces.pt`` to ``faces`` (ONNX) again and quantize it
+    to int8, calibrated on crops of the dice of ``train_dirs``."""
+    from .classifier import export_classifier, load_classifier
+    from .crops import load_crops
+    from .quantize import CALIBRATION_CROPS, quantize_classifier
+
+    weights = faces.with_suffix(".pt")
+    crops, _ = load_crops(train_dirs, jitter=0)
+    export_classifier(load_classifier(weights), faces)
+    quantize_classifier(faces, crops[..., ::-1])  # crops are BGR, the model reads RGB
+    used = min(CALIBRATION_CROPS, len(crops))
+    print(f"face classifier -> {faces} (int8, calibrated on {used} of {len(crops)} die crops)")
+    return faces
+
+
 def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
     from .card import write_card
     from .detector import train_detector
@@ -65,11 +81,19 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
     faces = out / f"{name}-faces.onnx"
     stage = args.stage
     soup = getattr(args, "soup", None)
+    if stage == "int8" and not faces.with_suffix(".pt").is_file():  # before rendering any data
+        raise FileNotFoundError(
+            f"expected the face classifier's float weights at {faces.with_suffix('.pt')}: the "
+            "int8 build is made from them (train them with --stage faces)"
+        )
     if soup and stage == "detector":  # averaging needs no data
         return _ship_soup(soup, work, onnx, imgsz=recipe.detector.imgsz)
     prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
     if stage == "data":
         print(f"data ready: {prepared.data_yaml}")
+        return 0
+    if stage == "int8":
+        _quantize_faces(faces, prepared.train_dirs)
         return 0
     if stage == "all" and soup:
         _ship_soup(soup, work, onnx, imgsz=recipe.detector.imgsz)
