@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> tuple[Path, np.ndarray, np.ndarray]:
     """A small classifier trained for a few epochs on synthetic crops, its float export, and
-    held-out crops with their classes."""
+    held-out crops (BGR, as load_crops gives them) with their classes."""
     from vision.synth import write_dataset
     from vision.train.classifier import export_classifier, train_classifier
     from vision.train.crops import load_crops
@@ -32,12 +32,13 @@ def trained(tmp_path_factory) -> tuple[Path, np.ndarray, np.ndarray]:
     model = train_classifier(x, y, epochs=4, batch=64, lr=3e-3, width=0.5, log=lambda s: None)
     onnx_file = export_classifier(model, root / "float.onnx")
     hx, hy = load_crops([root / "b" / "images"], jitter=0)
-    return onnx_file, np.ascontiguousarray(hx[..., ::-1]), hy  # load_crops gives BGR
+    return onnx_file, hx, hy
 
 
 def _read(model: Path, crops: np.ndarray) -> np.ndarray:
-    """Class probabilities of ``crops`` (each a whole 48 px image: the box is the crop)."""
+    """Class probabilities of BGR ``crops`` (each a whole 48 px image: the box is the crop)."""
     classifier = FaceClassifier(model)
+    crops = np.ascontiguousarray(crops[..., ::-1])  # the reader reads RGB photos
     s = crops.shape[1]
     m = 0.15 * s / (1 + 2 * 0.15)  # the classifier grows the box by its margin: undo it
     box = np.array([[m, m, s - m, s - m]], np.float32)
@@ -75,7 +76,7 @@ def test_quantizing_checks_its_inputs(trained, tmp_path: Path):
     assert not (tmp_path / "twice.onnx").exists()
 
 
-def test_the_shipped_classifier_is_int8_and_its_float_weights_stay(tmp_path: Path):
+def test_the_shipped_classifier_is_int8_and_its_float_weights_stay():
     from vision.train.quantize import is_int8
 
     models = Path(__file__).resolve().parents[2] / "models"

@@ -155,7 +155,7 @@ def train_faces(
     if recipe.faces.int8 and len(x):
         from .quantize import quantize_classifier
 
-        quantize_classifier(out_onnx, x[..., ::-1])  # crops are BGR, the model reads RGB
+        quantize_classifier(out_onnx, x)
         log(f"face classifier: quantized to int8 ({out_onnx.name})")
     save_classifier(model, out_onnx.with_suffix(".pt"))
     return out_onnx

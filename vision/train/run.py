@@ -63,7 +63,7 @@ def _quantize_faces(faces: Path, train_dirs: list[Path]) -> Path:
     weights = faces.with_suffix(".pt")
     crops, _ = load_crops(train_dirs, jitter=0)
     export_classifier(load_classifier(weights), faces)
-    quantize_classifier(faces, crops[..., ::-1])  # crops are BGR, the model reads RGB
+    quantize_classifier(faces, crops)
     used = min(CALIBRATION_CROPS, len(crops))
     print(f"face classifier -> {faces} (int8, calibrated on {used} of {len(crops)} die crops)")
     return faces
