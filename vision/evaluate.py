@@ -75,6 +75,10 @@ class LabelledImage:
     above the surface (:data:`~vision.matching.ROLLING`: the roll has not settled)."""
     clear: list[bool | None] | None = None
     """Whether each labelled die could be read by anyone (:func:`vision.matching.clear_die`)."""
+    surface_in_view: bool | None = None
+    """False when the sidecar's outline is empty: no part of the playing surface is in the
+    photo (the dice fell off and the camera looks at the floor). None without a sidecar or
+    an outline in it."""
 
     def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
         """The labelled dice in pixels of a ``width`` x ``height`` image."""
@@ -242,11 +246,12 @@ def load_labels(image: Path) -> LabelledImage:
 
 def _states(
     image: Path, count: int
-) -> tuple[list[str] | None, bool | None, list[bool | None] | None]:
-    """States, bust and clear flags of the labelled dice, from the photo's sidecar."""
+) -> tuple[list[str] | None, bool | None, list[bool | None] | None, bool | None]:
+    """States, bust and clear flags of the labelled dice, and whether the playing surface is in
+    view, from the photo's sidecar."""
     meta = sibling_path(image, "meta", ".json")
     if not meta.is_file():
-        return None, None, None
+        return None, None, None, None
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -271,7 +276,10 @@ def _states(
     post = scene.get("post") if isinstance(scene, dict) else None
     clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
     states = [st for _, st in labelled]
-    return states, roll_bust(every), clear
+    in_view = None
+    if isinstance(data, dict) and "outline" in data:  # [] is no surface in view; None fills it
+        in_view = data["outline"] != []
+    return states, roll_bust(every), clear, in_view
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
@@ -331,7 +339,14 @@ def evaluate_dataset(
             if not known and all_on_table:
                 known, bust = True, False
             settled = bust is not None or not known  # None from a sidecar: still rolling
-            result.add(truth, reading, states_known=known, truth_bust=bust, settled=settled)
+            result.add(
+                truth,
+                reading,
+                states_known=known,
+                truth_bust=bust,
+                settled=settled,
+                surface_in_view=item.surface_in_view,
+            )
         if progress is not None:
             progress(n, len(images))
     return result

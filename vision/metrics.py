@@ -101,12 +101,13 @@ class EvalResult:
         states_known: bool = False,
         truth_bust: bool | None = None,
         settled: bool = True,
+        surface_in_view: bool | None = None,
     ) -> list[tuple[int, int]]:
         """Score one photo; returns the matched ``(truth, prediction)`` index pairs.
 
         With ``states_known`` (a sidecar gave every die's state), the photo also counts for the
-        off-table figures in :attr:`table` (``truth_bust`` and ``settled``: see
-        :meth:`TableCounts.add`).
+        off-table figures in :attr:`table` (``truth_bust``, ``settled`` and
+        ``surface_in_view``: see :meth:`TableCounts.add`).
         """
         pairs = match_dice([t.box for t in truth], [d.box for d in reading.dice])
         self.images += 1
@@ -159,7 +160,9 @@ class EvalResult:
             self.mistakes.append(reading.image or f"#{self.images}")
         self._check_labels(truth, reading)
         if states_known:
-            self.table.add(truth, reading, pairs, truth_bust, settled=settled)
+            self.table.add(
+                truth, reading, pairs, truth_bust, settled=settled, surface_in_view=surface_in_view
+            )
         return pairs
 
     def _check_labels(self, truth: Sequence[TruthDie], reading: Reading) -> None:
@@ -308,7 +311,7 @@ class EvalResult:
         if self.table.images:
             t = self.table
             lines += [
-                f"off-table recall  {pct(t.recall)}  ({t.found_off}/{t.truth_off})",
+                *t.recall_lines(pct),
                 f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
                 *t.bust_lines(pct),
             ]

@@ -24,6 +24,11 @@ class TableCounts:
     truth_off: int = 0
     found_off: int = 0
     """True off-table dice that were matched and predicted ``on_table=False``."""
+    unseen_off: int = 0
+    """Of :attr:`truth_off`, the dice in photos with no playing surface in view at all (every die
+    fell off and the camera looks at the floor): no outline can show them off."""
+    unseen_found: int = 0
+    """Of :attr:`unseen_off`, those found off the table."""
     predicted_off: int = 0
     predicted_off_right: int = 0
     clean_images: int = 0
@@ -48,15 +53,22 @@ class TableCounts:
         truth_bust: bool | None = None,
         *,
         settled: bool = True,
+        surface_in_view: bool | None = None,
     ) -> None:
         """Count one photo; ``truth_bust`` says whether any die (even a hidden one) left the
         table, default: whether a labelled one did. A photo with no die off is a clean roll
-        unless it is not ``settled`` or a labelled die is :data:`~vision.matching.ROLLING`."""
+        unless it is not ``settled`` or a labelled die is :data:`~vision.matching.ROLLING`.
+        ``surface_in_view=False``: the photo shows no part of the playing surface (its dice
+        off the table count in :attr:`unseen_off` as well)."""
         self.images += 1
         by_pred = {j: i for i, j in pairs}
         off = [t.on_table is False for t in truth]
+        found = sum(1 for i, j in pairs if off[i] and not reading.dice[j].on_table)
         self.truth_off += sum(off)
-        self.found_off += sum(1 for i, j in pairs if off[i] and not reading.dice[j].on_table)
+        self.found_off += found
+        if surface_in_view is False:
+            self.unseen_off += sum(off)
+            self.unseen_found += found
         for j, die in enumerate(reading.dice):
             if not die.on_table:
                 self.predicted_off += 1
@@ -77,6 +89,23 @@ class TableCounts:
     @property
     def recall(self) -> float | None:
         return ratio(self.found_off, self.truth_off)
+
+    @property
+    def recall_in_view(self) -> float | None:
+        """Off-table recall over the photos where some of the playing surface is in view."""
+        return ratio(self.found_off - self.unseen_found, self.truth_off - self.unseen_off)
+
+    def recall_lines(self, pct: Callable[[float | None], str]) -> list[str]:
+        """The report's off-table recall, and, when some off-table dice lie in photos that show
+        no playing surface, the same apart for the photos that show some and those that do not."""
+        lines = [f"off-table recall  {pct(self.recall)}  ({self.found_off}/{self.truth_off})"]
+        if self.unseen_off:
+            seen, seen_found = self.truth_off - self.unseen_off, self.found_off - self.unseen_found
+            lines.append(
+                f"  surface in view {pct(self.recall_in_view)}  ({seen_found}/{seen}); no surface "
+                f"in view (only the floor) {self.unseen_found}/{self.unseen_off}"
+            )
+        return lines
 
     @property
     def precision(self) -> float | None:
@@ -112,6 +141,8 @@ class TableCounts:
             "images": self.images,
             "off_table_dice": self.truth_off,
             "recall": round5(self.recall),
+            "recall_surface_in_view": round5(self.recall_in_view),
+            "no_surface_in_view": {"off_table_dice": self.unseen_off, "found": self.unseen_found},
             "precision": round5(self.precision),
             "false_bust_rate": round5(self.false_bust_rate),
             "clean_images": self.clean_images,

@@ -106,6 +106,11 @@ def test_labels_polygons_sidecars_and_errors(tmp_path):
     dice[1]["position"] = [7.0, 0.0, 4.0]
     meta.write_text(json.dumps({"dice": dice, "scene": {"surface": surface}}))
     assert load_labels(image).bust is True
+    assert load_labels(image).surface_in_view is None  # the sidecar gives no outline
+    # vision.synth's outline: a polygon, null (the surface fills the frame) or [] (none in view)
+    for outline, in_view in (([[0, 0], [9, 0], [9, 9]], True), (None, True), ([], False)):
+        meta.write_text(json.dumps({"dice": dice, "outline": outline}))
+        assert load_labels(image).surface_in_view is in_view
     meta.write_text(json.dumps({"dice": [{"state": "table"}]}))
     with pytest.raises(DatasetError, match="one labelled die per label line"):
         load_labels(image)

@@ -217,3 +217,33 @@ def test_photos_labelled_empty_but_read_with_sure_dice_are_flagged_for_a_label_c
     assert result.to_dict()["labels_to_check"] == [{"image": "missing-labels.jpg", "sure_dice": 2}]
     assert "labels to check   1 photos labelled with no die hold 2 dice" in result.format()
     assert "labels to check" not in EvalResult().format()
+
+
+def test_off_table_recall_apart_where_no_surface_is_in_view():
+    result = EvalResult()
+    off = "off_table"
+    # the table's edge in view: one die of two found off
+    truth = [TruthDie(1, (0, 0, 10, 10), off), TruthDie(2, (20, 0, 30, 10), off)]
+    reading = Reading(100, 100, [_die(1, 0, on_table=False), _die(2, 20)])
+    result.add(truth, reading, states_known=True, surface_in_view=True)
+    # only the floor in view: three dice off, none found
+    truth = [TruthDie(v, (20 * v, 0, 20 * v + 10, 10), off) for v in (3, 4, 5)]
+    reading = Reading(100, 100, [_die(v, 20 * v) for v in (3, 4, 5)])
+    result.add(truth, reading, states_known=True, surface_in_view=False)
+    t = result.table
+    assert (t.found_off, t.truth_off) == (1, 5)
+    assert (t.unseen_found, t.unseen_off) == (0, 3) and t.recall_in_view == 0.5
+    text = result.format()
+    assert "off-table recall  20.00%  (1/5)" in text
+    assert "surface in view 50.00%  (1/2); no surface in view (only the floor) 0/3" in text
+    table = result.to_dict()["table"]
+    assert table["recall_surface_in_view"] == 0.5
+    assert table["no_surface_in_view"] == {"off_table_dice": 3, "found": 0}
+
+
+def test_no_split_line_when_every_photo_shows_the_surface():
+    result = EvalResult()
+    truth = [TruthDie(1, (0, 0, 10, 10), "off_table")]
+    result.add(truth, Reading(100, 100, [_die(1, 0)]), states_known=True, surface_in_view=True)
+    assert "surface in view" not in result.format()
+    assert result.table.recall_in_view == result.table.recall == 0.0

@@ -87,6 +87,7 @@ class TableReport:
             f"photos            {c.images}",
             f"off-table recall  {pct(c.recall)}  ({c.found_off}/{c.truth_off} dice, "
             f"in the air {self.in_air_found}/{self.in_air})",
+            *c.recall_lines(pct)[1:],
             f"off-table prec.   {pct(c.precision)}  ({c.predicted_off_right}/{c.predicted_off})",
             *c.bust_lines(pct),
         ]
@@ -167,7 +168,14 @@ def evaluate_table(
             iou = float((true_mask & pred_mask).sum() / union) if union else 1.0
             report.ious.append(iou)
         pairs = [(i, i) for i in range(len(truth))]
-        report.counts.add(truth, reading, pairs, bool(bust), settled=bust is not None)
+        report.counts.add(
+            truth,
+            reading,
+            pairs,
+            bool(bust),
+            settled=bust is not None,
+            surface_in_view=meta.get("outline", ()) != [],
+        )
         kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
         kind[0] += 1
         kind[1] += iou
