@@ -75,6 +75,9 @@ class EvalResult:
     """Names of photos not read exactly (for looking at them)."""
     by_size: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in SIZE_BINS])
     """Per :data:`SIZE_BINS` bin of true die size: [dice found, true dice]."""
+    faces_by_size: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in SIZE_BINS])
+    """Per :data:`SIZE_BINS` bin of true die size: [dice read right, matched dice with a top
+    face] (the face accuracy of dice of that size)."""
     clear: list[int] = field(default_factory=lambda: [0, 0, 0])
     """Dice a sidecar calls clear (:func:`vision.matching.clear_die`; cocked ones left out):
     [read right, found, true]. What the reader misses on a synthetic set apart from dice no one
@@ -131,6 +134,9 @@ class EvalResult:
                 self.confusion[t.value - 1][p.value - 1] += 1
             right = p.value == t.value
             self.face_correct += int(right)
+            faces = self.faces_by_size[_size_bin(t.box)]
+            faces[0] += int(right)
+            faces[1] += 1
             misread = not right or p.cocked
             self.unsure[0] += int(p.unsure)
             self.unsure[1] += int(p.unsure and misread)
@@ -234,6 +240,10 @@ class EvalResult:
                 _bin_name(lo, hi): {"found": f, "dice": n}
                 for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
             },
+            "face_accuracy_by_size": {
+                _bin_name(lo, hi): {"read_right": r, "dice": n}
+                for (lo, hi), (r, n) in zip(SIZE_BINS, self.faces_by_size, strict=True)
+            },
             "clear_dice": {
                 "dice": self.clear[2],
                 "found": self.clear[1],
@@ -320,6 +330,14 @@ class EvalResult:
             + "  ".join(
                 f"{_bin_name(lo, hi)} {f}/{n}"
                 for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
+                if n
+            )
+        )
+        lines.append(
+            "faces by size     "
+            + "  ".join(
+                f"{_bin_name(lo, hi)} {r}/{n}"
+                for (lo, hi), (r, n) in zip(SIZE_BINS, self.faces_by_size, strict=True)
                 if n
             )
         )

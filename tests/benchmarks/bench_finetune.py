@@ -231,6 +231,16 @@ def main() -> None:
                 f"{ca['face_accuracy']:.2%} ({cb['read_right']}/{cb['found']} -> "
                 f"{ca['read_right']}/{ca['found']})   recall {cb['recall']:.2%} -> {ca['recall']:.2%}"
             )
+        sb, sa = b.get("face_accuracy_by_size"), a.get("face_accuracy_by_size")
+        if sb and sa:  # far dice: a numeral a few pixels tall is past reading
+            print(
+                f"{'  read right by die size':38s} "
+                + "  ".join(
+                    f"{k} {sb[k]['read_right']}/{sb[k]['dice']} -> {sa[k]['read_right']}"
+                    for k in sa
+                    if sa[k]["dice"]
+                )
+            )
     if args.test_n > 0:
         print(f"face classifier alone at the TRUE boxes of the {args.test_n} fresh photos:")
         tuned = out / f"{args.model.stem}-ft-faces.onnx"

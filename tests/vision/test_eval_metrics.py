@@ -247,3 +247,18 @@ def test_no_split_line_when_every_photo_shows_the_surface():
     result.add(truth, Reading(100, 100, [_die(1, 0)]), states_known=True, surface_in_view=True)
     assert "surface in view" not in result.format()
     assert result.table.recall_in_view == result.table.recall == 0.0
+
+
+def test_face_accuracy_by_die_size_counts_matched_dice_with_a_face():
+    result = EvalResult()
+    small, mid, big = (0, 0, 15, 12), (100, 0, 140, 25), (200, 0, 300, 90)  # 15, 40, 100 px
+    result.add(
+        [TruthDie(1, small), TruthDie(2, mid), TruthDie(3, big), TruthDie(None, (320, 0, 330, 9))],
+        # the small die misread, the middle one read right, the big one misread, the cocked one
+        # (no face to read) left out
+        Reading(400, 400, [_die(4, 0), _die(2, 100), _die(5, 200), _die(6, 320, cocked=True)]),
+    )
+    assert result.faces_by_size == [[0, 1], [0, 0], [1, 1], [0, 0], [0, 1]]
+    d = result.to_dict()["face_accuracy_by_size"]
+    assert d["30-50 px"] == {"read_right": 1, "dice": 1} and d["80+ px"]["read_right"] == 0
+    assert "faces by size     0-20 px 0/1  30-50 px 1/1  80+ px 0/1" in result.format()
