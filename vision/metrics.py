@@ -39,6 +39,16 @@ SIZE_BINS: tuple[tuple[float, float], ...] = ((0, 20), (20, 30), (30, 50), (50, 
 """Bins of a true die's size (the longer side of its box, in photo pixels) for recall by size."""
 
 
+def _by_size(counts: Sequence[Sequence[int]]) -> str:
+    """Per-size counts ``[part, all]`` (one per :data:`SIZE_BINS` bin) as ``0-20 px 3/4  ...``,
+    empty bins left out."""
+    return "  ".join(
+        f"{_bin_name(lo, hi)} {k}/{n}"
+        for (lo, hi), (k, n) in zip(SIZE_BINS, counts, strict=True)
+        if n
+    )
+
+
 def _size_bin(box: Sequence[float]) -> int:
     side = max(box[2] - box[0], box[3] - box[1], 0.0)  # a degenerate box counts as tiny
     return next(k for k, (lo, hi) in enumerate(SIZE_BINS) if lo <= side < hi)
@@ -325,22 +335,8 @@ class EvalResult:
                 f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
                 *t.bust_lines(pct),
             ]
-        lines.append(
-            "recall by size    "
-            + "  ".join(
-                f"{_bin_name(lo, hi)} {f}/{n}"
-                for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
-                if n
-            )
-        )
-        lines.append(
-            "faces by size     "
-            + "  ".join(
-                f"{_bin_name(lo, hi)} {r}/{n}"
-                for (lo, hi), (r, n) in zip(SIZE_BINS, self.faces_by_size, strict=True)
-                if n
-            )
-        )
+        lines.append("recall by size    " + _by_size(self.by_size))
+        lines.append("faces by size     " + _by_size(self.faces_by_size))
         if self.unlabelled:
             sure = sum(n for _, n in self.unlabelled)
             lines.append(
