@@ -48,7 +48,9 @@ def _open(stage: str, path: Path, settings: VisionSettings, threads: int) -> Any
     if stage == "faces":
         from vision.faces import FaceClassifier
 
-        return FaceClassifier(path, threads=threads, tta=settings.faces_tta)
+        return FaceClassifier(
+            path, threads=threads, tta=settings.faces_tta, margin=settings.faces_margin
+        )
     if stage == "cocked":
         from vision.cocked import CockedModel
 
