@@ -15,8 +15,6 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from vision.faces import READ_MARGIN
-
 __all__ = ["DEFAULT_MODEL", "VisionSettings", "get_vision_settings"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "dicecam-reader.onnx"
@@ -34,13 +32,6 @@ class VisionSettings(BaseSettings):
     )
     faces_tta: bool = Field(
         True, description="face classifier reads each die and its mirror image (DICECAM_FACES_TTA)"
-    )
-    faces_margin: float = Field(
-        READ_MARGIN,
-        ge=0.0,
-        lt=1.0,
-        description="margin around each die's box in the face classifier's crop, as a share of "
-        "its longer side (DICECAM_FACES_MARGIN; training crops use 0.15)",
     )
     cocked_model: Path | None = Field(
         None, description="cocked-die model ONNX (default: NAME-cocked.onnx beside the model)"

@@ -23,21 +23,13 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["CROP_SIZE", "READ_MARGIN", "FaceClassifier", "crop_die", "faces_model_for"]
+__all__ = ["CROP_SIZE", "FaceClassifier", "crop_die", "faces_model_for"]
 
 CROP_SIZE = 48
 """Side of the square crop the face classifier reads, in pixels."""
 
 CROP_MARGIN = 0.15
-"""How much the crop grows around the die's box, per side, as a share of its longer side, in
-training (the shipped classifier was trained so)."""
-
-READ_MARGIN = 0.10
-"""The same margin when reading (:class:`FaceClassifier`): a little tighter than in training.
-With the shipped reader over the six sets of its card's soup table, margins 0.15 / 0.125 / 0.10 /
-0.05 read 4864 / 4877 / 4884 / 4889 dice right and 692 / 694 / 691 / 686 photos exactly (the real
-eval set: 578 / 580 / 582 / 582 dice, 100 / 101 / 101 / 101 photos); on the unseen styles of
-``bench_styles.py``, at their true boxes, 1269 (0.15) against 1275 (0.10) of 1368 dice."""
+"""How much the crop grows around the die's box, per side, as a share of its longer side."""
 
 
 def crop_die(
@@ -75,20 +67,13 @@ class FaceClassifier:
         threads: onnxruntime intra-op threads.
         tta: average the probabilities of the crop and its mirror image (left-right; a mirror
             keeps the top face at the top of an oblique view, where a quarter turn would not).
-        margin: how much each crop grows around its box, per side, as a share of its longer
-            side (see :data:`READ_MARGIN`).
     """
 
-    def __init__(
-        self, model: str | Path, *, threads: int = 2, tta: bool = True, margin: float = READ_MARGIN
-    ) -> None:
+    def __init__(self, model: str | Path, *, threads: int = 2, tta: bool = True) -> None:
         from vision.runtime import SmallModel
 
-        if not 0.0 <= margin < 1.0:
-            raise ValueError(f"expected a crop margin 0 <= margin < 1, got {margin}")
         self.model_path = Path(model)
         self.tta = tta
-        self.margin = float(margin)
         self._model = SmallModel(self.model_path, threads=threads)
         inp, out = self._model.input_shape, self._model.output_shape
         if len(inp) != 4 or inp[1] != 3 or len(out) != 2 or out[1] not in (6, 7):
@@ -109,7 +94,7 @@ class FaceClassifier:
         n = len(boxes)
         if n == 0:
             return np.zeros(0, np.intp), np.zeros(0, bool), np.zeros((0, 7), np.float32)
-        crops = np.stack([crop_die(rgb, b, self.size, self.margin) for b in boxes])
+        crops = np.stack([crop_die(rgb, b, self.size) for b in boxes])
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
         if self.tta:
             blob = np.concatenate([blob, blob[..., ::-1]])

@@ -48,9 +48,7 @@ def _open(stage: str, path: Path, settings: VisionSettings, threads: int) -> Any
     if stage == "faces":
         from vision.faces import FaceClassifier
 
-        return FaceClassifier(
-            path, threads=threads, tta=settings.faces_tta, margin=settings.faces_margin
-        )
+        return FaceClassifier(path, threads=threads, tta=settings.faces_tta)
     if stage == "cocked":
         from vision.cocked import CockedModel
 

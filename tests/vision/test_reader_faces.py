@@ -147,32 +147,3 @@ def test_values_the_classifier_doubts_are_marked_unsure(detector, monkeypatch):
     assert [d.unsure for d in DiceReader(detector).read(_photo()).dice] == [True, True]
     no_faces = DiceReader(detector, faces=False).read(_photo()).dice  # the detector reads values
     assert [(d.face_confidence, d.unsure) for d in no_faces] == [(None, False), (None, False)]
-
-
-def test_the_classifier_reads_crops_at_its_margin(tmp_path, monkeypatch):
-    from vision.faces import READ_MARGIN, FaceClassifier
-
-    model = _classifier(tmp_path / "m-faces.onnx")
-    seen = []
-
-    class Keep:  # keeps the crops it is given
-        def run(self, blob):
-            seen.append(blob)
-            return np.zeros((blob.shape[0], 7), np.float32)
-
-    rgb = np.zeros((200, 200, 3), np.uint8)
-    rgb[50:150, 50:150] = 255  # a white die on black: any margin shows black around it
-    box = np.array([[50, 50, 150, 150]], np.float32)
-    for margin, border in ((0.0, False), (0.15, True)):
-        fc = FaceClassifier(model, tta=False, margin=margin)
-        fc._model = Keep()
-        fc.classify(rgb, box)
-        edge = seen[-1][0, :, 0, fc.size // 2]  # the crop's top row, middle column
-        assert bool(edge.max() < 0.5) is border
-    assert FaceClassifier(model).margin == READ_MARGIN
-    with pytest.raises(ValueError, match="crop margin"):
-        FaceClassifier(model, margin=-0.1)
-    monkeypatch.setenv("DICECAM_FACES_MARGIN", "0.05")
-    from vision.config import VisionSettings
-
-    assert VisionSettings().faces_margin == 0.05
