@@ -96,16 +96,22 @@ class TableCounts:
         return ratio(self.found_off - self.unseen_found, self.truth_off - self.unseen_off)
 
     def recall_lines(self, pct: Callable[[float | None], str]) -> list[str]:
-        """The report's off-table recall, and, when some off-table dice lie in photos that show
-        no playing surface, the same apart for the photos that show some and those that do not."""
-        lines = [f"off-table recall  {pct(self.recall)}  ({self.found_off}/{self.truth_off})"]
-        if self.unseen_off:
-            seen, seen_found = self.truth_off - self.unseen_off, self.found_off - self.unseen_found
-            lines.append(
-                f"  surface in view {pct(self.recall_in_view)}  ({seen_found}/{seen}); no surface "
-                f"in view (only the floor) {self.unseen_found}/{self.unseen_off}"
-            )
-        return lines
+        """The report's off-table recall, then :meth:`in_view_lines`."""
+        return [
+            f"off-table recall  {pct(self.recall)}  ({self.found_off}/{self.truth_off})",
+            *self.in_view_lines(pct),
+        ]
+
+    def in_view_lines(self, pct: Callable[[float | None], str]) -> list[str]:
+        """When some off-table dice lie in photos that show no playing surface, the recall apart
+        for the photos that show some and for those that do not (a line); else no line."""
+        if not self.unseen_off:
+            return []
+        seen, seen_found = self.truth_off - self.unseen_off, self.found_off - self.unseen_found
+        return [
+            f"  surface in view {pct(ratio(seen_found, seen))}  ({seen_found}/{seen}); no surface "
+            f"in view (only the floor) {self.unseen_found}/{self.unseen_off}"
+        ]
 
     @property
     def precision(self) -> float | None:

@@ -87,7 +87,7 @@ class TableReport:
             f"photos            {c.images}",
             f"off-table recall  {pct(c.recall)}  ({c.found_off}/{c.truth_off} dice, "
             f"in the air {self.in_air_found}/{self.in_air})",
-            *c.recall_lines(pct)[1:],
+            *c.in_view_lines(pct),
             f"off-table prec.   {pct(c.precision)}  ({c.predicted_off_right}/{c.predicted_off})",
             *c.bust_lines(pct),
         ]
