@@ -54,6 +54,12 @@ class VisionSettings(BaseSettings):
     )
     conf: float = Field(0.25, ge=0.0, le=1.0, description="minimum die confidence")
     iou: float = Field(0.5, gt=0.0, le=1.0, description="class-agnostic NMS IoU threshold")
+    imgsz: int | None = Field(
+        None,
+        ge=32,
+        description="input size (longer side) of the detector's first look, for a model "
+        "exported with a dynamic input (default: the model's own)",
+    )
     second_look: int | None = Field(
         None,
         ge=0,

@@ -76,13 +76,16 @@ class DiceReader:
         table: the table step (:class:`vision.table.TableStage`) that fills ``on_table`` and
             ``outline``; default: the stored calibration, else ``models/dicecam-surface.onnx``
             when present (``DICECAM_TABLE=0`` turns it off); None for no table step.
+        imgsz: input size (longer side) of the first look, a multiple of the model's stride
+            (default ``DICECAM_IMGSZ``, else the model's own: 512 for the shipped model).
+            Smaller reads faster and misses more far dice; dynamic-size models only.
         second_look: a second, larger input size at which a photo is read again when its dice
-            are small (default ``DICECAM_SECOND_LOOK``, else half as large again as the model's
-            size: 768 for the shipped 512 px model; 0 for none). Far dice are found more often
+            are small (default ``DICECAM_SECOND_LOOK``, else half as large again as the first
+            look's size: 768 for the shipped 512 px model; 0 for none). Far dice are found more often
             at the larger size, and only those photos pay for the second inference.
             Dynamic-size models only.
         second_look_below: a photo is small-diced when its dice's median longer side is under
-            this many input pixels at the model's own size (default
+            this many input pixels at the first look's size (default
             ``DICECAM_SECOND_LOOK_BELOW``, 24).
         mirror: a photo with a doubtful die (confidence under twice ``conf``) is read again
             mirrored, and a box the mirror look does not confirm loses up to half its
@@ -92,8 +95,9 @@ class DiceReader:
 
     Raises:
         ModelError: the model file is missing or is not a dice detector export.
-        ValueError: ``conf``, ``iou`` or ``second_look`` is out of range, or ``backend`` is
-            unknown or not installed.
+        ValueError: ``conf``, ``iou``, ``imgsz`` or ``second_look`` is out of range (or
+            ``imgsz`` is given for a model with a fixed input size), or ``backend`` is unknown
+            or not installed.
     """
 
     def __init__(
@@ -107,6 +111,7 @@ class DiceReader:
         max_det: int = 300,
         faces: str | Path | bool | None = None,
         table: Any = "auto",
+        imgsz: int | None = None,
         second_look: int | None = None,
         second_look_below: float | None = None,
         backend: str | None = None,
@@ -153,11 +158,14 @@ class DiceReader:
         except ValueError as exc:
             raise ModelError(f"{self.model_path}: {exc}") from None
         self.fixed_batch: int | None = info.fixed_batch
-        self.imgsz: tuple[int, int] = info.imgsz
         self.dynamic = info.dynamic
         """A model exported with dynamic height and width reads each photo at its own aspect: the
         longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
         self.stride = info.stride
+        self.imgsz: tuple[int, int] = self._first_look(
+            info.imgsz, settings.imgsz if imgsz is None else int(imgsz)
+        )
+        """The first look's input (height, width): the model's own unless ``imgsz`` says."""
         self.end2end = info.end2end
         self.names = info.names
         self.roles = info.roles
@@ -186,7 +194,7 @@ class DiceReader:
         which reads dice at their own scale)."""
         self.table = default_table() if table == "auto" else table
         size = settings.second_look if second_look is None else int(second_look)
-        if size is None:  # half as large again, on the stride: 768 for a 512 model
+        if size is None:  # half as large again, on the stride: 768 for a 512 first look
             size = round(max(self.imgsz) * SECOND_LOOK_SCALE / self.stride) * self.stride
         if size < 0:
             raise ValueError(f"expected second_look >= 0 (0: none), got {size}")
@@ -219,6 +227,21 @@ class DiceReader:
             if self.second_look:
                 shape = self.input_shape(480, 640, size=self.second_look)
                 self._run(np.zeros((1, 3, *shape), np.float32), second=True)
+
+    def _first_look(self, own: tuple[int, int], size: int | None) -> tuple[int, int]:
+        """The first look's (height, width): the model's ``own``, or ``size`` a side."""
+        if size is None or size == max(own):
+            return own
+        if not self.dynamic:
+            raise ValueError(
+                f"{self.model_path}: exported with a fixed {own[1]}x{own[0]} input, so it reads "
+                f"only at that size; got imgsz {size} (export it with a dynamic input to choose)"
+            )
+        if size < self.stride or size % self.stride:
+            raise ValueError(
+                f"expected imgsz to be a multiple of the model's stride {self.stride}, got {size}"
+            )
+        return size, size
 
     # -- public API ------------------------------------------------------------------------
 

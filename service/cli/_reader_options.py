@@ -15,9 +15,16 @@ __all__ = ["add_reader_options", "check_reader_options", "open_reader"]
 
 
 def add_reader_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--conf``, ``--second-look``, ``--mirror`` and ``--backend`` to a subcommand that
-    builds a reader."""
+    """Add ``--conf``, ``--imgsz``, ``--second-look``, ``--mirror`` and ``--backend`` to a
+    subcommand that builds a reader."""
     p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.add_argument(
+        "--imgsz",
+        type=int,
+        metavar="SIZE",
+        help="input size (longer side) of the first look, a multiple of 32: smaller reads "
+        "faster and finds fewer far dice (default: DICECAM_IMGSZ, else the model's, 512)",
+    )
     p.add_argument(
         "--second-look",
         type=int,
@@ -40,9 +47,12 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
 
 
 def check_reader_options(args: argparse.Namespace) -> None:
-    """Raise :class:`UsageError` for a confidence outside 0..1 or a negative second look."""
+    """Raise :class:`UsageError` for a confidence outside 0..1, an input size under 32 or a
+    negative second look."""
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
+    if args.imgsz is not None and args.imgsz < 32:
+        raise UsageError(f"--imgsz must be an input size of at least 32, got {args.imgsz}")
     if args.second_look is not None and args.second_look < 0:
         raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
 
@@ -61,6 +71,7 @@ def open_reader(args: argparse.Namespace) -> DiceReader:
         return DiceReader(
             args.model,
             conf=args.conf,
+            imgsz=args.imgsz,
             second_look=args.second_look,
             backend=args.backend,
             mirror=args.mirror,

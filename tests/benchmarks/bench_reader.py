@@ -3,6 +3,7 @@
     python tests/benchmarks/bench_reader.py                     # the shipped model
     python tests/benchmarks/bench_reader.py --model other.onnx --runs 200
     python tests/benchmarks/bench_reader.py --backend onnxruntime   # the detector on onnxruntime
+    python tests/benchmarks/bench_reader.py --imgsz 576 --second-look 0   # one smaller look
 
 Prints the model's input size, median and p90 latency of ``read(path)`` with the table
 outline (the reader's default) and without it (``table=None``), what the outline adds, the
@@ -71,9 +72,25 @@ def main() -> int:
         choices=["auto", "openvino", "onnxruntime"],
         help="detector runtime (default DICECAM_BACKEND, auto: OpenVINO when installed)",
     )
+    ap.add_argument(
+        "--imgsz",
+        type=int,
+        help="first look's input size (default DICECAM_IMGSZ, else the model's: 512)",
+    )
+    ap.add_argument(
+        "--second-look",
+        type=int,
+        help="second look's input size, 0: none (default DICECAM_SECOND_LOOK, else 1.5x imgsz)",
+    )
     args = ap.parse_args()
 
-    reader = DiceReader(args.model, threads=args.threads, backend=args.backend)
+    reader = DiceReader(
+        args.model,
+        threads=args.threads,
+        backend=args.backend,
+        imgsz=args.imgsz,
+        second_look=args.second_look,
+    )
     h, w = reader.input_shape(480, 640)
     with tempfile.TemporaryDirectory() as tmp:
         photos = _photos(Path(tmp), args.photos)
@@ -130,7 +147,7 @@ def main() -> int:
 
     print(f"model            {reader.model_path}")
     print(
-        f"input size       {w}x{h} for a 640x480 photo (model imgsz {max(reader.imgsz)}, "
+        f"input size       {w}x{h} for a 640x480 photo (first look {max(reader.imgsz)}, "
         f"{'dynamic: rectangular input' if reader.dynamic else 'fixed square input'}; "
         f"batch {'dynamic' if reader.fixed_batch is None else reader.fixed_batch})"
     )

@@ -226,6 +226,22 @@ def test_second_look_flag_is_checked_and_reported(model, tmp_path, capsys):
     assert "second look at 768 when the median die is under 24 px" in capsys.readouterr().out
 
 
+def test_imgsz_flag_is_checked_and_reported(model, tmp_path, capsys):
+    ds = _one_photo_dataset(tmp_path, "")
+    for cmd in (["eval", str(ds)], ["read", str(ds / "images" / "a.png")]):
+        assert main([*cmd, "--model", str(model), "--imgsz", "16"]) == 2
+        assert "--imgsz must be an input size of at least 32, got 16" in capsys.readouterr().err
+    shipped = Path(__file__).resolve().parents[2] / "models" / "dicecam-reader.onnx"
+    assert main(["eval", str(ds), "--model", str(shipped), "--imgsz", "500"]) == 2
+    assert "multiple of the model's stride 32, got 500" in capsys.readouterr().err
+    assert main(["eval", str(ds), "--model", str(shipped), "--imgsz", "384", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["imgsz"] == [384, 384] and data["second_look"] == 576
+    assert main(["eval", str(ds), "--model", str(shipped), "--imgsz", "384"]) == 0
+    out = capsys.readouterr().out
+    assert "longer side 384" in out and "second look at 576" in out
+
+
 def test_eval_bad_dataset_is_a_usage_error(model, tmp_path, capsys):
     assert main(["eval", str(tmp_path / "nowhere"), "--model", str(model)]) == 2
     assert "no such dataset" in capsys.readouterr().err

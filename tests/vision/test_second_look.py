@@ -85,6 +85,44 @@ def test_large_dice_fixed_models_and_zero_get_one_look(tmp_path, monkeypatch):
     assert DiceReader(fixed, faces=False, table=None, second_look=640).second_look is None
 
 
+def test_imgsz_sets_the_first_look_and_the_second_look_follows_it(tmp_path, monkeypatch):
+    photo = np.zeros((480, 640, 3), np.uint8)
+    # the test model's own size is 320; a 20 px die is small at any first look
+    reader = DiceReader(_dynamic(tmp_path, 20), faces=False, table=None, imgsz=384, mirror=False)
+    assert reader.imgsz == (384, 384) and reader.second_look == 576  # 1.5 x 384
+    seen = _spy(reader)
+    reader.read(photo)
+    assert seen == [(1, 3, 288, 384), (1, 3, 448, 576)]  # 432 padded to the stride
+    # a 30 px die at a 256 first look: one look, its box mapped back at that look's gain (0.4)
+    big = _dynamic(tmp_path, 30)
+    monkeypatch.setenv("DICECAM_IMGSZ", "256")
+    reader = DiceReader(big, faces=False, table=None, mirror=False)
+    assert reader.imgsz == (256, 256)
+    seen = _spy(reader)
+    (die,) = reader.read(photo).dice
+    assert seen == [(1, 3, 192, 256)]
+    np.testing.assert_allclose(die.box, (362.5, 282.5, 437.5, 357.5), atol=1e-6)
+    # the argument wins over the setting, and the model's own size is the default
+    assert DiceReader(big, faces=False, table=None, imgsz=320).imgsz == (320, 320)
+    monkeypatch.delenv("DICECAM_IMGSZ")
+    assert DiceReader(big, faces=False, table=None).imgsz == (320, 320)
+
+
+def test_imgsz_must_fit_the_model(tmp_path):
+    dynamic = _dynamic(tmp_path, 20)
+    with pytest.raises(ValueError, match="multiple of the model's stride 32, got 500"):
+        DiceReader(dynamic, faces=False, table=None, imgsz=500)
+    with pytest.raises(ValueError, match="multiple of the model's stride 32, got 0"):
+        DiceReader(dynamic, faces=False, table=None, imgsz=0)
+    fixed = models.make_model(
+        tmp_path / "fixed.onnx", models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
+    )
+    with pytest.raises(ValueError, match=r"fixed 320x320 input.*got imgsz 640"):
+        DiceReader(fixed, faces=False, table=None, imgsz=640)
+    # its own size is no change
+    assert DiceReader(fixed, faces=False, table=None, imgsz=320).imgsz == (320, 320)
+
+
 def test_a_first_look_at_small_dice_is_neither_mirrored_nor_read(tmp_path, monkeypatch):
     # one doubtful 5 (0.3: under twice the 0.25 threshold) of 20 px: the photo is read again
     # at 640, so its first look gets no mirror look and its dice are not checked nor read
