@@ -2,7 +2,7 @@
 
     python tests/benchmarks/bench_finetune.py [--n 50] [--epochs 8] [--faces-epochs 12]
         [--model models/dicecam-reader.onnx] [--work /tmp/dicecam-bench-ft]
-        [--style yellow|orange-glass|red-numerals|lilac] [--at-rest]
+        [--style yellow|orange-glass|red-numerals|lilac] [--at-rest] [--size W H]
 
 Renders ``--n`` photos of dice in a style held out of the shipped model's training data (the
 synthetic generator never draws it: see STYLES), labels them exactly, and runs
@@ -91,7 +91,15 @@ STYLES = {
 }
 
 
-def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: bool = False) -> int:
+def render_set(
+    out: Path,
+    n: int,
+    style: dict,
+    seed: int = 4242,
+    *,
+    at_rest: bool = False,
+    size: tuple[int, int] = (640, 480),
+) -> int:
     """Write ``n`` labelled photos of dice in ``style``: YOLO ``images/`` + ``labels/``, and
     ``meta/`` sidecars, from which :func:`vision.evaluate.load_labels` tells the clear dice (at
     rest, in view, in a sharp photo: :func:`vision.matching.clear_die`).
@@ -103,7 +111,8 @@ def render_set(out: Path, n: int, style: dict, seed: int = 4242, *, at_rest: boo
         (out / folder).mkdir(parents=True, exist_ok=True)
     dice = 0
     for i in range(n):
-        scene = sample_scene(np.random.default_rng([seed, i]), 640, 480, dice_styles=[dict(style)])
+        rng = np.random.default_rng([seed, i])
+        scene = sample_scene(rng, size[0], size[1], dice_styles=[dict(style)])
         if at_rest:
             scene["throw"]["catch_step"] = None
             post = scene["post"]
@@ -162,6 +171,15 @@ def main() -> None:
     ap.add_argument("--test-n", type=int, default=100, help="fresh photos to test on (0: none)")
     ap.add_argument("--style", choices=sorted(STYLES), default="yellow")
     ap.add_argument(
+        "--size",
+        type=int,
+        nargs=2,
+        default=[640, 480],
+        metavar=("W", "H"),
+        help="photo size (default 640 480; 1280 960 for a phone's photos, the dice twice as "
+        "many pixels across)",
+    )
+    ap.add_argument(
         "--at-rest",
         action="store_true",
         help="photos of finished rolls: no die in the air, no shake, at most 1 px defocus",
@@ -171,10 +189,12 @@ def main() -> None:
     args = ap.parse_args()
 
     kind = f"{args.style}{'-at-rest' if args.at_rest else ''}"
+    if tuple(args.size) != (640, 480):
+        kind += f"-{args.size[0]}x{args.size[1]}"
     new = args.work / f"new-dice-{kind}-{args.n}"
     if not (new / "meta").is_dir():
         t = time.perf_counter()
-        dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest)
+        dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest, size=args.size)
         print(f"rendered {args.n} photos, {dice} labelled dice in {time.perf_counter() - t:.0f} s")
     out = args.work / "out"
     start = time.perf_counter()
@@ -207,7 +227,14 @@ def main() -> None:
     if args.test_n > 0:
         fresh = args.work / f"fresh-{kind}-{args.test_n}"
         if not (fresh / "meta").is_dir():
-            render_set(fresh, args.test_n, STYLES[args.style], seed=4243, at_rest=args.at_rest)
+            render_set(
+                fresh,
+                args.test_n,
+                STYLES[args.style],
+                seed=4243,
+                at_rest=args.at_rest,
+                size=args.size,
+            )
         key = f"fresh photos of the new dice ({args.test_n})"
         card[f"before, {key}"] = evaluate_model(args.model, fresh, split="")
         card[f"after, {key}"] = evaluate_model(out / f"{args.model.stem}-ft.onnx", fresh, split="")
