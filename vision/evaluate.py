@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import ImageError
-from vision.matching import TruthDie, clear_die, roll_bust, table_state
+from vision.matching import TruthDie, clear_die, roll_bust, surface_in_view, table_state
 from vision.metrics import EvalResult
 from vision.types import Reading
 
@@ -276,9 +276,7 @@ def _states(
     post = scene.get("post") if isinstance(scene, dict) else None
     clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
     states = [st for _, st in labelled]
-    in_view = None
-    if isinstance(data, dict) and "outline" in data:  # [] is no surface in view; None fills it
-        in_view = data["outline"] != []
+    in_view = surface_in_view(data) if isinstance(data, dict) else None
     return states, roll_bust(every), clear, in_view
 
 

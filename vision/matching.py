@@ -27,6 +27,7 @@ __all__ = [
     "clear_die",
     "match_dice",
     "roll_bust",
+    "surface_in_view",
     "table_state",
 ]
 
@@ -107,6 +108,20 @@ def roll_bust(states: Iterable[str | None]) -> bool | None:
     if any(st in OFF_TABLE_STATES for st in states):
         return True
     return None if ROLLING in states else False
+
+
+def surface_in_view(sidecar: Mapping[str, Any]) -> bool | None:
+    """Whether a synthetic sidecar's photo shows any of the playing surface: its ``outline`` is
+    a polygon or null (the surface fills the frame), or ``[]`` when every die fell off and the
+    camera looks at the floor (False); None when the sidecar has no outline.
+
+    Example:
+        >>> surface_in_view({"outline": []}), surface_in_view({"outline": None}), surface_in_view({})
+        (False, True, None)
+    """
+    if "outline" not in sidecar:
+        return None
+    return sidecar["outline"] != []
 
 
 @dataclass(slots=True)

@@ -109,7 +109,7 @@ class TableCounts:
             return []
         seen, seen_found = self.truth_off - self.unseen_off, self.found_off - self.unseen_found
         return [
-            f"  surface in view {pct(ratio(seen_found, seen))}  ({seen_found}/{seen}); no surface "
+            f"  surface in view {pct(self.recall_in_view)}  ({seen_found}/{seen}); no surface "
             f"in view (only the floor) {self.unseen_found}/{self.unseen_off}"
         ]
 

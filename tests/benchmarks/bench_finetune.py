@@ -189,12 +189,13 @@ def main() -> None:
     args = ap.parse_args()
 
     kind = f"{args.style}{'-at-rest' if args.at_rest else ''}"
-    if tuple(args.size) != (640, 480):
-        kind += f"-{args.size[0]}x{args.size[1]}"
+    size = (args.size[0], args.size[1])
+    if size != (640, 480):
+        kind += f"-{size[0]}x{size[1]}"
     new = args.work / f"new-dice-{kind}-{args.n}"
     if not (new / "meta").is_dir():
         t = time.perf_counter()
-        dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest, size=args.size)
+        dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest, size=size)
         print(f"rendered {args.n} photos, {dice} labelled dice in {time.perf_counter() - t:.0f} s")
     out = args.work / "out"
     start = time.perf_counter()
@@ -233,7 +234,7 @@ def main() -> None:
                 STYLES[args.style],
                 seed=4243,
                 at_rest=args.at_rest,
-                size=args.size,
+                size=size,
             )
         key = f"fresh photos of the new dice ({args.test_n})"
         card[f"before, {key}"] = evaluate_model(args.model, fresh, split="")

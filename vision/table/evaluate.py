@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.matching import TruthDie, roll_bust, table_state
+from vision.matching import TruthDie, roll_bust, surface_in_view, table_state
 from vision.table.geometry import outline_mask
 from vision.table.logic import TOLERANCE, TableStage, apply_table
 from vision.table_metrics import TableCounts
@@ -174,7 +174,7 @@ def evaluate_table(
             pairs,
             bool(bust),
             settled=bust is not None,
-            surface_in_view=meta.get("outline", ()) != [],
+            surface_in_view=surface_in_view(meta),
         )
         kind = report.kinds.setdefault(str(meta.get("surface_kind", "unknown")), [0, 0.0, 0, 0])
         kind[0] += 1
