@@ -39,56 +39,8 @@ from vision.synth.sample import render_scene  # noqa: E402
 from vision.synth.scene import sample_scene  # noqa: E402
 from vision.train.run import evaluate_model  # noqa: E402
 
-# BGR colours. Training draws bodies from LIGHT_BODIES/DARK_BODIES in vision/synth/scene.py (no
-# yellow or orange), pips from a few dark or light colours, pip radius 0.075-0.115 of a face and
-# corner rounding 0.08-0.26: these styles fall outside all of that.
-STYLES = {
-    "yellow": {  # yellow dice, big maroon pips, very round corners, glossy
-        "body": [40.0, 205.0, 245.0],
-        "pip": [40.0, 20.0, 120.0],
-        "emblem": [40.0, 20.0, 120.0],
-        "kind": "pips",
-        "opacity": 1.0,
-        "pip_radius": 0.13,
-        "corner": 0.3,
-        "gloss": 0.5,
-        "edge_tone": 0.9,
-    },
-    "orange-glass": {  # translucent orange dice with small white pips
-        "body": [20.0, 110.0, 240.0],
-        "pip": [245.0, 245.0, 245.0],
-        "emblem": [245.0, 245.0, 245.0],
-        "kind": "pips",
-        "opacity": 0.6,
-        "pip_radius": 0.065,
-        "corner": 0.12,
-        "gloss": 0.4,
-        "edge_tone": 1.0,
-    },
-    "red-numerals": {  # red dice with white numerals instead of pips (8% of training styles
-        # have numerals; the shipped reader reads these at about 84%)
-        "body": [40.0, 40.0, 190.0],
-        "pip": [245.0, 245.0, 245.0],
-        "emblem": [245.0, 245.0, 245.0],
-        "kind": "numeral",
-        "opacity": 1.0,
-        "pip_radius": 0.1,
-        "corner": 0.2,
-        "gloss": 0.3,
-        "edge_tone": 1.0,
-    },
-    "lilac": {  # lilac dice with white pips: little contrast between pips and body
-        "body": [200.0, 140.0, 190.0],
-        "pip": [250.0, 250.0, 250.0],
-        "emblem": [250.0, 250.0, 250.0],
-        "kind": "pips",
-        "opacity": 1.0,
-        "pip_radius": 0.1,
-        "corner": 0.2,
-        "gloss": 0.3,
-        "edge_tone": 1.0,
-    },
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dice_styles import STYLES  # noqa: E402
 
 
 def render_set(

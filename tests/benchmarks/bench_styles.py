@@ -22,34 +22,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench_finetune import STYLES, render_set, true_box_faces  # noqa: E402
+from bench_finetune import render_set, true_box_faces  # noqa: E402
+from dice_styles import STYLES  # noqa: E402
 
 from vision import DiceReader  # noqa: E402
 from vision.evaluate import evaluate_dataset  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
-
-
-def _style(body, pip, kind="pips", radius=0.1, opacity=1.0, corner=0.2, gloss=0.3) -> dict:
-    return {
-        "body": [float(v) for v in body],  # BGR
-        "pip": [float(v) for v in pip],
-        "emblem": [float(v) for v in pip],
-        "kind": kind,
-        "opacity": opacity,
-        "pip_radius": radius,
-        "corner": corner,
-        "gloss": gloss,
-        "edge_tone": 1.0,
-    }
-
-
-EXTRA = {
-    "white": _style((240, 240, 240), (20, 20, 20), radius=0.1, corner=0.15),  # the baseline
-    "small-pips": _style((235, 235, 235), (60, 60, 60), radius=0.05, corner=0.15, gloss=0.2),
-    "pastel": _style((230, 190, 240), (250, 250, 250)),  # pale pink, white pips
-    "black-gold": _style((20, 20, 20), (40, 160, 200), radius=0.06, corner=0.1, gloss=0.5),
-    "grey-on-grey": _style((150, 150, 150), (90, 90, 90), gloss=0.2),
-}
 
 
 def main() -> None:
@@ -60,7 +38,7 @@ def main() -> None:
     ap.add_argument("--style", nargs="+", default=None, help="styles to read (default: all)")
     ap.add_argument("--seed", type=int, default=4242)
     a = ap.parse_args()
-    styles = EXTRA | STYLES
+    styles = STYLES
     names = a.style or list(styles)
     unknown = [s for s in names if s not in styles]
     if unknown:

@@ -1,0 +1,82 @@
+"""Dice styles the benchmarks render: the fine-tuning benchmark's new dice and the unseen
+styles of ``bench_styles.py``. Only ``white`` lies inside the synthetic generator's range."""
+
+from __future__ import annotations
+
+
+def _style(body, pip, kind="pips", radius=0.1, opacity=1.0, corner=0.2, gloss=0.3) -> dict:
+    return {
+        "body": [float(v) for v in body],  # BGR
+        "pip": [float(v) for v in pip],
+        "emblem": [float(v) for v in pip],
+        "kind": kind,
+        "opacity": opacity,
+        "pip_radius": radius,
+        "corner": corner,
+        "gloss": gloss,
+        "edge_tone": 1.0,
+    }
+
+
+_EXTRA = {
+    "white": _style((240, 240, 240), (20, 20, 20), radius=0.1, corner=0.15),  # the baseline
+    "small-pips": _style((235, 235, 235), (60, 60, 60), radius=0.05, corner=0.15, gloss=0.2),
+    "pastel": _style((230, 190, 240), (250, 250, 250)),  # pale pink, white pips
+    "black-gold": _style((20, 20, 20), (40, 160, 200), radius=0.06, corner=0.1, gloss=0.5),
+    "grey-on-grey": _style((150, 150, 150), (90, 90, 90), gloss=0.2),
+}
+
+
+# BGR colours. Training draws bodies from LIGHT_BODIES/DARK_BODIES in vision/synth/scene.py (no
+# yellow or orange), pips from a few dark or light colours, pip radius 0.075-0.115 of a face and
+# corner rounding 0.08-0.26: these styles fall outside all of that.
+_NEW = {
+    "yellow": {  # yellow dice, big maroon pips, very round corners, glossy
+        "body": [40.0, 205.0, 245.0],
+        "pip": [40.0, 20.0, 120.0],
+        "emblem": [40.0, 20.0, 120.0],
+        "kind": "pips",
+        "opacity": 1.0,
+        "pip_radius": 0.13,
+        "corner": 0.3,
+        "gloss": 0.5,
+        "edge_tone": 0.9,
+    },
+    "orange-glass": {  # translucent orange dice with small white pips
+        "body": [20.0, 110.0, 240.0],
+        "pip": [245.0, 245.0, 245.0],
+        "emblem": [245.0, 245.0, 245.0],
+        "kind": "pips",
+        "opacity": 0.6,
+        "pip_radius": 0.065,
+        "corner": 0.12,
+        "gloss": 0.4,
+        "edge_tone": 1.0,
+    },
+    "red-numerals": {  # red dice with white numerals instead of pips (8% of training styles
+        # have numerals; the shipped reader reads these at about 84%)
+        "body": [40.0, 40.0, 190.0],
+        "pip": [245.0, 245.0, 245.0],
+        "emblem": [245.0, 245.0, 245.0],
+        "kind": "numeral",
+        "opacity": 1.0,
+        "pip_radius": 0.1,
+        "corner": 0.2,
+        "gloss": 0.3,
+        "edge_tone": 1.0,
+    },
+    "lilac": {  # lilac dice with white pips: little contrast between pips and body
+        "body": [200.0, 140.0, 190.0],
+        "pip": [250.0, 250.0, 250.0],
+        "emblem": [250.0, 250.0, 250.0],
+        "kind": "pips",
+        "opacity": 1.0,
+        "pip_radius": 0.1,
+        "corner": 0.2,
+        "gloss": 0.3,
+        "edge_tone": 1.0,
+    },
+}
+
+# every style, the in-range baseline first
+STYLES: dict[str, dict] = _EXTRA | _NEW
