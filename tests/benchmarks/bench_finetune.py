@@ -2,10 +2,11 @@
 
     python tests/benchmarks/bench_finetune.py [--n 50] [--epochs 8] [--faces-epochs 12]
         [--model models/dicecam-reader.onnx] [--work /tmp/dicecam-bench-ft]
-        [--style yellow|orange-glass|red-numerals|lilac] [--at-rest] [--size W H]
+        [--style yellow|orange-glass|red-numerals|lilac|pastel|...] [--at-rest] [--size W H]
 
 Renders ``--n`` photos of dice in a style held out of the shipped model's training data (the
-synthetic generator never draws it: see STYLES), labels them exactly, and runs
+synthetic generator never draws it: see ``dice_styles.STYLES``, which ``bench_styles.py`` reads
+too; ``white`` is the one inside the generator's range), labels them exactly, and runs
 ``dicecam train --from MODEL --data NEW`` on them, which holds out a share of the photos,
 fine-tunes the detector and the face classifier and prints the evaluation before and after, on
 the held-out new photos and on roboflow-dice/eval. This script adds the wall-clock time, the
@@ -17,7 +18,8 @@ against the targets (held-out per-die accuracy at least 99%, no more than 1 poin
 roboflow-dice/eval, under 15 minutes on a 2-core CPU). ``--at-rest`` renders the photos a player
 takes of a finished roll: no die caught in the air, no camera shake, at most a 1 px defocus.
 The shipped reader reads ``yellow`` and ``orange-glass`` dice fairly well already; it reads
-``red-numerals`` badly (about 85% of the held-out dice), the hard case for fine-tuning.
+``red-numerals`` badly (about 85% of the held-out dice) and ``pastel`` (pale pink, white pips)
+worse (about 56%), the hard cases for fine-tuning.
 """
 
 from __future__ import annotations

@@ -404,6 +404,31 @@ def test_a_fine_tuned_detector_that_forgets_the_known_dice_is_not_kept():
     assert note.endswith("but it forgot known dice: score on known photos 296 against 300)")
 
 
+def test_a_fine_tuned_detector_that_reads_fewer_known_photos_exactly_is_not_kept():
+    from vision.train.finetune import detector_verdict, exact_photos
+
+    def figures(right: int, exact: int, photos: int = 60, dice: int = 227) -> dict:
+        return {
+            "face_accuracy": right / dice,
+            "matched_dice": dice,
+            "predicted_dice": dice,
+            "truth_dice": dice,
+            "images": photos,
+            "exact_accuracy": exact / photos,
+        }
+
+    assert exact_photos(figures(200, 42)) == 42
+    assert exact_photos(None) == 0
+    better = (figures(40, 10, 13, 40), figures(35, 8, 13, 40))  # held-out: tuned, starting
+    # measured on 60 known photos (2026-11-25, pastel dice at 1280x960): one more die read
+    # right, but 42 photos exact against 46; the margin is 60 // 30 = 2 photos
+    keep, note = detector_verdict(better, (figures(210, 42), figures(209, 46)))
+    assert not keep
+    assert note.endswith("but it reads fewer known photos exactly: 42 against 46)")
+    assert detector_verdict(better, (figures(210, 44), figures(209, 46)))[0]
+    assert not detector_verdict(better, (figures(210, 43), figures(209, 46)))[0]
+
+
 def test_face_classifiers_join_into_one_model_that_reads_their_mean(tmp_path: Path):
     import torch
 
