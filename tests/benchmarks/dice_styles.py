@@ -5,14 +5,14 @@ from __future__ import annotations
 
 
 def _style(
-    body,
-    pip,
-    kind="pips",
-    radius=0.1,
-    opacity=1.0,
-    corner=0.2,
-    gloss=0.3,
-    edge_tone=1.0,
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    kind: str = "pips",
+    radius: float = 0.1,
+    opacity: float = 1.0,
+    corner: float = 0.2,
+    gloss: float = 0.3,
+    edge_tone: float = 1.0,
 ) -> dict:
     return {
         "body": [float(v) for v in body],  # BGR

@@ -245,14 +245,15 @@ def detector_verdict(
     if a <= b:
         return False, f"the starting one, kept (held-out score {b}, fine-tuned {a}: no better)"
     if known is not None:
+        start = known[1] or {}
         ka, kb = (read_right(f) for f in known)
-        if ka < kb - (known[1] or {}).get("truth_dice", 0) // 100:
+        if ka < kb - start.get("truth_dice", 0) // 100:
             return False, (
                 f"the starting one, kept (held-out score {b}, fine-tuned {a}, but it forgot "
                 f"known dice: score on known photos {ka} against {kb})"
             )
         ea, eb = (exact_photos(f) for f in known)
-        if ea < eb - (known[1] or {}).get("images", 0) // 30:
+        if ea < eb - start.get("images", 0) // 30:
             return False, (
                 f"the starting one, kept (held-out score {b}, fine-tuned {a}, but it reads fewer "
                 f"known photos exactly: {ea} against {eb})"
