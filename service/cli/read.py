@@ -21,6 +21,9 @@ from service.cli._reader_options import add_reader_options, open_reader
 
 __all__ = ["register", "run"]
 
+ANNOTATE_SIDE = 2048
+"""With ``--annotate``, photos decode with at least this longer side (a reading alone may decode a
+large JPEG smaller): the annotated copies keep a photo's detail up to about 4 megapixels."""
 _SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
@@ -111,12 +114,13 @@ def run(args: argparse.Namespace) -> int:
 
     failed = 0
     used: set[Path] = set()
+    side = reader.decode_side if args.annotate is None else max(reader.decode_side, ANNOTATE_SIDE)
     for photo in _expand(args.photos):
         t0 = time.perf_counter()
         try:
             loaded = load_image(
                 photo,
-                min_side=reader.decode_side,
+                min_long_side=side,
                 max_image_pixels=reader.settings.max_image_pixels,
                 max_decoded_pixels=reader.settings.max_decoded_pixels,
             )

@@ -4,6 +4,7 @@
     python tests/benchmarks/bench_reader.py --model other.onnx --runs 200
     python tests/benchmarks/bench_reader.py --backend onnxruntime   # the detector on onnxruntime
     python tests/benchmarks/bench_reader.py --imgsz 576 --second-look 0   # one smaller look
+    python tests/benchmarks/bench_reader.py --photo-size 4032 3024   # a phone's 12 MP photos
 
 Prints the model's input size, median and p90 latency of ``read(path)`` with the table
 outline (the reader's default) and without it (``table=None``), what the outline adds, the
@@ -38,17 +39,17 @@ from vision import DiceReader  # noqa: E402
 EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval" / "images"
 
 
-def _photos(folder: Path, count: int) -> list[Path]:
+def _photos(folder: Path, count: int, size: tuple[int, int] = (640, 480)) -> list[Path]:
     from PIL import Image
 
     sources = sorted(EVAL.glob("*.jpg"))[:count] if EVAL.is_dir() else []
     paths = []
     for i in range(count):
         if sources:
-            im = Image.open(sources[i % len(sources)]).convert("RGB").resize((640, 480))
+            im = Image.open(sources[i % len(sources)]).convert("RGB").resize(size)
         else:
             rng = np.random.default_rng(i)
-            im = Image.fromarray(rng.integers(0, 255, (480, 640, 3), dtype=np.uint8))
+            im = Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8))
         path = folder / f"photo{i}.jpg"
         im.save(path, quality=90)
         paths.append(path)
@@ -82,7 +83,16 @@ def main() -> int:
         type=int,
         help="second look's input size, 0: none (default DICECAM_SECOND_LOOK, else 1.5x imgsz)",
     )
+    ap.add_argument(
+        "--photo-size",
+        type=int,
+        nargs=2,
+        metavar=("W", "H"),
+        default=(640, 480),
+        help="size the photos are saved at (default 640 480; 4032 3024 times a phone's photo)",
+    )
     args = ap.parse_args()
+    pw, ph = args.photo_size
 
     reader = DiceReader(
         args.model,
@@ -91,9 +101,9 @@ def main() -> int:
         imgsz=args.imgsz,
         second_look=args.second_look,
     )
-    h, w = reader.input_shape(480, 640)
+    h, w = reader.input_shape(ph, pw)
     with tempfile.TemporaryDirectory() as tmp:
-        photos = _photos(Path(tmp), args.photos)
+        photos = _photos(Path(tmp), args.photos, (pw, ph))
         for p in photos[:5]:  # warm up
             reader.read(p)
         # told the count the reader finds, and one die more: then the count fit checks the
@@ -147,7 +157,7 @@ def main() -> int:
 
     print(f"model            {reader.model_path}")
     print(
-        f"input size       {w}x{h} for a 640x480 photo (first look {max(reader.imgsz)}, "
+        f"input size       {w}x{h} for a {pw}x{ph} photo (first look {max(reader.imgsz)}, "
         f"{'dynamic: rectangular input' if reader.dynamic else 'fixed square input'}; "
         f"batch {'dynamic' if reader.fixed_batch is None else reader.fixed_batch})"
     )
@@ -159,7 +169,7 @@ def main() -> int:
         f"load average     {os.getloadavg()[0]:.1f} (other jobs on the machine slow every figure)"
     )
     print(
-        f"photo            640x480 JPEG from {'roboflow-dice/eval' if EVAL.is_dir() else 'random pixels'}"
+        f"photo            {pw}x{ph} JPEG from {'roboflow-dice/eval' if EVAL.is_dir() else 'random pixels'}"
     )
     if table is None:
         outline = "no table step"

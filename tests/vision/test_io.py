@@ -163,11 +163,16 @@ def test_large_non_jpeg_is_refused_past_the_decode_limit(tmp_path):
 def test_large_jpeg_decodes_at_reduced_scale(tmp_path):
     path = tmp_path / "big.jpg"
     Image.new("RGB", (4000, 3000), (30, 160, 90)).save(path, quality=80)
-    img = load_image(path, min_side=416, max_decoded_pixels=2_000_000)
+    img = load_image(path, min_long_side=900, max_decoded_pixels=2_000_000)
     assert (img.width, img.height) == (4000, 3000)
-    assert img.rgb.shape == (750, 1000, 3)  # 1/4 scale keeps both sides >= 416
+    assert img.rgb.shape == (750, 1000, 3)  # 1/4 scale keeps the longer side >= 900
     assert img.scale_x == pytest.approx(0.25) and img.scale_y == pytest.approx(0.25)
-    # without min_side the same photo is too large for a 2-megapixel decode limit
+    # a portrait photo the same: the longer side counts, whichever it is
+    Image.new("RGB", (3000, 4000), (30, 160, 90)).save(path, quality=80)
+    assert load_image(path, min_long_side=1001).rgb.shape == (2000, 1500, 3)  # 1000 < 1001
+    # a photo already small enough is decoded whole
+    assert load_image(path, min_long_side=4000).rgb.shape == (4000, 3000, 3)
+    # without min_long_side the same photo is too large for a 2-megapixel decode limit
     with pytest.raises(ImageError, match="too large to decode"):
         load_image(path, max_decoded_pixels=2_000_000)
 
@@ -176,7 +181,7 @@ def test_100_megapixel_jpeg_reads_quickly_and_small(tmp_path):
     path = tmp_path / "huge.jpg"
     Image.new("L", (10_000, 10_000), 128).save(path, quality=50)
     t0 = time.perf_counter()
-    img = load_image(path, min_side=640)
+    img = load_image(path, min_long_side=640)
     assert time.perf_counter() - t0 < 5
     assert (img.width, img.height) == (10_000, 10_000)
     assert img.rgb.shape == (1250, 1250, 3)

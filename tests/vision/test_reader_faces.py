@@ -43,7 +43,7 @@ def _photo() -> np.ndarray:
 def test_classifier_beside_the_detector_reads_the_values(detector):
     _classifier(detector.with_name("reader-faces.onnx"))
     reader = DiceReader(detector)
-    assert reader.faces is not None and reader.decode_side == 4 * 320
+    assert reader.faces is not None and reader.decode_side == 3 * 320
     dice = reader.read(_photo()).dice
     assert [d.value for d in dice] == [2, 6]
     np.testing.assert_allclose(dice[0].box, (160, 80, 240, 160), atol=1e-3)
