@@ -30,12 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from vision.io import ImageError
+from vision.io import IMAGE_SUFFIXES, ImageError
 from vision.matching import TruthDie, clear_die, roll_bust, surface_in_view, table_state
 from vision.metrics import EvalResult
 from vision.types import Reading
 
 __all__ = [
+    "TRAINING_SUFFIXES",
     "DatasetError",
     "LabelledImage",
     "ReaderLike",
@@ -45,7 +46,9 @@ __all__ = [
     "sibling_path",
 ]
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+TRAINING_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+"""Photo formats that training reads (OpenCV and ultralytics do): ``dicecam train --data`` refuses
+a dataset with others (HEIC, AVIF, GIF), which ``dicecam eval`` and ``dicecam read`` take."""
 SPLIT_ALIASES = {
     "val": ("val", "valid", "validation", "eval"),
     "test": ("test",),

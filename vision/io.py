@@ -9,11 +9,14 @@ decoding, and JPEGs are decoded at a reduced scale (libjpeg DCT scaling, ``Image
 caller only needs ``min_long_side`` pixels along the longer side, so a 12-megapixel phone photo
 decodes in a third of the time and a 100-megapixel one in a fraction of the time and memory.
 
+HEIC/HEIF photos (an iPhone's default) are read through pillow-heif when it is installed
+(``pip install 'dicecam[heif]'``); without it they raise an :class:`ImageError` that says so.
+
 Example:
     >>> img = load_image(b"not an image")
     Traceback (most recent call last):
     ...
-    vision.io.ImageError: not an image (expected JPEG, PNG, WebP, BMP, TIFF or GIF data): <bytes>
+    vision.io.ImageError: not an image (expected JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF or GIF data): <bytes>
 """
 
 from __future__ import annotations
@@ -32,15 +35,31 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["ImageError", "ImageSource", "LoadedImage", "load_image"]
+__all__ = [
+    "IMAGE_SUFFIXES",
+    "ImageError",
+    "ImageSource",
+    "LoadedImage",
+    "load_image",
+    "register_heif",
+]
 
 ImageSource = str | os.PathLike | bytes | bytearray | memoryview | Image.Image | np.ndarray
 """What :func:`load_image` and :meth:`vision.DiceReader.read` accept."""
+
+IMAGE_SUFFIXES = frozenset(
+    {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif", ".avif", ".heic", ".heif"}
+)
+"""File suffixes (lower case) that dicecam takes for photos when it lists a folder."""
 
 DEFAULT_MAX_IMAGE_PIXELS = 120_000_000
 DEFAULT_MAX_DECODED_PIXELS = 40_000_000
 _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that rotate by 90 degrees
 _ORIENTATION_TAG = 0x0112
+# ISO base media "ftyp" brands of HEIF photos (an iPhone's HEIC among them); AVIF, the same
+# container, Pillow reads on its own
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
+_heif_registered = False
 
 
 class ImageError(ValueError):
@@ -126,6 +145,37 @@ def load_image(
     )
 
 
+def register_heif() -> bool:
+    """Register pillow-heif's opener with Pillow (once), so that ``Image.open`` reads HEIC/HEIF
+    photos; False when pillow-heif is not installed. :func:`load_image` calls it by itself at the
+    first HEIF photo, so the photos of other phones never pay for the import."""
+    global _heif_registered
+    if not _heif_registered:
+        try:
+            import pillow_heif
+        except ImportError:
+            return False
+        pillow_heif.register_heif_opener()
+        _heif_registered = True
+    return True
+
+
+def _heif_unreadable(fp: Any) -> bool:
+    """Whether ``fp`` (a path or a seekable stream, its position kept) holds a HEIF photo that
+    Pillow cannot open, pillow-heif not being installed."""
+    try:
+        if isinstance(fp, (str, os.PathLike)):
+            with open(fp, "rb") as f:
+                head = f.read(12)
+        else:
+            pos = fp.tell()
+            head = fp.read(12)
+            fp.seek(pos)
+    except OSError:
+        return False  # Image.open reports it
+    return head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS and not register_heif()
+
+
 def _open(
     fp: Any,
     label: str,
@@ -134,6 +184,11 @@ def _open(
     max_image_pixels: int,
     max_decoded_pixels: int,
 ) -> LoadedImage:
+    if _heif_unreadable(fp):
+        raise ImageError(
+            f"a HEIC/HEIF photo (an iPhone's format), and pillow-heif is not installed: {label}; "
+            "install it (pip install 'dicecam[heif]') or export the photo as JPEG"
+        )
     try:
         with warnings.catch_warnings():
             # dicecam applies its own pixel limit below, with a clearer message.
@@ -143,7 +198,7 @@ def _open(
         raise ImageError(f"image too large: {label} ({exc})") from None
     except UnidentifiedImageError:
         raise ImageError(
-            f"not an image (expected JPEG, PNG, WebP, BMP, TIFF or GIF data): {label}"
+            f"not an image (expected JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF or GIF data): {label}"
         ) from None
     except OSError as exc:
         raise ImageError(f"cannot read {label}: {exc}") from None

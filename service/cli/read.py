@@ -24,7 +24,6 @@ __all__ = ["register", "run"]
 ANNOTATE_SIDE = 2048
 """With ``--annotate``, photos decode with at least this longer side (a reading alone may decode a
 large JPEG smaller): the annotated copies keep a photo's detail up to about 4 megapixels."""
-_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,11 +48,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _expand(photos: list[str]) -> list[str]:
+    from vision.io import IMAGE_SUFFIXES
+
     out: list[str] = []
     for photo in photos:
         path = Path(photo)
         if path.is_dir():
-            found = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in _SUFFIXES)
+            found = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
             out += found or [photo]  # an empty folder reports itself as an error
         else:
             out.append(photo)

@@ -229,11 +229,17 @@ def run(args: argparse.Namespace) -> int:
 def _check_labels(folder: Path) -> None:
     """Every label line of a ``--data`` folder names a class 0..6 and a finite box with some
     area, before minutes of training find out (:func:`vision.evaluate.load_labels` reads them)."""
-    from vision.evaluate import IMAGE_SUFFIXES, DatasetError, load_labels
+    from vision.evaluate import TRAINING_SUFFIXES, DatasetError, load_labels
+    from vision.io import IMAGE_SUFFIXES
 
     for image in sorted(folder.rglob("*")):
         if image.suffix.lower() not in IMAGE_SUFFIXES or "images" not in image.parts:
             continue
+        if image.suffix.lower() not in TRAINING_SUFFIXES:
+            raise UsageError(
+                f"--data {folder}: {image.name}: training reads JPEG, PNG, BMP, WebP or TIFF "
+                f"photos, got {image.suffix}; save it as JPEG (its labels stay as they are)"
+            )
         try:
             load_labels(image).truth(1, 1)  # truth() checks each class, as dicecam eval does
         except DatasetError as exc:

@@ -185,3 +185,41 @@ def test_100_megapixel_jpeg_reads_quickly_and_small(tmp_path):
     assert time.perf_counter() - t0 < 5
     assert (img.width, img.height) == (10_000, 10_000)
     assert img.rgb.shape == (1250, 1250, 3)
+
+
+def _heic(rgb: np.ndarray, orientation: int = 1) -> bytes:
+    pillow_heif = pytest.importorskip(
+        "pillow_heif", reason="pillow-heif: pip install 'dicecam[heif]'"
+    )
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    pillow_heif.from_pillow(Image.fromarray(rgb)).save(out, quality=95, exif=exif.tobytes())
+    return out.getvalue()
+
+
+def test_heic_photo_is_read_upright(tmp_path):
+    rgb = np.zeros((48, 64, 3), np.uint8)
+    rgb[:12, :16] = (255, 255, 255)  # a white corner, top left as stored
+    path = tmp_path / "IMG_0042.HEIC"
+    path.write_bytes(_heic(rgb, orientation=6))  # shown turned a quarter to the right
+    for source in (path, path.read_bytes()):
+        img = load_image(source)
+        assert (img.width, img.height) == (48, 64) and img.rgb.shape == (64, 48, 3)
+        white = np.argwhere(img.rgb.mean(axis=2) > 128)
+        assert white[:, 0].max() < 16 and white[:, 1].min() >= 48 - 12  # now top right
+
+
+def test_heic_photo_without_pillow_heif_names_the_fix(tmp_path, monkeypatch):
+    import sys
+
+    import vision.io
+
+    data = _heic(_gradient())
+    monkeypatch.setattr(vision.io, "_heif_registered", False)
+    monkeypatch.setitem(sys.modules, "pillow_heif", None)  # import pillow_heif now fails
+    path = tmp_path / "IMG_0043.heic"
+    path.write_bytes(data)
+    for source in (path, data):
+        with pytest.raises(ImageError, match=r"HEIC/HEIF photo .*pip install 'dicecam\[heif\]'"):
+            load_image(source)

@@ -53,6 +53,23 @@ def test_read_json_one_line_per_photo_and_errors_continue(model, photos, capsys)
     assert str(photos["bad"]) in err and "not an image" in err
 
 
+def test_read_a_folder_takes_every_photo_format_and_only_photos(model, tmp_path, capsys):
+    pillow_heif = pytest.importorskip(
+        "pillow_heif", reason="pillow-heif: pip install 'dicecam[heif]'"
+    )
+    folder = tmp_path / "camera-roll"
+    folder.mkdir()
+    im = Image.new("RGB", (640, 480), (40, 120, 40))
+    im.save(folder / "a.jpg")
+    im.save(folder / "b.png")
+    pillow_heif.from_pillow(im).save(folder / "IMG_0001.HEIC")
+    (folder / "notes.txt").write_text("not a photo")
+    assert main(["read", "--json", "--model", str(model), str(folder)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [Path(r["image"]).name for r in lines] == ["IMG_0001.HEIC", "a.jpg", "b.png"]
+    assert all(r["values"] == [5] and (r["width"], r["height"]) == (640, 480) for r in lines)
+
+
 def test_read_summary_expect_and_annotate(model, photos, tmp_path, capsys):
     out_dir = tmp_path / "annotated"
     code = main(

@@ -70,3 +70,31 @@ def test_batch_reads_the_same_as_single_reads(reader):
     batch = reader.read_batch([SAMPLES / n for n in names], batch_size=4)
     single = [reader.read(SAMPLES / n) for n in names]
     assert [sorted(r.values) for r in batch] == [sorted(r.values) for r in single]
+
+
+@pytest.mark.skipif(not TRUTH, reason=f"no sample photos with truth at {SAMPLES / 'truth.json'}")
+def test_a_sample_saved_as_heic_the_way_an_iphone_does_reads_the_same(reader, tmp_path):
+    """An iPhone saves HEIC, rotated by an EXIF orientation: the reading is the JPEG's, turned."""
+    pillow_heif = pytest.importorskip(
+        "pillow_heif", reason="pillow-heif: pip install 'dicecam[heif]'"
+    )
+    from PIL import Image
+
+    name = next(n for n in sorted(TRUTH) if not TRUTH[n].get("known_misread"))
+    jpeg = reader.read(SAMPLES / name)
+    with Image.open(SAMPLES / name) as im:
+        # stored turned a quarter to the left, with the tag that turns it back for the viewer
+        exif = Image.Exif()
+        exif[0x0112] = 6
+        heif = pillow_heif.from_pillow(im.transpose(Image.Transpose.ROTATE_90))
+        heif.save(tmp_path / "IMG_0001.HEIC", quality=92, exif=exif.tobytes())
+    reading = reader.read(tmp_path / "IMG_0001.HEIC")
+    assert (reading.width, reading.height) == (jpeg.width, jpeg.height)
+    assert sorted(reading.values) == sorted(TRUTH[name]["values"])
+    for a, b in zip(
+        sorted(reading.dice, key=lambda d: d.box[0]),
+        sorted(jpeg.dice, key=lambda d: d.box[0]),
+        strict=True,
+    ):
+        assert a.value == b.value
+        assert a.box == pytest.approx(b.box, abs=6)  # in the photo as shown, like the JPEG's

@@ -218,6 +218,13 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "b.jpg: expected label classes 0-5 (faces 1-6) or 6 (cocked), got class 9" in (
         capsys.readouterr().err
     )
+    # a photo training cannot read (an iPhone's HEIC, which dicecam read takes) is named too
+    (data / "labels" / "b.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    (data / "images" / "b.jpg").rename(data / "images" / "b.heic")
+    assert main(["train", "--data", str(data), "--from", str(tmp_path / "m.onnx")]) == 2
+    assert "b.heic: training reads JPEG, PNG, BMP, WebP or TIFF photos, got .heic" in (
+        capsys.readouterr().err
+    )
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--replay", "-1"]) == 2
     assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--freeze", "40"]) == 2

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from vision.io import IMAGE_SUFFIXES, register_heif
 from vision.types import Die, Reading
 
 __all__ = [
@@ -24,10 +25,8 @@ __all__ = [
     "label_confidence",
 ]
 
-IMAGE_EXTENSIONS = frozenset(
-    {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif"}
-)
-"""Suffixes (lower case) :func:`find_photos` treats as photos."""
+IMAGE_EXTENSIONS = IMAGE_SUFFIXES
+"""Suffixes (lower case) :func:`find_photos` treats as photos: :data:`vision.io.IMAGE_SUFFIXES`."""
 
 ImageMode = Literal["copy", "link", "none"]
 """How a writer places the photos beside the labels: copy them, link them, or leave them."""
@@ -183,6 +182,8 @@ def image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
     """
     from PIL import Image
 
+    if Path(path).suffix.lower() in {".heic", ".heif"}:
+        register_heif()  # without pillow-heif, Image.open raises an OSError (as documented)
     with Image.open(path) as im:
         width, height = im.size
         try:

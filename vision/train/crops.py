@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluate import IMAGE_SUFFIXES, DatasetError, load_labels, sibling_path
+from vision.evaluate import TRAINING_SUFFIXES, DatasetError, load_labels, sibling_path
 from vision.faces import CROP_SIZE, crop_die
 
 from .classifier import N_CLASSES
@@ -21,7 +21,7 @@ def iter_yolo_items(image_dirs: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
     for image_dir in image_dirs:
         image_dir = Path(image_dir)
         for image in sorted(image_dir.rglob("*")):
-            if image.suffix.lower() not in IMAGE_SUFFIXES:
+            if image.suffix.lower() not in TRAINING_SUFFIXES:
                 continue
             label = sibling_path(image)
             if label.is_file():

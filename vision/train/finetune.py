@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from vision.evaluate import IMAGE_SUFFIXES, sibling_path
+from vision.evaluate import TRAINING_SUFFIXES, sibling_path
 
 from .recipe import Recipe
 
@@ -132,7 +132,10 @@ def split_dataset(
     items = []
     for d in data_dirs:
         for image in sorted(Path(d).rglob("*")):
-            if image.suffix.lower() in IMAGE_SUFFIXES and (label := _label_for(image)) is not None:
+            if (
+                image.suffix.lower() in TRAINING_SUFFIXES
+                and (label := _label_for(image)) is not None
+            ):
                 items.append((image, label))
     if len(items) < 2:
         raise ValueError(
@@ -162,7 +165,7 @@ def split_dataset(
         pool += [
             (i, lab)
             for i in sorted(Path(d).rglob("*"))
-            if i.suffix.lower() in IMAGE_SUFFIXES
+            if i.suffix.lower() in TRAINING_SUFFIXES
             and (lab := _label_for(i))
             and lab.read_text().strip()
         ]
