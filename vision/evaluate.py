@@ -36,7 +36,6 @@ from vision.metrics import EvalResult
 from vision.types import Reading
 
 __all__ = [
-    "TRAINING_SUFFIXES",
     "DatasetError",
     "LabelledImage",
     "ReaderLike",
@@ -46,9 +45,6 @@ __all__ = [
     "sibling_path",
 ]
 
-TRAINING_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
-"""Photo formats that training reads (OpenCV and ultralytics do): ``dicecam train --data`` refuses
-a dataset with others (HEIC, AVIF, GIF), which ``dicecam eval`` and ``dicecam read`` take."""
 SPLIT_ALIASES = {
     "val": ("val", "valid", "validation", "eval"),
     "test": ("test",),

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IMAGE_SUFFIXES",
+    "TRAINING_SUFFIXES",
     "ImageError",
     "ImageSource",
     "LoadedImage",
@@ -51,6 +52,9 @@ IMAGE_SUFFIXES = frozenset(
     {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif", ".avif", ".heic", ".heif"}
 )
 """File suffixes (lower case) that dicecam takes for photos when it lists a folder."""
+TRAINING_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+"""The photo formats that OpenCV, ultralytics and labelling tools read too: ``dicecam train
+--data`` takes these only, and ``dicecam label`` writes other photos it copies as JPEG."""
 
 DEFAULT_MAX_IMAGE_PIXELS = 120_000_000
 DEFAULT_MAX_DECODED_PIXELS = 40_000_000

@@ -204,6 +204,15 @@ def run(args: argparse.Namespace) -> int:
         if not d.is_dir():
             raise UsageError(f"--data must be a YOLO dataset folder, got {d} (not a folder)")
         _check_labels(d)
+    if args.from_model is not None:
+        from vision.train.finetune import starting_model
+
+        if not args.data:
+            raise UsageError("--from needs --data DIR: the labelled photos of the new dice")
+        try:
+            starting_model(args.from_model)
+        except FileNotFoundError as exc:
+            raise UsageError(str(exc)) from None
     import importlib.util
 
     if any(importlib.util.find_spec(m) is None for m in ("torch", "ultralytics")):
@@ -212,8 +221,6 @@ def run(args: argparse.Namespace) -> int:
     if args.from_model is not None:
         from vision.train.finetune import finetune
 
-        if not args.data:
-            raise UsageError("--from needs --data DIR: the labelled photos of the new dice")
         return finetune(recipe, args)
 
     from vision.train.run import train_reader
@@ -229,8 +236,8 @@ def run(args: argparse.Namespace) -> int:
 def _check_labels(folder: Path) -> None:
     """Every label line of a ``--data`` folder names a class 0..6 and a finite box with some
     area, before minutes of training find out (:func:`vision.evaluate.load_labels` reads them)."""
-    from vision.evaluate import TRAINING_SUFFIXES, DatasetError, load_labels
-    from vision.io import IMAGE_SUFFIXES
+    from vision.evaluate import DatasetError, load_labels
+    from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES
 
     for image in sorted(folder.rglob("*")):
         if image.suffix.lower() not in IMAGE_SUFFIXES or "images" not in image.parts:

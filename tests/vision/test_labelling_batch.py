@@ -353,3 +353,36 @@ def test_review_list_puts_values_the_reader_doubts_with_boxes_it_doubts():
         (2, 0.6, ""),
     ]
     assert LabelRun(photos=[photo]).summary()["unsure_dice"] == 1
+
+
+def test_cli_label_writes_an_iphone_heic_as_an_upright_jpeg_training_takes(tmp_path):
+    """HEIC photos are read, and copied into the YOLO dataset as JPEG, turned upright as their
+    labels are: the dataset is one CVAT, ultralytics and `dicecam train --data` take as is."""
+    pillow_heif = pytest.importorskip(
+        "pillow_heif", reason="pillow-heif: pip install 'dicecam[heif]'"
+    )
+    model, photos = _known_model_and_photos(tmp_path, {"a.jpg": (640, 480)})
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored 480x640, shown 640x480 as the JPEG
+    heif = pillow_heif.from_pillow(Image.new("RGB", (480, 640), (90, 90, 90)))
+    heif.save(photos / "IMG_0001.HEIC", exif=exif.tobytes())
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
+    cmd += ["--format", "yolo", "--model", str(model), "--conf", "0.5"]
+    env = {**os.environ, "DICECAM_MIRROR": "0"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "labelled 2 of 2 photos (4 dice)" in proc.stdout
+    images = {p.name: p for p in out.rglob("images/**/*") if p.is_file()}
+    assert sorted(images) == ["IMG_0001.jpg", "a.jpg"]
+    with Image.open(images["IMG_0001.jpg"]) as im:
+        assert im.format == "JPEG" and im.size == (640, 480)
+        assert im.getexif().get(0x0112, 1) == 1
+    back = {Path(p.name).stem: p for p in read_labels(out)}
+    assert back["IMG_0001"].dice == back["a"].dice  # the same boxes in the same 640x480 view
+    # the dataset passes training's checks (photo formats, label lines) up to the model
+    check = [sys.executable, "-m", "service.cli", "train", "--data", str(out)]
+    check += ["--from", str(tmp_path / "absent.onnx")]
+    proc = subprocess.run(check, capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 2 and "absent.onnx" in proc.stderr, proc.stderr
+    assert "training reads" not in proc.stderr

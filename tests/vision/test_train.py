@@ -225,6 +225,12 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "b.heic: training reads JPEG, PNG, BMP, WebP or TIFF photos, got .heic" in (
         capsys.readouterr().err
     )
+    # a --from model that is not there is said in one line, before any training
+    good = _yolo_folder(tmp_path / "good", ["a", "b"])
+    assert main(["train", "--data", str(good), "--from", str(tmp_path / "m")]) == 2
+    assert f"--from needs {tmp_path / 'm.onnx'} (the exported model and its checkpoint)" in (
+        capsys.readouterr().err
+    )
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--replay", "-1"]) == 2
     assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--freeze", "40"]) == 2

@@ -95,7 +95,7 @@ def write_coco(
     if images == "none":
         file_names = [p.name for p in photos]
     else:
-        file_names = flat_names(photos)
+        file_names = flat_names(photos, portable=True)
         for photo, fname in zip(photos, file_names, strict=True):
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")

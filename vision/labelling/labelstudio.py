@@ -152,7 +152,9 @@ def write_labelstudio(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = []
-    for n, (photo, flat) in enumerate(zip(photos, flat_names(photos), strict=True), 1):
+    for n, (photo, flat) in enumerate(
+        zip(photos, flat_names(photos, portable=images != "none"), strict=True), 1
+    ):
         if images == "none":
             rel = photo.name.replace("\\", "/")
         else:

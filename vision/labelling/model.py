@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from vision.io import IMAGE_SUFFIXES, register_heif
+from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES, load_image, register_heif
 from vision.types import Die, Reading
 
 __all__ = [
@@ -134,16 +134,20 @@ class LabelledPhoto:
         return self.name.replace("\\", "/").strip("/").replace("/", "__")
 
 
-def flat_names(photos: Sequence[LabelledPhoto]) -> list[str]:
+def flat_names(photos: Sequence[LabelledPhoto], *, portable: bool = False) -> list[str]:
     """Each photo's :attr:`~LabelledPhoto.flat_name`, made unique by file stem.
 
     Label files are named by stem, so ``x.jpg`` and ``x.png`` (or a repeated name) would share
-    one; the later ones get ``_2``, ``_3``... before the extension.
+    one; the later ones get ``_2``, ``_3``... before the extension. With ``portable``, a photo in
+    a format other tools may not read (HEIC, AVIF, GIF: not in
+    :data:`vision.io.TRAINING_SUFFIXES`) is named ``.jpg``, the copy :func:`place_image` writes.
     """
     names, used = [], set()
     for photo in photos:
         flat = photo.flat_name
         stem, suffix = Path(flat).stem, Path(flat).suffix
+        if portable and suffix.lower() not in TRAINING_SUFFIXES:
+            suffix = ".jpg"
         n = 1
         while stem.lower() in used:
             n += 1
@@ -196,7 +200,12 @@ def image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
 
 
 def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
-    """Put ``src`` at ``dst``: a copy, a hard link (a symlink across file systems), or nothing."""
+    """Put ``src`` at ``dst``: a copy, a hard link (a symlink across file systems), or nothing.
+
+    A ``dst`` of another format than ``src`` (a HEIC photo named ``.jpg`` by
+    :func:`flat_names`) gets the photo converted, upright (EXIF orientation applied, as the
+    labels' boxes are), whether copied or linked.
+    """
     if mode == "none":
         return
     dst.parent.mkdir(parents=True, exist_ok=True)
@@ -204,6 +213,11 @@ def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
         if dst.resolve() == src.resolve():
             return
         dst.unlink()
+    if dst.suffix.lower() != src.suffix.lower():
+        from PIL import Image
+
+        Image.fromarray(load_image(src).rgb).save(dst, quality=95)
+        return
     if mode == "copy":
         shutil.copy2(src, dst)
         return

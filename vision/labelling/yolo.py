@@ -75,7 +75,7 @@ def write_yolo(
     for d in (lbl_dir, cvat_dir):
         d.mkdir(parents=True, exist_ok=True)
     listing, cvat_listing = [], []
-    for photo, flat in zip(photos, flat_names(photos), strict=True):
+    for photo, flat in zip(photos, flat_names(photos, portable=images != "none"), strict=True):
         if images != "none":
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")

@@ -8,8 +8,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluate import TRAINING_SUFFIXES, DatasetError, load_labels, sibling_path
+from vision.evaluate import DatasetError, load_labels, sibling_path
 from vision.faces import CROP_SIZE, crop_die
+from vision.io import TRAINING_SUFFIXES
 
 from .classifier import N_CLASSES
 

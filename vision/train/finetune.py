@@ -25,11 +25,36 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from vision.evaluate import TRAINING_SUFFIXES, sibling_path
+from vision.evaluate import sibling_path
+from vision.io import TRAINING_SUFFIXES
 
 from .recipe import Recipe
 
-__all__ = ["Split", "detector_verdict", "exact_photos", "finetune", "read_right", "split_dataset"]
+__all__ = [
+    "Split",
+    "detector_verdict",
+    "exact_photos",
+    "finetune",
+    "read_right",
+    "split_dataset",
+    "starting_model",
+]
+
+
+def starting_model(from_model: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """The exported model and the detector checkpoint that ``--from`` names (``models/x`` or
+    ``models/x.onnx``: ``x.onnx`` and ``x.pt``).
+
+    Raises:
+        FileNotFoundError: either file is missing.
+    """
+    base = Path(from_model)
+    if base.suffix != ".onnx":
+        base = base.with_suffix(".onnx")
+    for p in (base, base.with_suffix(".pt")):
+        if not p.is_file():
+            raise FileNotFoundError(f"--from needs {p} (the exported model and its checkpoint)")
+    return base, base.with_suffix(".pt")
 
 
 FACES_EPOCHS = 12
@@ -305,13 +330,8 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     from .run import ROBOFLOW_EVAL, evaluate_model
     from .verify import calibrate_verifier
 
-    base = Path(args.from_model)
-    if base.suffix != ".onnx":
-        base = base.with_suffix(".onnx")
-    base_pt, faces_pt = base.with_suffix(".pt"), base.with_name(f"{base.stem}-faces.pt")
-    for p in (base, base_pt):
-        if not p.is_file():
-            raise FileNotFoundError(f"--from needs {p} (the exported model and its checkpoint)")
+    base, base_pt = starting_model(args.from_model)
+    faces_pt = base.with_name(f"{base.stem}-faces.pt")
     name = args.name or f"{base.stem}-ft"
     out = (args.out or Path("runs/finetune")).resolve()
     work = args.work.resolve() / name
