@@ -249,16 +249,21 @@ def _known_model_and_photos(tmp_path: Path, sizes: dict[str, tuple[int, int]]):
     return model, photos
 
 
+def _label_cli(photos: Path, out: Path, fmt: str, model: Path) -> subprocess.CompletedProcess:
+    """`dicecam label` in its own process, on the known model at a confidence of 0.5."""
+    cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
+    cmd += ["--format", fmt, "--model", str(model), "--conf", "0.5"]
+    # the fake detector finds its boxes in any image, mirror images too: one look
+    env = {**os.environ, "DICECAM_MIRROR": "0"}
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+
+
 def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
     """`dicecam label` end to end: real DiceReader, real ONNX session, real files and CLI."""
     model, photos = _known_model_and_photos(tmp_path, {"a.jpg": (640, 480), "b.png": (400, 400)})
     (photos / "broken.jpg").write_bytes(b"\xff\xd8\xff garbage")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
-    cmd += ["--format", "labelstudio", "--model", str(model), "--conf", "0.5"]
-    # the fake detector finds its boxes in any image, mirror images too: one look
-    env = {**os.environ, "DICECAM_MIRROR": "0"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+    proc = _label_cli(photos, out, "labelstudio", model)
     assert proc.returncode == 0, proc.stderr
     assert "labelled 2 of 3 photos (4 dice)" in proc.stdout
     assert "ETA" in proc.stderr  # the progress bar
@@ -367,10 +372,7 @@ def test_cli_label_writes_an_iphone_heic_as_an_upright_jpeg_training_takes(tmp_p
     heif = pillow_heif.from_pillow(Image.new("RGB", (480, 640), (90, 90, 90)))
     heif.save(photos / "IMG_0001.HEIC", exif=exif.tobytes())
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "service.cli", "label", str(photos), "--out", str(out)]
-    cmd += ["--format", "yolo", "--model", str(model), "--conf", "0.5"]
-    env = {**os.environ, "DICECAM_MIRROR": "0"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+    proc = _label_cli(photos, out, "yolo", model)
     assert proc.returncode == 0, proc.stderr
     assert "labelled 2 of 2 photos (4 dice)" in proc.stdout
     images = {p.name: p for p in out.rglob("images/**/*") if p.is_file()}
