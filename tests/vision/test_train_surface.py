@@ -253,3 +253,33 @@ def test_real_photos_carry_their_dice_map(tmp_path):
     where = images[0, ..., 3]
     # dice at x 0.25 and 0.75, y 0.5 (resting point a little below the centre)
     assert where[51, 25] == where[51, 75] == 255 and where[51, 50] == where[10, 10] == 0
+
+
+def test_strong_photometric_jitter_makes_dim_grey_and_washed_out_photos():
+    """The strong jitter (``--photometric strong``) shows the net the dim, grey and low-contrast
+    photos on which the mild one's model drew edges that are not there; the targets stay."""
+    from vision.train.surface_data import TABLE_IN_PLAY, augmented_batch
+
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (64, 96, 96, 3), dtype=np.uint8)
+    codes = np.full((64, 96, 96), TABLE_IN_PLAY, np.uint8)
+    mild = augmented_batch(np.random.default_rng(1), images, codes, 64)
+    strong = augmented_batch(np.random.default_rng(1), images, codes, 64, photometric="strong")
+    for x, y, known in (mild, strong):
+        assert x.shape == (64, 3, 64, 64) and ((x >= 0) & (x <= 1)).all()
+        assert np.allclose(y, 1) and np.allclose(known, 1)  # colour never moves the outline
+
+    def grey(x):
+        return np.abs(x - x.mean(axis=1, keepdims=True)).max(axis=(1, 2, 3)) < 1e-6
+
+    def spread(x):
+        return x.std(axis=(1, 2, 3))
+
+    def level(x):
+        return x.mean(axis=(1, 2, 3))
+
+    assert not grey(mild[0]).any() and grey(strong[0]).sum() >= 3
+    assert spread(strong[0]).min() < 0.6 * spread(mild[0]).min()  # washed out
+    assert level(strong[0]).min() < level(mild[0]).min() - 0.05  # dimmer
+    with pytest.raises(ValueError, match="photometric"):
+        train_surface([], "x.onnx", photometric="harsh")

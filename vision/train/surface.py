@@ -42,6 +42,7 @@ from vision.table.surface import LAYERS, play_surface
 from vision.train.surface_data import (
     CACHE_RATIO,
     INPUT,
+    PHOTOMETRIC,
     STRIDE,
     augmented_batch,
     load_real_surface,
@@ -85,6 +86,7 @@ def train_surface(
     real: Sequence[str | Path] = (),
     real_weight: float = 1.0,
     dice: bool = False,
+    photometric: str = "mild",
     log: Any = print,
 ) -> dict[str, Any]:
     """Train on the train split of ``data`` (one or more `dicecam synth` folders), score on
@@ -99,9 +101,13 @@ def train_surface(
     (:func:`~vision.table.geometry.dice_map`; the sidecars' dice in training, the reader's boxes
     at run time), so the model knows where the roll landed.
 
+    ``photometric`` chooses the colour jitter (:data:`~vision.train.surface_data.PHOTOMETRIC`).
+
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
     """
+    if photometric not in PHOTOMETRIC:
+        raise ValueError(f"expected photometric in {PHOTOMETRIC}, got {photometric!r}")
     import torch
 
     torch.manual_seed(seed)
@@ -153,7 +159,9 @@ def train_surface(
         total = 0.0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            x, y, known = augmented_batch(rng, images[idx], masks[idx], input_size, layers)
+            x, y, known = augmented_batch(
+                rng, images[idx], masks[idx], input_size, layers, photometric
+            )
             known *= weight[idx, None, None]
             logits = net(torch.from_numpy(x))
             loss = surface_loss(logits, torch.from_numpy(y), torch.from_numpy(known))
@@ -185,6 +193,7 @@ def train_surface(
         "min_certainty": min_certainty,
         "params": sum(p.numel() for p in net.parameters()),
         "dice": int(dice),
+        "photometric": photometric,
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
     data_names = ", ".join(map(str, [*folders, *real]))
@@ -252,6 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="dice-aware: a fourth input channel maps where the dice lie (the reader's boxes)",
     )
+    p.add_argument(
+        "--photometric",
+        choices=PHOTOMETRIC,
+        default="mild",
+        help="colour jitter: mild (default), strong (dim, washed-out, grey, blurred photos) or "
+        "mixed (each photo one of the two)",
+    )
     a = p.parse_args(argv)
     figures = train_surface(
         a.data,
@@ -270,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         real=a.real,
         real_weight=a.real_weight,
         dice=a.dice,
+        photometric=a.photometric,
     )
     print(json.dumps(figures))
     return 0

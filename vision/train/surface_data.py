@@ -21,6 +21,7 @@ __all__ = [
     "TRAY",
     "TRAY_KINDS",
     "UNKNOWN",
+    "PHOTOMETRIC",
     "augmented_batch",
     "known_share",
     "load_real_surface",
@@ -189,15 +190,42 @@ def known_share(codes: np.ndarray, size: int) -> np.ndarray:
     return cv2.resize(known, (size, size), interpolation=cv2.INTER_AREA)
 
 
+PHOTOMETRIC = ("mild", "strong", "mixed")
+"""Colour jitter of :func:`augmented_batch`: ``mild`` (the shipped model's), ``strong`` (dim,
+washed-out, colour-cast, grey, blurred and noisy photos too) or ``mixed`` (each photo one of
+the two, at even odds)."""
+
+
+def _strong_photometric(rng: np.random.Generator, rgb: np.ndarray) -> np.ndarray:
+    """``rgb`` (float 0..255) as a dim or bright, washed-out, colour-cast, grey, blurred or
+    noisy camera would give it: the real photos the mild jitter left the model unsure of."""
+    import cv2
+
+    grey = rng.random() < 0.15
+    if grey:  # a grey photo: no colour cast after
+        rgb = np.repeat(rgb.mean(axis=2, keepdims=True), 3, axis=2)
+    contrast = rng.uniform(0.4, 1.3)
+    rgb = (rgb - rgb.mean()) * contrast + rgb.mean()
+    cast = rng.uniform(0.75, 1.25, size=3)
+    rgb = rgb * rng.uniform(0.4, 1.5) * (1.0 if grey else cast) + rng.uniform(-25, 25)
+    if rng.random() < 0.2:
+        rgb = cv2.GaussianBlur(rgb, (0, 0), rng.uniform(0.5, 1.5))
+    if rng.random() < 0.2:
+        rgb = rgb + rng.normal(0, rng.uniform(3, 12), rgb.shape)
+    return rgb
+
+
 def augmented_batch(
     rng: np.random.Generator,
     images: np.ndarray,
     masks: np.ndarray,
     size_in: int = INPUT,
     layers: int = 1,
+    photometric: str = "mild",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Random crops of random aspect (a 4:3 photo squeezed to a square), flips, colour jitter
-    (of the photo's three channels; a fourth, the dice map, is cropped and flipped with them).
+    (of the photo's three channels; a fourth, the dice map, is cropped and flipped with them;
+    ``photometric``: see :data:`PHOTOMETRIC`).
 
     Returns inputs (N, C, S, S), targets (N, layers, S/4, S/4) and the known share of each
     target cell (N, S/4, S/4; see :func:`known_share`). On a partly known cell the target is
@@ -224,9 +252,12 @@ def augmented_batch(
             img, msk, known = img[:, ::-1], msk[:, :, ::-1], known[:, ::-1]
         if rng.random() < 0.3:
             img, msk, known = img[::-1], msk[:, ::-1], known[::-1]
-        gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
-        rgb = (img[..., :3] - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
-        x[i, ..., :3] = np.clip(rgb * gain, 0, 255) / 255
+        if photometric == "strong" or (photometric == "mixed" and rng.random() < 0.5):
+            x[i, ..., :3] = np.clip(_strong_photometric(rng, img[..., :3]), 0, 255) / 255
+        else:
+            gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, size=3)
+            rgb = (img[..., :3] - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
+            x[i, ..., :3] = np.clip(rgb * gain, 0, 255) / 255
         x[i, ..., 3:] = img[..., 3:] / 255
         y[i] = msk
         w[i] = known
