@@ -107,9 +107,9 @@ def load_stage(
         raise ModelError(f"cannot load {STAGES[stage]} {path}: {exc}") from None
 
 
-def default_table() -> Any:
-    """The reader's table step from the settings (:meth:`vision.table.TableStage.default`), or
-    None when there is none.
+def default_table(threads: int = 2) -> Any:
+    """The reader's table step from the settings (:meth:`vision.table.TableStage.default`), its
+    models run with ``threads`` threads, or None when there is none.
 
     Raises:
         CalibrationError: the stored calibration file is broken (fix or delete it).
@@ -118,7 +118,7 @@ def default_table() -> Any:
     from vision.table import CalibrationError, SurfaceModelError, TableStage
 
     try:
-        return TableStage.default()
+        return TableStage.default(threads=threads)
     except CalibrationError:
         raise
     except (SurfaceModelError, ValueError) as exc:  # an outline or off-table model

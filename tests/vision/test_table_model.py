@@ -182,3 +182,17 @@ def test_calibrate_unreadable_photo_or_missing_photo_exit_2(tmp_path, capsys):
     assert str(bad) in capsys.readouterr().err
     assert main(["calibrate"]) == 2
     assert "expected PHOTO" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_readers_table_models_run_with_its_threads(model, threads, monkeypatch):
+    """The outline and off-table die models get the reader's threads (``DICECAM_THREADS``),
+    as its other models do: with one thread each they took twice the time for nothing."""
+    from vision import DiceReader
+
+    monkeypatch.setenv("DICECAM_THREADS", str(threads))
+    reader = DiceReader()
+    table = reader.table
+    assert table is not None and table.dice_model is not None
+    for small in (table.model._model, table.dice_model._model, reader.verify._model):
+        assert small._session.get_session_options().intra_op_num_threads == threads

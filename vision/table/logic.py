@@ -94,11 +94,11 @@ class TableStage:
         self.min_confidence = float(min_confidence)
 
     @classmethod
-    def default(cls) -> TableStage | None:
+    def default(cls, *, threads: int = 1) -> TableStage | None:
         """From the settings: the stored calibration, else the shipped (or
         ``DICECAM_SURFACE_MODEL``) outline model with the off-table die model (or
-        ``DICECAM_OFFTABLE_MODEL``) when it exists; None when neither a calibration nor an
-        outline model exists, or ``DICECAM_TABLE=0``.
+        ``DICECAM_OFFTABLE_MODEL``) when it exists, each run with ``threads`` threads; None
+        when neither a calibration nor an outline model exists, or ``DICECAM_TABLE=0``.
 
         Raises:
             CalibrationError: a calibration file exists but is broken (fix or delete it).
@@ -110,13 +110,13 @@ class TableStage:
         path = Path(s.surface_model) if s.surface_model else DEFAULT_SURFACE_MODEL
         model = None
         if calibration is None and path.is_file():
-            model = SurfaceModel(path, min_certainty=s.surface_min_certainty)
+            model = SurfaceModel(path, min_certainty=s.surface_min_certainty, threads=threads)
         if calibration is None and model is None:
             return None
         dice_path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
         dice_model = None
         if calibration is None and dice_path.is_file():
-            dice_model = OffTableModel(dice_path, threshold=s.offtable_threshold)
+            dice_model = OffTableModel(dice_path, threshold=s.offtable_threshold, threads=threads)
         return cls(model, calibration, dice_model=dice_model, min_confidence=s.offtable_min_conf)
 
     def outline(
