@@ -1,8 +1,9 @@
 """The reader's small second-stage models (face classifier, die models, outline) on the CPU.
 
-:class:`SmallModel` runs one ONNX file with onnxruntime. The face classifier ships as an int8
-(QDQ) build (:mod:`vision.train.quantize`), which onnxruntime runs in about 0.45 times the
-float32 time on this project's 2-core x86 CPU.
+:class:`SmallModel` runs one ONNX file with onnxruntime. The face classifier and the three die
+models (die check, cocked, off-table) ship as int8 (QDQ) builds (:mod:`vision.train.quantize`),
+which onnxruntime runs in about 0.45-0.6 times the float32 time on this project's 2-core x86
+CPU.
 
 Example:
     >>> import numpy as np

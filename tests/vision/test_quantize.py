@@ -87,3 +87,85 @@ def test_the_shipped_classifier_is_int8_and_its_float_weights_stay():
     saved = torch.load(models / "dicecam-reader-faces.pt", weights_only=False)
     weights = [v for member in saved["members"] for v in member["state_dict"].values()]
     assert all(w.dtype in (torch.float32, torch.int64) for w in weights)
+
+
+DIE_MODELS = ("dicecam-reader-verify", "dicecam-reader-cocked", "dicecam-offtable")
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> Path:
+    """A few labelled synthetic photos to calibrate die models on (a YOLO folder)."""
+    from vision.synth import write_dataset
+
+    root = tmp_path_factory.mktemp("calib") / "set"
+    write_dataset(root, 10, seed=43, size=(320, 240), val_fraction=0.0)
+    return root
+
+
+@pytest.mark.parametrize("name", DIE_MODELS)
+def test_a_die_model_rebuilt_as_int8_keeps_its_metadata_and_reads_as_the_float_one(
+    name: str, photos: Path, tmp_path: Path
+):
+    from vision.table.dice import ContextDieModel
+    from vision.train.quantize import die_model_crops, is_int8, quantize_die_model
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    for suffix in (".onnx", ".pt"):
+        (tmp_path / f"{name}{suffix}").write_bytes((models / f"{name}{suffix}").read_bytes())
+    onnx_file = tmp_path / f"{name}.onnx"
+    shipped = ContextDieModel(models / f"{name}.onnx")
+    out = quantize_die_model(onnx_file, [photos])
+    assert out == onnx_file
+    first = out.read_bytes()
+    assert quantize_die_model(onnx_file, [photos]).read_bytes() == first  # the same file again
+    int8 = ContextDieModel(out)
+    assert is_int8(int8.metadata)
+    kept = {k: v for k, v in shipped.metadata.items() if k != "int8"}
+    assert {k: v for k, v in int8.metadata.items() if k != "int8"} == kept
+    assert (int8.context, int8.tta, int8.threshold) == (
+        shipped.context,
+        shipped.tta,
+        shipped.threshold,
+    )
+    # the float export of its weights, against the int8 build, on crops it was not calibrated on
+    from vision.runtime import SmallModel, softmax
+    from vision.train.classifier import export_classifier, load_classifier
+
+    float_file = export_classifier(load_classifier(tmp_path / f"{name}.pt"), tmp_path / "f.onnx")
+    crops = die_model_crops([photos], int8.context, seed=1)[..., ::-1]
+    blob = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32) / 255
+    p_float = softmax(SmallModel(float_file).run(blob))[:, 1]
+    p_int8 = softmax(int8._model.run(blob))[:, 1]
+    assert not np.array_equal(p_float, p_int8)
+    assert np.abs(p_float - p_int8).max() < 0.15, np.abs(p_float - p_int8).max()
+
+
+def test_rebuilding_a_die_model_names_what_is_missing(photos: Path, tmp_path: Path):
+    from vision.train.quantize import main, quantize_die_model
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    onnx_file = tmp_path / "m.onnx"
+    onnx_file.write_bytes((models / "dicecam-offtable.onnx").read_bytes())
+    with pytest.raises(FileNotFoundError, match=r"m\.pt"):
+        quantize_die_model(onnx_file, [photos])
+    (tmp_path / "m.pt").write_bytes((models / "dicecam-offtable.pt").read_bytes())
+    empty = tmp_path / "empty"
+    (empty / "images").mkdir(parents=True)
+    with pytest.raises(ValueError, match="expected labelled dice to calibrate on"):
+        quantize_die_model(onnx_file, [empty])
+    with pytest.raises(SystemExit):  # the command line says it in one line
+        main([str(onnx_file), "--data", str(empty)])
+
+
+@pytest.mark.parametrize("name", DIE_MODELS)
+def test_the_shipped_die_models_are_int8_and_their_float_weights_stay(name: str):
+    import torch
+
+    from vision.table.dice import ContextDieModel
+    from vision.train.quantize import is_int8
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    assert is_int8(ContextDieModel(models / f"{name}.onnx").metadata)
+    saved = torch.load(models / f"{name}.pt", weights_only=False)
+    state = saved.get("state_dict", saved)
+    assert all(w.dtype in (torch.float32, torch.int64) for w in state.values())

@@ -1,4 +1,5 @@
-"""Int8 face classifier: static post-training quantization of its ONNX export.
+"""Int8 builds of the reader's small models: static post-training quantization of their ONNX
+export.
 
 The face classifier reads every die of every photo (twice, with its mirror image), so it is the
 reader's second-heaviest model after the detector. Its int8 build runs in about 0.45 times the
@@ -9,15 +10,27 @@ activations whose ranges are the minimum and maximum seen on calibration crops (
 of the training crops with their mirror images, as the reader reads them). Both runtimes load
 the file; the ``.pt`` beside it stays float32 for fine-tuning.
 
+The three die models that read each die with its surroundings (the die check, the cocked-die
+model and the off-table model: :class:`vision.table.dice.ContextDieModel`) ship as int8 builds
+too (:func:`quantize_die_model`, ``python -m vision.train.quantize MODEL.onnx ... --data DIR``):
+each is exported again from its float ``.pt``, keeps the metadata the shipped file carries
+(context, threshold, mirror image) and is calibrated on context crops of the labelled dice of
+``--data``, plus one box of a die's size at a random place of each photo (the die check also
+sees things that are not dice).
+
 Example:
     >>> quantize_classifier("models/m-faces.onnx", crops)  # doctest: +SKIP
     PosixPath('models/m-faces.onnx')
+    >>> quantize_die_model("models/m-verify.onnx", ["photos/"])  # doctest: +SKIP
+    PosixPath('models/m-verify.onnx')
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +39,14 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["CALIBRATION_CROPS", "INT8_METADATA", "is_int8", "quantize_classifier"]
+__all__ = [
+    "CALIBRATION_CROPS",
+    "INT8_METADATA",
+    "die_model_crops",
+    "is_int8",
+    "quantize_classifier",
+    "quantize_die_model",
+]
 
 CALIBRATION_CROPS = 768
 """Crops drawn for calibration (each also read mirrored): enough for stable ranges, and
@@ -120,3 +140,118 @@ def quantize_classifier(
 def is_int8(metadata: dict[str, str]) -> bool:
     """Whether a model's metadata marks it as an int8 build of :func:`quantize_classifier`."""
     return INT8_METADATA in metadata
+
+
+CALIBRATION_PHOTOS = 400
+"""Photos drawn from ``--data`` for a die model's calibration crops (all, when fewer)."""
+
+
+def die_model_crops(
+    data: Sequence[str | Path],
+    context: float,
+    *,
+    size: int = 48,
+    photos: int = CALIBRATION_PHOTOS,
+    seed: int = 0,
+) -> NDArray[np.uint8]:
+    """Calibration crops (N x ``size`` x ``size`` x 3 uint8 BGR) for a die model reading
+    ``context`` times a die's side: from ``photos`` photos drawn (``seed``) from the YOLO
+    folders ``data``, a crop at each labelled die and one at a random box sized like them.
+
+    Raises:
+        ValueError: no labelled die in ``data``.
+    """
+    import cv2
+
+    from vision.evaluate import load_labels
+    from vision.table.dice import context_crop
+
+    from .crops import iter_yolo_items
+
+    items = [image for image, _ in iter_yolo_items(Path(d) for d in data)]
+    rng = np.random.default_rng(seed)
+    crops: list[NDArray[np.uint8]] = []
+    for k in rng.permutation(len(items))[:photos]:
+        image = cv2.imread(str(items[k]))
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        dice = load_labels(items[k]).truth(w, h)
+        for die in dice:
+            crops.append(context_crop(image, die.box, size, context))
+        if dice:  # somewhere else in the photo, at a die's size
+            side = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dice]))
+            x, y = rng.uniform(0, max(w - side, 1)), rng.uniform(0, max(h - side, 1))
+            crops.append(context_crop(image, (x, y, x + side, y + side), size, context))
+    if not crops:
+        raise ValueError(f"expected labelled dice to calibrate on in {', '.join(map(str, data))}")
+    return np.stack(crops)
+
+
+def quantize_die_model(
+    model: str | Path,
+    data: Sequence[str | Path],
+    *,
+    photos: int = CALIBRATION_PHOTOS,
+    seed: int = 0,
+) -> Path:
+    """Rebuild the die model ``model`` (``NAME.onnx``, a :class:`~vision.table.dice.ContextDieModel`)
+    as int8, in place: exported again from its float weights ``NAME.pt``, with the metadata the
+    file carries, and calibrated on :func:`die_model_crops` of ``data``. Run again, it makes the
+    same file.
+
+    Raises:
+        FileNotFoundError: ``model`` or its ``.pt`` is missing.
+        ValueError: no labelled die in ``data``.
+    """
+    import onnx
+
+    from .classifier import export_classifier, load_classifier
+
+    model = Path(model)
+    weights = model.with_suffix(".pt")
+    for path in (model, weights):
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"expected {path}: a die model is rebuilt as int8 from its ONNX file (for its "
+                "metadata) and its float weights (.pt)"
+            )
+    shipped = onnx.load(str(model))
+    meta = {p.key: p.value for p in shipped.metadata_props if p.key != INT8_METADATA}
+    size = int(shipped.graph.input[0].type.tensor_type.shape.dim[2].dim_value or 48)
+    crops = die_model_crops(
+        data, float(meta.get("context", 4.0)), size=size, photos=photos, seed=seed
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        float_file = export_classifier(
+            load_classifier(weights), Path(tmp) / "float.onnx", size=size
+        )
+        exported = onnx.load(str(float_file))
+        del exported.metadata_props[:]
+        for key, value in meta.items():
+            exported.metadata_props.add(key=key, value=value)
+        onnx.save(exported, str(float_file))
+        return quantize_classifier(float_file, crops, model, seed=seed)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description="Rebuild die models (the die check, the cocked-die and off-table models) as "
+        "int8 from their float weights, calibrated on crops of labelled photos."
+    )
+    p.add_argument("models", nargs="+", type=Path, help="NAME.onnx files, each with NAME.pt")
+    p.add_argument("--data", nargs="+", required=True, help="YOLO folders of labelled photos")
+    p.add_argument("--photos", type=int, default=CALIBRATION_PHOTOS, help="photos drawn")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    for model in a.models:
+        try:
+            out = quantize_die_model(model, a.data, photos=a.photos, seed=a.seed)
+        except (FileNotFoundError, ValueError) as exc:
+            p.error(str(exc))
+        print(f"{out}: int8, {out.stat().st_size / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
