@@ -206,6 +206,8 @@ def quantize_die_model(
     """
     import onnx
 
+    from vision.table.dice import CONTEXT, CROP
+
     from .classifier import export_classifier, load_classifier
 
     model = Path(model)
@@ -218,10 +220,9 @@ def quantize_die_model(
             )
     shipped = onnx.load(str(model))
     meta = {p.key: p.value for p in shipped.metadata_props if p.key != INT8_METADATA}
-    size = int(shipped.graph.input[0].type.tensor_type.shape.dim[2].dim_value or 48)
-    crops = die_model_crops(
-        data, float(meta.get("context", 4.0)), size=size, photos=photos, seed=seed
-    )
+    size = int(shipped.graph.input[0].type.tensor_type.shape.dim[2].dim_value or CROP)
+    context = float(meta.get("context", CONTEXT))  # the runtime's default, as for the shipped one
+    crops = die_model_crops(data, context, size=size, photos=photos, seed=seed)
     with tempfile.TemporaryDirectory() as tmp:
         float_file = export_classifier(
             load_classifier(weights), Path(tmp) / "float.onnx", size=size
