@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -283,3 +284,38 @@ def test_strong_photometric_jitter_makes_dim_grey_and_washed_out_photos():
     assert level(strong[0]).min() < level(mild[0]).min() - 0.05  # dimmer
     with pytest.raises(ValueError, match="photometric"):
         train_surface([], "x.onnx", photometric="harsh")
+
+
+def test_an_outline_model_quantized_to_int8_keeps_its_metadata_and_reads_as_the_float_one(
+    rolls, tmp_path
+):
+    import cv2
+
+    from vision.table.surface import squeeze
+    from vision.train.quantize import is_int8, main, quantize_surface_model
+
+    float_file = tmp_path / "float.onnx"
+    train_surface(rolls[:1], float_file, input_size=64, epochs=2, batch=4, log=lambda _: None)
+    out = quantize_surface_model(float_file, [rolls[0]], tmp_path / "int8.onnx")
+    first = out.read_bytes()
+    assert quantize_surface_model(float_file, [rolls[0]], out).read_bytes() == first  # again
+    assert out.stat().st_size < float_file.stat().st_size
+    f, q = SurfaceModel(float_file), SurfaceModel(out)
+    assert is_int8(q.metadata) and not is_int8(f.metadata)
+    assert {k: v for k, v in q.metadata.items() if k != "int8"} == f.metadata
+    # photos it was not calibrated on: another model, whose grid stays close
+    photos = sorted((rolls[1] / "images").rglob("*.jpg"))
+    assert photos
+    for photo in photos:
+        rgb = np.ascontiguousarray(cv2.imread(str(photo))[:, :, ::-1])
+        a, b = f.probability(rgb), q.probability(rgb)
+        assert a.shape == b.shape and not np.array_equal(a, b)
+        assert np.abs(a - b).max() < 0.1, np.abs(a - b).max()
+    assert squeeze(rgb, (64, 64)).shape == (64, 64, 3)
+    with pytest.raises(ValueError, match="already quantized"):
+        quantize_surface_model(out, [rolls[0]], tmp_path / "twice.onnx")
+    with pytest.raises(ValueError, match="cannot read it"):  # its torch weights are no ONNX file
+        quantize_surface_model(float_file.with_suffix(".pt"), [rolls[0]], tmp_path / "x.onnx")
+    die_model = Path(__file__).resolve().parents[2] / "models" / "dicecam-offtable.onnx"
+    with pytest.raises(SystemExit):  # a die model is not an outline model: one line, no trace
+        main([str(die_model), "--surface", str(tmp_path / "x.onnx"), "--data", str(rolls[0])])

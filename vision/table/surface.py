@@ -36,6 +36,7 @@ __all__ = [
     "SurfaceModel",
     "SurfaceModelError",
     "play_surface",
+    "squeeze",
     "surface_certainty",
 ]
 
@@ -91,6 +92,25 @@ def play_surface(
     if float((tray >= threshold).mean()) >= min_tray:
         return tray
     return probs[1] + probs[2]
+
+
+def squeeze(image: NDArray[np.uint8], size: tuple[int, int]) -> NDArray[np.uint8]:
+    """The whole photo squeezed to ``size`` = (height, width), as the outline model reads it
+    (any channel order: the resize keeps it).
+
+    A photo over twice the size both ways goes bilinear to twice the size first, then area:
+    close to area averaging all the way, and 5 times faster on a 640x480 photo.
+
+    Example:
+        >>> squeeze(np.zeros((480, 640, 3), np.uint8), (128, 128)).shape
+        (128, 128, 3)
+    """
+    import cv2
+
+    h, w = size
+    if image.shape[0] > 2 * h and image.shape[1] > 2 * w:
+        image = cv2.resize(image, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
 
 
 class SurfaceModelError(RuntimeError):
@@ -192,19 +212,13 @@ class SurfaceModel:
         ``boxes``: the dice found, in pixels of the photo (of ``size`` = (width, height) when
         it was decoded smaller), for a model that :attr:`reads_dice`; others ignore them.
         """
-        import cv2
-
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError(
                 f"expected an H x W x 3 uint8 RGB image, got shape {rgb.shape} {rgb.dtype}"
             )
         h, w = self.imgsz
         width, height = size if size is not None else (rgb.shape[1], rgb.shape[0])
-        if rgb.shape[0] > 2 * h and rgb.shape[1] > 2 * w:
-            # bilinear to twice the input, then area: close to area averaging all the way
-            # and 5 times faster on a 640x480 photo
-            rgb = cv2.resize(rgb, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
-        small = cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA)
+        small = squeeze(rgb, (h, w))
         if self.reads_dice:
             small = np.dstack([small, dice_map(boxes, width, height, (h, w))])
         blob = (small.astype(np.float32) * np.float32(1 / 255)).transpose(2, 0, 1)[None]

@@ -18,11 +18,17 @@ each is exported again from its float ``.pt``, keeps the metadata the shipped fi
 ``--data``, plus one box of a die's size at a random place of each photo (the die check also
 sees things that are not dice).
 
+The outline model (:class:`vision.table.SurfaceModel`) runs once a photo; its int8 build
+(:func:`quantize_surface_model`) is quantized from the float ONNX file the trainer writes,
+calibrated on whole photos squeezed as the runtime squeezes them.
+
 Example:
     >>> quantize_classifier("models/m-faces.onnx", crops)  # doctest: +SKIP
     PosixPath('models/m-faces.onnx')
     >>> quantize_die_model("models/m-verify.onnx", ["photos/"])  # doctest: +SKIP
     PosixPath('models/m-verify.onnx')
+    >>> quantize_surface_model("runs/surface.onnx", ["photos/"], "models/s.onnx")  # doctest: +SKIP
+    PosixPath('models/s.onnx')
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ __all__ = [
     "is_int8",
     "quantize_classifier",
     "quantize_die_model",
+    "quantize_surface_model",
+    "surface_photos",
 ]
 
 CALIBRATION_CROPS = 768
@@ -116,7 +124,10 @@ def quantize_classifier(
 
     with tempfile.TemporaryDirectory() as tmp:
         pre, q = Path(tmp) / "pre.onnx", Path(tmp) / "int8.onnx"
-        quant_pre_process(str(model), str(pre))
+        try:
+            quant_pre_process(str(model), str(pre))
+        except Exception:  # symbolic inference stops at Resize (the outline model's upsampling)
+            quant_pre_process(str(model), str(pre), skip_symbolic_shape=True)
         quantize_static(
             str(pre),
             str(q),
@@ -235,19 +246,103 @@ def quantize_die_model(
         return quantize_classifier(float_file, crops, model, seed=seed)
 
 
+SURFACE_TASK = "dicecam-surface"
+"""The ``task`` metadata of an outline model (:mod:`vision.train.surface`)."""
+
+
+def surface_photos(
+    data: Sequence[str | Path],
+    size: tuple[int, int],
+    *,
+    photos: int = CALIBRATION_PHOTOS,
+    seed: int = 0,
+) -> NDArray[np.uint8]:
+    """Calibration inputs for an outline model: ``photos`` photos drawn (``seed``) from the
+    YOLO folders ``data``, each squeezed whole to ``size`` = (height, width) as
+    :class:`vision.table.SurfaceModel` squeezes it (N x h x w x 3 uint8 BGR).
+
+    Raises:
+        ValueError: no readable photo in ``data``.
+    """
+    import cv2
+
+    from vision.table.surface import squeeze
+
+    from .crops import iter_yolo_items
+
+    items = [image for image, _ in iter_yolo_items(Path(d) for d in data)]
+    rng = np.random.default_rng(seed)
+    picked = [cv2.imread(str(items[k])) for k in rng.permutation(len(items))[:photos]]
+    squeezed = [squeeze(image, size) for image in picked if image is not None]
+    if not squeezed:
+        raise ValueError(f"expected photos to calibrate on in {', '.join(map(str, data))}")
+    return np.stack(squeezed)
+
+
+def quantize_surface_model(
+    model: str | Path,
+    data: Sequence[str | Path],
+    out: str | Path | None = None,
+    *,
+    photos: int = CALIBRATION_PHOTOS,
+    seed: int = 0,
+) -> Path:
+    """Quantize the float outline model ``model`` (the ONNX file :mod:`vision.train.surface`
+    writes) to int8 into ``out`` (default: in place), calibrated on :func:`surface_photos`
+    of ``data``. Run again on the same float file, it makes the same file.
+
+    Raises:
+        FileNotFoundError: ``model`` is missing.
+        ValueError: ``model`` is not a float outline model, or ``data`` holds no photo.
+    """
+    import onnx
+
+    model = Path(model)
+    if not model.is_file():
+        raise FileNotFoundError(f"expected the float outline model {model}")
+    try:
+        graph = onnx.load(str(model))
+    except Exception as exc:  # protobuf's DecodeError, or a file of the wrong kind
+        raise ValueError(
+            f"expected an ONNX outline model in {model}, cannot read it: {exc}"
+        ) from None
+    meta = {p.key: p.value for p in graph.metadata_props}
+    if meta.get("task") != SURFACE_TASK:
+        raise ValueError(
+            f"expected an outline model (task {SURFACE_TASK!r}) in {model}, got "
+            f"task {meta.get('task')!r}"
+        )
+    dims = graph.graph.input[0].type.tensor_type.shape.dim
+    size = (int(dims[2].dim_value), int(dims[3].dim_value))
+    squeezed = surface_photos(data, size, photos=photos, seed=seed)
+    return quantize_classifier(model, squeezed, out, samples=len(squeezed), seed=seed)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description="Rebuild die models (the die check, the cocked-die and off-table models) as "
-        "int8 from their float weights, calibrated on crops of labelled photos."
+        "int8 from their float weights, calibrated on crops of labelled photos; with --surface, "
+        "quantize a float outline model calibrated on whole photos."
     )
     p.add_argument("models", nargs="+", type=Path, help="NAME.onnx files, each with NAME.pt")
     p.add_argument("--data", nargs="+", required=True, help="YOLO folders of labelled photos")
     p.add_argument("--photos", type=int, default=CALIBRATION_PHOTOS, help="photos drawn")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--surface",
+        type=Path,
+        metavar="OUT.onnx",
+        help="quantize the float outline model MODEL.onnx into OUT.onnx instead",
+    )
     a = p.parse_args(argv)
+    if a.surface is not None and len(a.models) != 1:
+        p.error(f"expected one outline model with --surface, got {len(a.models)}")
     for model in a.models:
         try:
-            out = quantize_die_model(model, a.data, photos=a.photos, seed=a.seed)
+            if a.surface is not None:
+                out = quantize_surface_model(model, a.data, a.surface, photos=a.photos, seed=a.seed)
+            else:
+                out = quantize_die_model(model, a.data, photos=a.photos, seed=a.seed)
         except (FileNotFoundError, ValueError) as exc:
             p.error(str(exc))
         print(f"{out}: int8, {out.stat().st_size / 1e6:.2f} MB")
