@@ -191,9 +191,9 @@ def known_share(codes: np.ndarray, size: int) -> np.ndarray:
 
 
 PHOTOMETRIC = ("mild", "strong", "mixed")
-"""Colour jitter of :func:`augmented_batch`: ``mild`` (the shipped model's), ``strong`` (dim,
-washed-out, colour-cast, grey, blurred and noisy photos too) or ``mixed`` (each photo one of
-the two, at even odds)."""
+"""Colour jitter of :func:`augmented_batch`: ``mild`` (the default, and the models before
+2026-11-26), ``strong`` (dim, washed-out, colour-cast, grey, blurred and noisy photos too) or
+``mixed`` (each photo one of the two, at even odds: the shipped model's)."""
 
 
 def _strong_photometric(rng: np.random.Generator, rgb: np.ndarray) -> np.ndarray:
