@@ -287,9 +287,13 @@ def test_strong_photometric_jitter_makes_dim_grey_and_washed_out_photos():
 
 
 def test_an_outline_model_quantized_to_int8_keeps_its_metadata_and_reads_as_the_float_one(
-    rolls, tmp_path
+    rolls, tmp_path, monkeypatch
 ):
     import cv2
+
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)  # quantizing leaves nothing in the working folder
 
     from vision.table.surface import squeeze
     from vision.train.quantize import is_int8, main, quantize_surface_model
@@ -312,6 +316,7 @@ def test_an_outline_model_quantized_to_int8_keeps_its_metadata_and_reads_as_the_
         assert a.shape == b.shape and not np.array_equal(a, b)
         assert np.abs(a - b).max() < 0.1, np.abs(a - b).max()
     assert squeeze(rgb, (64, 64)).shape == (64, 64, 3)
+    assert not list(cwd.iterdir())
     with pytest.raises(ValueError, match="already quantized"):
         quantize_surface_model(out, [rolls[0]], tmp_path / "twice.onnx")
     with pytest.raises(ValueError, match="cannot read it"):  # its torch weights are no ONNX file

@@ -72,11 +72,13 @@ def quantize_classifier(
     samples: int = CALIBRATION_CROPS,
     seed: int = 0,
     batch: int = 16,
+    symbolic_shapes: bool = True,
 ) -> Path:
     """Quantize the float ONNX classifier ``model`` to int8, calibrated on ``crops``
     (N x S x S x 3 uint8 BGR at the classifier's input size, as
     :func:`vision.train.crops.load_crops` gives them and the classifier trains on them), into
-    ``out`` (default: in place).
+    ``out`` (default: in place). ``symbolic_shapes``: run onnxruntime's symbolic shape
+    inference before quantizing (False for a model it cannot follow).
 
     Raises:
         ValueError: no crops, or crops of another shape than the model reads.
@@ -124,10 +126,9 @@ def quantize_classifier(
 
     with tempfile.TemporaryDirectory() as tmp:
         pre, q = Path(tmp) / "pre.onnx", Path(tmp) / "int8.onnx"
-        try:
-            quant_pre_process(str(model), str(pre))
-        except Exception:  # symbolic inference stops at Resize (the outline model's upsampling)
-            quant_pre_process(str(model), str(pre), skip_symbolic_shape=True)
+        # symbolic shape inference stops at the outline model's Resize, and a failed try
+        # leaves temporary files in the working folder: that model skips it
+        quant_pre_process(str(model), str(pre), skip_symbolic_shape=not symbolic_shapes)
         quantize_static(
             str(pre),
             str(q),
@@ -315,7 +316,9 @@ def quantize_surface_model(
     dims = graph.graph.input[0].type.tensor_type.shape.dim
     size = (int(dims[2].dim_value), int(dims[3].dim_value))
     squeezed = surface_photos(data, size, photos=photos, seed=seed)
-    return quantize_classifier(model, squeezed, out, samples=len(squeezed), seed=seed)
+    return quantize_classifier(
+        model, squeezed, out, samples=len(squeezed), seed=seed, symbolic_shapes=False
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
