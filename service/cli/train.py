@@ -82,6 +82,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="face classifier epochs (overrides the recipe; 12 when fine-tuning with --from)",
     )
     p.add_argument(
+        "--faces-blur",
+        type=float,
+        default=None,
+        metavar="P",
+        help="share of the face classifier's training crops blurred (overrides the recipe)",
+    )
+    p.add_argument(
         "--synth",
         type=int,
         default=None,
@@ -198,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--faces-join trains a classifier to join; it does not go with --from")
     if args.faces_epochs is not None:
         recipe.faces.epochs = args.faces_epochs
+    if args.faces_blur is not None:
+        if not 0.0 <= args.faces_blur <= 1.0:
+            raise UsageError(f"--faces-blur is a share from 0 to 1, got {args.faces_blur}")
+        recipe.faces.blur = args.faces_blur
     if args.synth is not None:
         recipe.synth.n = args.synth
     for d in args.data or []:

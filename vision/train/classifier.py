@@ -142,8 +142,45 @@ def load_classifier(path: Path):
     return _rebuild(saved)
 
 
-def _augment(batch, generator):
-    """Mirror, small tilts, colour and contrast changes, inversion, noise.
+BLUR_SIGMA = (0.5, 2.0)
+"""Range of the Gaussian blur (crop pixels) of :func:`blur_crops`."""
+
+
+def blur_crops(batch, share: float, generator):
+    """``batch`` (N x C x H x W float) with about ``share`` of its crops blurred, each by a
+    Gaussian of its own sigma drawn from :data:`BLUR_SIGMA`: a soft or shaken camera.
+
+    Example:
+        >>> import torch
+        >>> x = torch.zeros(2, 3, 8, 8); x[:, :, 4, 4] = 1
+        >>> y = blur_crops(x, 1.0, torch.Generator().manual_seed(0))
+        >>> bool(y[:, :, 4, 4].max() < 1) and abs(float(y.sum()) - 6) < 1e-4
+        True
+    """
+    import torch
+    import torch.nn.functional as F
+
+    n, c = batch.shape[:2]
+    pick = torch.rand(n, generator=generator) < share
+    if share <= 0 or not bool(pick.any()):
+        return batch
+    lo, hi = BLUR_SIGMA
+    sigma = lo + (hi - lo) * torch.rand(n, generator=generator)
+    radius = int(2 * hi + 0.5)
+    taps = torch.arange(-radius, radius + 1, dtype=batch.dtype)
+    kernel = torch.exp(-(taps[None] ** 2) / (2 * sigma[:, None] ** 2))
+    kernel = kernel / kernel.sum(1, keepdim=True)
+    kernel[~pick] = (taps == 0).to(batch.dtype)  # the others pass through unchanged
+    k = kernel.repeat_interleave(c, 0)[:, None]  # (N*C, 1, taps)
+    x = batch.reshape(1, n * c, *batch.shape[2:])
+    x = F.conv2d(F.pad(x, (radius, radius, 0, 0), mode="replicate"), k[:, :, None, :], groups=n * c)
+    x = F.conv2d(F.pad(x, (0, 0, radius, radius), mode="replicate"), k[:, :, :, None], groups=n * c)
+    return x.reshape(batch.shape)
+
+
+def _augment(batch, generator, blur: float = 0.0):
+    """Mirror, small tilts, colour and contrast changes, inversion, noise; with ``blur``, that
+    share of the crops blurred (:func:`blur_crops`).
 
     No quarter turns: in an oblique photo the top face is the one seen from above, at the top of
     the crop, and a turned crop would show a side face in its place (10 epochs on real train
@@ -164,6 +201,8 @@ def _augment(batch, generator):
     )
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if blur > 0:
+        x = blur_crops(x, blur, generator)
     n = x.shape[0]
     # per-sample brightness/contrast/channel gains
     gain = 1 + 0.25 * (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1)
@@ -204,9 +243,13 @@ def train_classifier(
     width: float = 1.0,
     n_classes: int = N_CLASSES,
     tune_last: bool = False,
+    blur: float = 0.0,
     log=print,
 ):
     """Train the face classifier on crops (N x S x S x 3 BGR uint8) and return the model.
+
+    ``blur``: share of the crops blurred in each epoch (:func:`blur_crops`; 0: none, and the
+    random draws are those of a model trained before the option came).
 
     ``tune_last``: of a joined model (``init``, see :func:`join_classifiers`), train the last
     member only and keep the others as they are (weights and batch-norm statistics).
@@ -242,7 +285,7 @@ def train_classifier(
         total, correct, loss_sum = 0, 0, 0.0
         for i in range(0, len(perm), batch):
             idx = perm[i : i + batch]
-            xb = _augment(x_all[idx], generator)
+            xb = _augment(x_all[idx], generator, blur)
             yb = y_all[idx]
             logits = model(xb)
             loss = loss_fn(logits, yb)

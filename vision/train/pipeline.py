@@ -145,6 +145,7 @@ def train_faces(
         width=recipe.faces.width,
         seed=seed,
         tune_last=tune_last,
+        blur=recipe.faces.blur,
         log=log,
     )
     if join:

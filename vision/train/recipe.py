@@ -51,6 +51,9 @@ class FacesRecipe(BaseModel):
     jitter: int = Field(2, ge=0)
     width: float = Field(1.0, gt=0)
     """Channel multiplier of the network (1.0: 16-32-64-96 channels)."""
+    blur: float = Field(0.0, ge=0, le=1)
+    """Share of the training crops blurred (a Gaussian of sigma 0.5-2 crop pixels, as a soft or
+    shaken camera gives them; :func:`vision.train.classifier.blur_crops`)."""
     int8: bool = True
     """Ship the ONNX file quantized to int8 (:mod:`vision.train.quantize`), calibrated on the
     training crops; the ``.pt`` beside it stays float32."""
