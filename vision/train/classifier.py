@@ -160,9 +160,11 @@ def blur_crops(batch, share: float, generator):
     import torch
     import torch.nn.functional as F
 
+    if share <= 0:
+        return batch
     n, c = batch.shape[:2]
     pick = torch.rand(n, generator=generator) < share
-    if share <= 0 or not bool(pick.any()):
+    if not bool(pick.any()):
         return batch
     lo, hi = BLUR_SIGMA
     sigma = lo + (hi - lo) * torch.rand(n, generator=generator)

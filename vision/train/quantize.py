@@ -327,7 +327,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "int8 from their float weights, calibrated on crops of labelled photos; with --surface, "
         "quantize a float outline model calibrated on whole photos."
     )
-    p.add_argument("models", nargs="+", type=Path, help="NAME.onnx files, each with NAME.pt")
+    p.add_argument(
+        "models",
+        nargs="+",
+        type=Path,
+        help="NAME.onnx files, each with NAME.pt (with --surface: one float outline model)",
+    )
     p.add_argument("--data", nargs="+", required=True, help="YOLO folders of labelled photos")
     p.add_argument("--photos", type=int, default=CALIBRATION_PHOTOS, help="photos drawn")
     p.add_argument("--seed", type=int, default=0)
