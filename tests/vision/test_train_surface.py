@@ -286,6 +286,38 @@ def test_strong_photometric_jitter_makes_dim_grey_and_washed_out_photos():
         train_surface([], "x.onnx", photometric="harsh")
 
 
+def test_edge_cells_mark_the_surface_edge_and_nothing_on_plain_or_framed_surfaces():
+    from vision.train.surface_data import edge_cells
+
+    t = np.zeros((3, 1, 8, 8), np.float32)
+    t[0, 0, 2:6, 2:6] = 1  # a tray in the middle
+    t[1] = 1  # the surface fills the frame: no edge, the frame's border is none
+    t[2, 0, :, :4] = 0.5  # half-surface cells beside none: a step of 0.5, over the 0.25 spread
+    e = edge_cells(t)
+    assert e.shape == (3, 8, 8)
+    ring = np.zeros((8, 8), bool)
+    ring[1:7, 1:7] = True
+    ring[3:5, 3:5] = False  # cells more than one cell from the edge, in and out
+    assert np.array_equal(e[0].astype(bool), ring)
+    assert e[1].sum() == 0
+    assert e[2][:, 3:5].all() and e[2][:, :3].sum() == 0 and e[2][:, 5:].sum() == 0
+    three = np.zeros((1, 3, 8, 8), np.float32)  # off, table, tray: the surface is table + tray
+    three[0, 1, :, :4] = 1
+    three[0, 2, :, 4:] = 1
+    assert edge_cells(three).sum() == 0
+
+
+def test_edge_weight_trains_and_goes_into_the_model(rolls, tmp_path):
+    out = tmp_path / "edge.onnx"
+    figures = train_surface(
+        rolls, out, input_size=64, epochs=1, batch=4, edge_weight=4, log=lambda _: None
+    )
+    assert figures["edge_weight"] == 4
+    assert SurfaceModel(out).metadata["edge_weight"] == "4"
+    with pytest.raises(ValueError, match="edge_weight"):
+        train_surface(rolls, tmp_path / "x.onnx", edge_weight=-1)
+
+
 def test_an_outline_model_quantized_to_int8_keeps_its_metadata_and_reads_as_the_float_one(
     rolls, tmp_path, monkeypatch
 ):

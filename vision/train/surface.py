@@ -45,6 +45,7 @@ from vision.train.surface_data import (
     PHOTOMETRIC,
     STRIDE,
     augmented_batch,
+    edge_cells,
     load_real_surface,
     load_surface_split,
     plain_batch,
@@ -87,6 +88,7 @@ def train_surface(
     real_weight: float = 1.0,
     dice: bool = False,
     photometric: str = "mild",
+    edge_weight: float = 0.0,
     log: Any = print,
 ) -> dict[str, Any]:
     """Train on the train split of ``data`` (one or more `dicecam synth` folders), score on
@@ -102,6 +104,8 @@ def train_surface(
     at run time), so the model knows where the roll landed.
 
     ``photometric`` chooses the colour jitter (:data:`~vision.train.surface_data.PHOTOMETRIC`).
+    ``edge_weight`` weighs the cells next to an edge of the surface (1 + ``edge_weight`` times;
+    :func:`~vision.train.surface_data.edge_cells`), where the dice that left it lie.
 
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
@@ -126,6 +130,8 @@ def train_surface(
         raise ValueError(
             f"real photos label the playing surface only: expected 1 layer, got {layers}"
         )
+    if edge_weight < 0:
+        raise ValueError(f"expected an edge_weight of 0 or more, got {edge_weight}")
     if real_weight <= 0:
         raise ValueError(f"expected a real_weight above 0, got {real_weight}")
     Path(out).parent.mkdir(parents=True, exist_ok=True)  # before training, not after it
@@ -163,6 +169,8 @@ def train_surface(
                 rng, images[idx], masks[idx], input_size, layers, photometric
             )
             known *= weight[idx, None, None]
+            if edge_weight:
+                known *= 1.0 + edge_weight * edge_cells(y)
             logits = net(torch.from_numpy(x))
             loss = surface_loss(logits, torch.from_numpy(y), torch.from_numpy(known))
             opt.zero_grad()
@@ -194,6 +202,7 @@ def train_surface(
         "params": sum(p.numel() for p in net.parameters()),
         "dice": int(dice),
         "photometric": photometric,
+        "edge_weight": edge_weight,
     }
     torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
     data_names = ", ".join(map(str, [*folders, *real]))
@@ -268,6 +277,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="colour jitter: mild (default), strong (dim, washed-out, grey, blurred photos) or "
         "mixed (each photo one of the two)",
     )
+    p.add_argument(
+        "--edge-weight",
+        type=float,
+        default=0.0,
+        help="weigh the cells next to a surface edge 1 + this many times (default 0)",
+    )
     a = p.parse_args(argv)
     figures = train_surface(
         a.data,
@@ -287,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         real_weight=a.real_weight,
         dice=a.dice,
         photometric=a.photometric,
+        edge_weight=a.edge_weight,
     )
     print(json.dumps(figures))
     return 0

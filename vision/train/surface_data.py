@@ -23,6 +23,7 @@ __all__ = [
     "UNKNOWN",
     "PHOTOMETRIC",
     "augmented_batch",
+    "edge_cells",
     "known_share",
     "load_real_surface",
     "load_surface_split",
@@ -188,6 +189,23 @@ def known_share(codes: np.ndarray, size: int) -> np.ndarray:
 
     known = (codes != UNKNOWN).astype(np.float32)
     return cv2.resize(known, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def edge_cells(target: np.ndarray, reach: int = 1) -> np.ndarray:
+    """(N, L, h, w) targets -> (N, h, w) 1 on the cells within ``reach`` cells of an edge of
+    the playing surface (where the first layer's target changes), 0 elsewhere.
+
+    Example:
+        >>> t = np.zeros((1, 1, 6, 6), np.float32); t[0, 0, :, :3] = 1
+        >>> edge_cells(t)[0, 0].tolist()
+        [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    """
+    surface = target[:, 0] if target.shape[1] == 1 else target[:, 1:].sum(1)
+    k = 2 * reach + 1
+    padded = np.pad(surface, ((0, 0), (reach, reach), (reach, reach)), mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (k, k), axis=(1, 2))
+    spread = windows.max(axis=(-2, -1)) - windows.min(axis=(-2, -1))
+    return (spread > 0.25).astype(np.float32)
 
 
 PHOTOMETRIC = ("mild", "strong", "mixed")
