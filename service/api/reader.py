@@ -194,13 +194,23 @@ class ReaderService:
                 return
             current = reader.table
             model = getattr(current, "model", None)
+            dice_model = getattr(current, "dice_model", None)
             tolerance = getattr(current, "tolerance", TOLERANCE)
+            min_confidence = getattr(current, "min_confidence", TableSettings().offtable_min_conf)
             if calibration is None and model is None:
                 model = _learned_outline_model()
+            if calibration is None and model is not None and dice_model is None:
+                dice_model = _learned_offtable_model()  # the learned outline's partner
             if calibration is None and model is None:
                 reader.table = None
-            else:
-                reader.table = TableStage(model, calibration, tolerance=tolerance)
+            else:  # the reader's own stage, with the service's calibration
+                reader.table = TableStage(
+                    model,
+                    calibration,
+                    tolerance=tolerance,
+                    dice_model=dice_model,
+                    min_confidence=min_confidence,
+                )
             self._installed = generation
 
     def _finish(self, result: Any, reader: Any, expected_dice: int | None) -> Any:
@@ -274,4 +284,19 @@ def _learned_outline_model() -> Any:
         return SurfaceModel(path)
     except SurfaceModelError as exc:
         log.warning("learned outline unavailable: %s", exc)
+        return None
+
+
+def _learned_offtable_model() -> Any:
+    """The off-table die model of the settings, or None when it is absent or broken."""
+    from vision.table import DEFAULT_OFFTABLE_MODEL, OffTableModel, TableSettings
+
+    s = TableSettings()
+    path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
+    if not path.is_file():
+        return None
+    try:
+        return OffTableModel(path, threshold=s.offtable_threshold)
+    except Exception as exc:  # a broken file: the outline alone judges, as without one
+        log.warning("off-table die model unavailable: %s", exc)
         return None

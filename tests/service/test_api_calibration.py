@@ -213,3 +213,33 @@ def test_the_real_reader_uses_a_new_calibration_for_the_next_read(tmp_path, roll
         centres = [((d["box"][0] + d["box"][2]) / 2, d["on_table"]) for d in after["dice"]]
         assert all(on is (x < edge) for x, on in centres), centres
         assert after["off_table"] == sum(1 for x, _ in centres if x > edge)
+
+
+@pytest.mark.slow
+def test_the_served_reader_keeps_its_off_table_die_model_around_a_calibration(tmp_path, roll):
+    """The service installs its calibration into the reader's table step; the learned outline's
+    partner, the off-table die model, and the faint-box setting stay with it, as `dicecam read`
+    has them."""
+    from vision.table import DEFAULT_OFFTABLE_MODEL
+
+    if not (MODEL.is_file() and DEFAULT_OFFTABLE_MODEL.is_file()):
+        pytest.skip("shipped reader or off-table die model not present")
+    sample, edge = roll
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    photo = {"photo": ("roll.jpg", sample.jpeg, "image/jpeg")}
+    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
+        assert c.post("/api/v1/read", files=photo).status_code == 200
+        stage = app.state.reader.get().table
+        assert stage.calibration is None and stage.dice_model is not None
+        r = c.put(
+            "/api/v1/calibration", json={"points": left_of(edge), "width": 640, "height": 480}
+        )
+        assert r.status_code == 200, r.text
+        assert c.post("/api/v1/read", files=photo).status_code == 200
+        assert app.state.reader.get().table.calibration is not None
+        assert c.delete("/api/v1/calibration").status_code in (200, 204)
+        learned = c.post("/api/v1/read", files=photo).json()
+        stage = app.state.reader.get().table
+        assert stage.calibration is None and stage.dice_model is not None
+        assert stage.model is not None
+    assert learned["outline"] != [[0, 0], [round(edge, 1), 0], [round(edge, 1), 480], [0, 480]]
