@@ -196,6 +196,7 @@ class ReaderService:
             model = getattr(current, "model", None)
             dice_model = getattr(current, "dice_model", None)
             tolerance = getattr(current, "tolerance", TOLERANCE)
+            learned_tolerance = getattr(current, "learned_tolerance", None)
             min_confidence = getattr(current, "min_confidence", TableSettings().offtable_min_conf)
             if calibration is None and model is None:
                 model = _learned_outline_model()
@@ -208,6 +209,7 @@ class ReaderService:
                     model,
                     calibration,
                     tolerance=tolerance,
+                    learned_tolerance=learned_tolerance,
                     dice_model=dice_model,
                     min_confidence=min_confidence,
                 )

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vision.table import (
+    LEARNED_TOLERANCE,
     Calibration,
     CalibrationError,
     TableStage,
@@ -264,6 +265,41 @@ def test_stage_default_takes_the_minimum_confidence_off_the_surface_from_setting
     monkeypatch.setenv("DICECAM_OFFTABLE_MIN_CONF", "1.5")
     with pytest.raises(ValueError, match="offtable_min_conf"):
         TableStage.default()
+
+
+class FixedOutline:
+    """Stands in for the outline model: always the left half of the photo."""
+
+    def outline(self, rgb, size, boxes=()):
+        w, h = size
+        return [(0, 0), (w / 2, 0), (w / 2, h), (0, h)]
+
+
+def test_the_learned_outline_gets_more_slack_than_a_drawn_boundary(monkeypatch):
+    """A die resting half a die past the edge is on a learned outline (its grid is about a die
+    coarse) and off a calibration, which the user drew where the edge is."""
+    half = Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)])  # the left half of 640x480
+    near = Die(3, (320, 200, 360, 240), 0.9)  # resting at x=340: half a die past x=320
+    far = Die(4, (340, 200, 380, 240), 0.9)  # resting a whole die past it
+
+    photo = np.zeros((480, 640, 3), np.uint8)  # the outline model reads a photo
+
+    def off(stage):
+        reading = stage.apply(
+            Reading(640, 480, [Die(3, near.box, 0.9), Die(4, far.box, 0.9)]), photo
+        )
+        return [not d.on_table for d in reading.dice]
+
+    learned = TableStage(FixedOutline())
+    assert learned.learned_tolerance == LEARNED_TOLERANCE == 0.75
+    assert off(learned) == [False, True]
+    assert off(TableStage(calibration=half)) == [True, True]
+    assert off(TableStage(FixedOutline(), learned_tolerance=0.25)) == [True, True]
+    monkeypatch.setenv("DICECAM_SURFACE_TOLERANCE", "1.5")
+    assert off(TableStage(FixedOutline())) == [False, False]
+    assert "tolerance=1.5" in repr(TableStage(FixedOutline()))
+    with pytest.raises(ValueError, match="tolerances of 0 or more"):
+        TableStage(FixedOutline(), learned_tolerance=-1)
 
 
 def _reader_models():

@@ -45,6 +45,9 @@ class TableSettings(BaseSettings):
     surface_min_certainty: float | None = Field(None, ge=0.0, lt=1.0)
     """Grid certainty under which the outline model gives no outline (default: the model's
     own ``min_certainty`` metadata)."""
+    surface_tolerance: float | None = Field(None, ge=0.0)
+    """How far outside the learned outline, in die sizes, a die may rest and count as on the
+    table (default :data:`vision.table.logic.LEARNED_TOLERANCE`)."""
     offtable_model: Path | None = None
     """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``; an empty
     ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""
