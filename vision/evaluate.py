@@ -78,6 +78,9 @@ class LabelledImage:
     """False when the sidecar's outline is empty: no part of the playing surface is in the
     photo (the dice fell off and the camera looks at the floor). None without a sidecar or
     an outline in it."""
+    rolled: int | None = None
+    """How many dice were rolled, hidden and out-of-photo ones too (the sidecar's every die);
+    None without a sidecar."""
 
     def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
         """The labelled dice in pixels of a ``width`` x ``height`` image."""
@@ -245,12 +248,12 @@ def load_labels(image: Path) -> LabelledImage:
 
 def _states(
     image: Path, count: int
-) -> tuple[list[str] | None, bool | None, list[bool | None] | None, bool | None]:
-    """States, bust and clear flags of the labelled dice, and whether the playing surface is in
-    view, from the photo's sidecar."""
+) -> tuple[list[str] | None, bool | None, list[bool | None] | None, bool | None, int | None]:
+    """States, bust and clear flags of the labelled dice, whether the playing surface is in
+    view, and how many dice were rolled, from the photo's sidecar."""
     meta = sibling_path(image, "meta", ".json")
     if not meta.is_file():
-        return None, None, None, None
+        return None, None, None, None, None
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -276,7 +279,7 @@ def _states(
     clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
     states = [st for _, st in labelled]
     in_view = surface_in_view(data) if isinstance(data, dict) else None
-    return states, roll_bust(every), clear, in_view
+    return states, roll_bust(every), clear, in_view, len(every)
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
@@ -294,6 +297,7 @@ def evaluate_dataset(
     limit: int | None = None,
     all_on_table: bool = False,
     expect_count: bool = False,
+    expect_rolled: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
     """Read every photo of a YOLO-format dataset and score the readings against its labels.
@@ -305,7 +309,10 @@ def evaluate_dataset(
     rate, every bust the reader calls on them being a false one. A sidecar, where there is one,
     still gives its photo's states. ``expect_count`` tells the reader how many dice each photo
     holds (its labels' count, when at least one), as the service does during a turn: the reader
-    then fits its dice to that count (:mod:`vision.count`).
+    then fits its dice to that count (:mod:`vision.count`). ``expect_rolled`` tells it instead
+    how many dice were rolled, from the photo's sidecar (hidden dice and dice out of the photo
+    too; the labels' count without one), as a turn does: a die the photo does not show is then
+    missing, a bust by default, and the busts count it.
 
     Raises:
         DatasetError: ``dataset`` is not a YOLO dataset, or a label file is malformed.
@@ -323,7 +330,9 @@ def evaluate_dataset(
     result = EvalResult()
     for n, image in enumerate(images, start=1):
         item = load_labels(image)
-        count = len(item.truth(1, 1, names)) if expect_count else 0
+        count = len(item.truth(1, 1, names)) if expect_count or expect_rolled else 0
+        if expect_rolled and item.rolled is not None:
+            count = item.rolled
         try:
             reading = reader.read(image, expected_dice=count) if count else reader.read(image)
         except ImageError as exc:

@@ -42,8 +42,14 @@ class TableCounts:
     bust_rolls: int = 0
     """Photos where a die in view (labelled) is off the table: busts a camera can see."""
     busts_caught: int = 0
-    """Of :attr:`bust_rolls`, those the reader called a bust (any die called off): what a player
-    gets, whichever die it was."""
+    """Of :attr:`bust_rolls`, those the reader called a bust (a die called off, or dice missing
+    from the count the reader was told): what a player gets, whichever die it was."""
+    all_bust_rolls: int = 0
+    """Photos of a roll in which any die left the table, in view or not (the sidecar's every
+    die): more than :attr:`bust_rolls` when dice fell out of the photo."""
+    all_busts_caught: int = 0
+    """Of :attr:`all_bust_rolls`, those the reader called a bust. A die out of the photo is caught
+    only as missing, when the reader is told how many dice were rolled (``--expect-rolled``)."""
 
     def add(
         self,
@@ -73,16 +79,20 @@ class TableCounts:
             if not die.on_table:
                 self.predicted_off += 1
                 self.predicted_off_right += int(j in by_pred and off[by_pred[j]])
+        busted = reading.bust  # a die called off, or dice missing from a count it was told
         if any(off):
             self.bust_rolls += 1
-            self.busts_caught += int(reading.off_table > 0)
+            self.busts_caught += int(busted)
+        if any(off) or truth_bust:
+            self.all_bust_rolls += 1
+            self.all_busts_caught += int(busted)
         if any(off) if truth_bust is None else truth_bust:
             return
         if not settled or any(t.state == ROLLING for t in truth):
             self.unsettled += 1
             return
         self.clean_images += 1
-        if reading.off_table > 0:
+        if busted:
             self.false_busts += 1
             self.false_bust_images.append(reading.image or f"#{self.images}")
 
@@ -126,6 +136,11 @@ class TableCounts:
         """Share of the rolls with a die in view off the table that were called a bust."""
         return ratio(self.busts_caught, self.bust_rolls)
 
+    @property
+    def all_bust_recall(self) -> float | None:
+        """Share of the rolls with any die off the table (in view or not) called a bust."""
+        return ratio(self.all_busts_caught, self.all_bust_rolls)
+
     def bust_lines(self, pct: Callable[[float | None], str]) -> list[str]:
         """The report's lines on whole rolls: busts caught, false busts, and the photos still
         rolling when there are any (``pct`` formats a share)."""
@@ -135,6 +150,13 @@ class TableCounts:
             f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
             f"{self.clean_images} photos with every die on the table)",
         ]
+        if self.all_bust_rolls > self.bust_rolls:  # dice fell out of some photos
+            lines.insert(
+                1,
+                f"  any die off     {pct(self.all_bust_recall)}  ({self.all_busts_caught}/"
+                f"{self.all_bust_rolls} rolls with a die off the table, in view or not; one out "
+                "of the photo is caught as missing, when told the dice rolled: --expect-rolled)",
+            )
         if self.unsettled:
             lines.append(
                 f"still rolling     {self.unsettled} photos with a die in the air above the "
@@ -157,6 +179,9 @@ class TableCounts:
             "bust_rolls": self.bust_rolls,
             "busts_caught": self.busts_caught,
             "bust_recall": round5(self.bust_recall),
+            "all_bust_rolls": self.all_bust_rolls,
+            "all_busts_caught": self.all_busts_caught,
+            "all_bust_recall": round5(self.all_bust_recall),
         }
 
 

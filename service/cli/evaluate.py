@@ -47,6 +47,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "does during a turn: it then keeps the likeliest dice, or adds faint ones, to that count"
         ),
     )
+    p.add_argument(
+        "--expect-rolled",
+        action="store_true",
+        help=(
+            "tell the reader how many dice were rolled (a synthetic photo's sidecar counts them "
+            "all, hidden and out of the photo too; the labels' count without one), as a turn "
+            "does: a die the photo does not show is missing, a bust, and the busts count it"
+        ),
+    )
     add_reader_options(p)
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.add_argument(
@@ -71,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             all_on_table=args.all_on_table,
             expect_count=args.expect_count,
+            expect_rolled=args.expect_rolled,
         )
     except DatasetError as exc:
         raise UsageError(str(exc)) from None

@@ -214,6 +214,44 @@ def test_all_on_table_counts_false_busts_on_photos_without_sidecars(tmp_path):
     assert "false busts       50.00%  (1/2 photos" in result.format()
 
 
+class _OneDieReader:
+    """Finds the one die in view of every photo, on the table; remembers the count it was told."""
+
+    def __init__(self) -> None:
+        self.told: dict[str, int | None] = {}
+
+    def read(self, image, *, expected_dice=None):
+        self.told[Path(image).stem] = expected_dice
+        die = Die(3, (90, 90, 110, 110), 0.9)
+        return Reading(320, 320, [die], expected_dice=expected_dice)
+
+
+def test_expect_rolled_tells_the_dice_rolled_and_a_die_out_of_the_photo_busts(tmp_path):
+    ds = tmp_path / "ds"
+    label = "2 0.3125 0.3125 0.0625 0.0625\n"
+    in_view = {"state": "table", "labelled": True}
+    for name in ("gone", "hidden", "plain"):
+        _write(ds, f"images/{name}.png", label)
+    (ds / "meta").mkdir()
+    gone = [in_view, {"state": "off_table", "labelled": False}]  # it fell out of the photo
+    hidden = [in_view, {"state": "table", "labelled": False}]  # behind a tray's rim
+    (ds / "meta" / "gone.json").write_text(json.dumps({"dice": gone}))
+    (ds / "meta" / "hidden.json").write_text(json.dumps({"dice": hidden}))
+
+    plain = evaluate_dataset(ds, reader=_OneDieReader()).table
+    assert plain.bust_rolls == 0 and plain.all_bust_rolls == 1  # no die in view is off
+    assert plain.all_busts_caught == 0 and plain.false_busts == 0 and plain.clean_images == 1
+
+    reader = _OneDieReader()
+    result = evaluate_dataset(ds, reader=reader, expect_rolled=True)
+    assert reader.told == {"gone": 2, "hidden": 2, "plain": 1}  # no sidecar: the labels
+    t = result.table
+    assert t.all_busts_caught == 1 and t.all_bust_recall == 1  # missing: caught in a turn
+    assert t.false_busts == 1 and t.clean_images == 1  # a hidden die busts a clean roll too
+    assert t.to_dict()["all_bust_rolls"] == 1
+    assert "any die off     100.00%  (1/1 rolls" in result.format()
+
+
 def test_evaluate_dataset_rejects_an_empty_dataset(tmp_path):
     (tmp_path / "images" / "val").mkdir(parents=True)
     with pytest.raises(DatasetError, match="no images"):
