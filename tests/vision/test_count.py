@@ -53,6 +53,18 @@ def test_too_few_add_the_likeliest_eligible_box_that_is_not_a_die_already_kept()
     assert keep.tolist() == [2] and (added, dropped) == (0, 0)
 
 
+def test_a_die_half_hidden_behind_a_kept_one_is_added_but_a_double_box_is_not():
+    kept_box = [100, 100, 140, 140]
+    half_hidden = [120, 100, 160, 140]  # IoU 1/3 with the kept die: another die behind it
+    double = [104, 100, 144, 140]  # IoU 0.82: the same die boxed again
+    boxes = np.array([kept_box, double, half_hidden], float)
+    kept = np.array([True, False, False])
+    keep, added, _ = fit_count(boxes, np.array([0.9, 0.5, 0.3]), kept, ~kept, 2)
+    assert keep.tolist() == [0, 2] and added == 1
+    keep, added, _ = fit_count(boxes, np.array([0.9, 0.5, 0.3]), kept, ~kept, 2, overlap=0.3)
+    assert keep.tolist() == [0] and added == 0  # the bar before 2026-11-26: still short
+
+
 def test_bad_arguments_say_what_was_expected():
     flags = np.zeros(4, bool)
     with pytest.raises(ValueError, match="expected a dice count >= 0, got -1"):
