@@ -189,6 +189,29 @@ def test_eval_expect_count_fits_the_reading_to_the_labelled_dice(model, tmp_path
     assert data["precision"] == 1.0 and data["exact_accuracy"] == 1.0
 
 
+def test_eval_expect_rolled_counts_a_die_out_of_the_photo_as_a_caught_bust(
+    model, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("DICECAM_TABLE", "0")  # no outline: only the dice count can bust
+    ds = _one_photo_dataset(tmp_path, "4 0.5 0.5 0.125 0.125\n")
+    (ds / "meta").mkdir()
+    rolled = [
+        {"state": "table"},  # the labelled 5
+        {"state": "table", "labelled": False},  # the unlabelled box the model also finds
+        {"state": "off_table", "labelled": False},  # fell out of the photo: the roll busts
+    ]
+    (ds / "meta" / "a.json").write_text(json.dumps({"dice": rolled}))
+    assert main(["eval", str(ds), "--model", str(model), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)["table"]
+    assert table["all_bust_rolls"] == 1 and table["all_busts_caught"] == 0  # nothing off in view
+    assert main(["eval", str(ds), "--model", str(model), "--json", "--expect-rolled"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["dice_count"]["short"] == 1  # told 3, found 2: one missing, a bust
+    assert data["table"]["all_busts_caught"] == 1 and data["table"]["bust_rolls"] == 0
+    assert main(["eval", str(ds), "--model", str(model), "--expect-rolled"]) == 0
+    assert "any die off     100.00%  (1/1 rolls" in capsys.readouterr().out
+
+
 def test_eval_all_on_table_reports_false_busts(model, tmp_path, capsys, monkeypatch):
     from vision.table import Calibration
 
