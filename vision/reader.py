@@ -196,7 +196,7 @@ class DiceReader:
         """JPEGs decode at reduced scale down to this many pixels along the longer side (more
         with a classifier, which reads dice at their own scale): a 12-megapixel phone photo
         decodes at half scale (2016 px) for a 512 px first look."""
-        self.table = default_table(n) if table == "auto" else table
+        self.table = default_table(n, die_check=self.verify) if table == "auto" else table
         size = settings.second_look if second_look is None else int(second_look)
         if size is None:  # half as large again, on the stride: 768 for a 512 first look
             size = round(max(self.imgsz) * SECOND_LOOK_SCALE / self.stride) * self.stride

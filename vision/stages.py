@@ -107,9 +107,10 @@ def load_stage(
         raise ModelError(f"cannot load {STAGES[stage]} {path}: {exc}") from None
 
 
-def default_table(threads: int = 2) -> Any:
+def default_table(threads: int = 2, die_check: Any = None) -> Any:
     """The reader's table step from the settings (:meth:`vision.table.TableStage.default`), its
-    models run with ``threads`` threads, or None when there is none.
+    models run with ``threads`` threads, with the reader's die check ``die_check``; or None when
+    there is none.
 
     Raises:
         CalibrationError: the stored calibration file is broken (fix or delete it).
@@ -118,7 +119,7 @@ def default_table(threads: int = 2) -> Any:
     from vision.table import CalibrationError, SurfaceModelError, TableStage
 
     try:
-        return TableStage.default(threads=threads)
+        return TableStage.default(threads=threads, die_check=die_check)
     except CalibrationError:
         raise
     except (SurfaceModelError, ValueError) as exc:  # an outline or off-table model

@@ -197,6 +197,7 @@ class ReaderService:
             dice_model = getattr(current, "dice_model", None)
             tolerance = getattr(current, "tolerance", TOLERANCE)
             learned_tolerance = getattr(current, "learned_tolerance", None)
+            die_check = getattr(current, "die_check", None) or getattr(reader, "verify", None)
             min_confidence = getattr(current, "min_confidence", TableSettings().offtable_min_conf)
             if calibration is None and model is None:
                 model = _learned_outline_model()
@@ -212,6 +213,7 @@ class ReaderService:
                     learned_tolerance=learned_tolerance,
                     dice_model=dice_model,
                     min_confidence=min_confidence,
+                    die_check=die_check,
                 )
             self._installed = generation
 

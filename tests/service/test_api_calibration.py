@@ -218,8 +218,8 @@ def test_the_real_reader_uses_a_new_calibration_for_the_next_read(tmp_path, roll
 @pytest.mark.slow
 def test_the_served_reader_keeps_its_off_table_die_model_around_a_calibration(tmp_path, roll):
     """The service installs its calibration into the reader's table step; the learned outline's
-    partner, the off-table die model, and the faint-box setting stay with it, as `dicecam read`
-    has them."""
+    partner, the off-table die model, the faint-box setting and the die check stay with it, as
+    `dicecam read` has them."""
     from vision.table import DEFAULT_OFFTABLE_MODEL
 
     if not (MODEL.is_file() and DEFAULT_OFFTABLE_MODEL.is_file()):
@@ -229,8 +229,10 @@ def test_the_served_reader_keeps_its_off_table_die_model_around_a_calibration(tm
     photo = {"photo": ("roll.jpg", sample.jpeg, "image/jpeg")}
     with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
         assert c.post("/api/v1/read", files=photo).status_code == 200
-        stage = app.state.reader.get().table
+        reader = app.state.reader.get()
+        stage = reader.table
         assert stage.calibration is None and stage.dice_model is not None
+        assert reader.verify is not None and stage.die_check is reader.verify
         r = c.put(
             "/api/v1/calibration", json={"points": left_of(edge), "width": 640, "height": 480}
         )
@@ -241,5 +243,5 @@ def test_the_served_reader_keeps_its_off_table_die_model_around_a_calibration(tm
         learned = c.post("/api/v1/read", files=photo).json()
         stage = app.state.reader.get().table
         assert stage.calibration is None and stage.dice_model is not None
-        assert stage.model is not None
+        assert stage.model is not None and stage.die_check is reader.verify
     assert learned["outline"] != [[0, 0], [round(edge, 1), 0], [round(edge, 1), 480], [0, 480]]

@@ -12,6 +12,7 @@ import pytest
 
 from vision.table import (
     LEARNED_TOLERANCE,
+    OFF_MIN_DIE_CHECK,
     Calibration,
     CalibrationError,
     TableStage,
@@ -300,6 +301,49 @@ def test_the_learned_outline_gets_more_slack_than_a_drawn_boundary(monkeypatch):
     assert "tolerance=1.5" in repr(TableStage(FixedOutline()))
     with pytest.raises(ValueError, match="tolerances of 0 or more"):
         TableStage(FixedOutline(), learned_tolerance=-1)
+
+
+class FixedDieCheck:
+    """Stands in for the die check: a box's probability of being a die is its die's value / 10
+    (boxes found by their left edge), and it remembers which boxes it was asked about."""
+
+    def __init__(self, values_by_x1):
+        self.values_by_x1, self.asked = values_by_x1, []
+
+    def probability(self, rgb, boxes):
+        self.asked += [round(b[0]) for b in boxes]
+        return np.array([self.values_by_x1[round(b[0])] / 10 for b in boxes])
+
+
+def test_a_box_off_the_surface_that_the_die_check_doubts_is_dropped_not_a_bust(monkeypatch):
+    photo = np.zeros((480, 640, 3), np.uint8)
+    dice = [
+        Die(1, (100, 200, 140, 240), 0.9),  # on the surface, doubted: not asked, kept
+        Die(2, (400, 200, 440, 240), 0.9),  # off, doubted (0.2): a prop, dropped
+        Die(9, (500, 200, 540, 240), 0.9),  # off, sure (0.9): a die off the table, a bust
+    ]
+    check = FixedDieCheck({100: 1, 400: 2, 500: 9})
+    stage = TableStage(FixedOutline(), die_check=check)
+    assert stage.min_die_check == OFF_MIN_DIE_CHECK == 0.7
+    reading = stage.apply(Reading(640, 480, [Die(d.value, d.box, 0.9) for d in dice]), photo)
+    assert [(d.value, d.on_table) for d in reading.dice] == [(1, True), (9, False)]
+    assert check.asked == [400, 500] and reading.bust
+    assert "min_die_check=0.7" in repr(stage)
+
+    # the boxes are asked about in pixels of the photo as decoded (here at half size)
+    half = np.zeros((240, 320, 3), np.uint8)
+    check = FixedDieCheck({200: 2, 250: 9})
+    TableStage(FixedOutline(), die_check=check).apply(Reading(640, 480, list(dice)), half)
+    assert check.asked == [200, 250]
+
+    off = TableStage(FixedOutline(), die_check=FixedDieCheck({}), min_die_check=0)
+    assert len(off.apply(Reading(640, 480, list(dice)), photo).dice) == 3  # 0: none dropped
+    monkeypatch.setenv("DICECAM_OFFTABLE_MIN_DIE_CHECK", "0.95")
+    stage = TableStage(FixedOutline(), die_check=FixedDieCheck({400: 2, 500: 9}))
+    assert stage.min_die_check == 0.95
+    assert [d.value for d in stage.apply(Reading(640, 480, list(dice)), photo).dice] == [1]
+    with pytest.raises(ValueError, match="min_die_check"):
+        TableStage(FixedOutline(), min_die_check=1.5)
 
 
 def _reader_models():

@@ -21,7 +21,14 @@ from vision.table.calibration import Calibration, CalibrationError, TableSetting
 from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel, context_crop
 from vision.table.evaluate import TableReport, evaluate_table
 from vision.table.geometry import Outline, mask_to_outline, outline_mask, resting_point
-from vision.table.logic import LEARNED_TOLERANCE, TOLERANCE, TableStage, apply_table, die_on_table
+from vision.table.logic import (
+    LEARNED_TOLERANCE,
+    OFF_MIN_DIE_CHECK,
+    TOLERANCE,
+    TableStage,
+    apply_table,
+    die_on_table,
+)
 from vision.table.surface import (
     DEFAULT_SURFACE_MODEL,
     LAYERS,
@@ -36,6 +43,7 @@ __all__ = [
     "DEFAULT_SURFACE_MODEL",
     "LAYERS",
     "LEARNED_TOLERANCE",
+    "OFF_MIN_DIE_CHECK",
     "TOLERANCE",
     "Calibration",
     "CalibrationError",

@@ -56,6 +56,9 @@ class TableSettings(BaseSettings):
     offtable_min_conf: float = Field(0.0, ge=0.0, le=1.0)
     """Detector confidence under which a box off the surface is dropped, not called off: past
     the table's edge faint boxes are mostly clutter, and one false off-table die busts a roll."""
+    offtable_min_die_check: float | None = Field(None, ge=0.0, le=1.0)
+    """The die check's probability under which a box off the surface is dropped, not called off
+    (:data:`vision.table.logic.OFF_MIN_DIE_CHECK`; 0: none dropped)."""
     table: bool = True
     """Run the table logic in the reader (``DICECAM_TABLE=0`` turns it off)."""
 
