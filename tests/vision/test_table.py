@@ -346,6 +346,38 @@ def test_a_box_off_the_surface_that_the_die_check_doubts_is_dropped_not_a_bust(m
         TableStage(FixedOutline(), min_die_check=1.5)
 
 
+class SureOffModel:
+    """Stands in for the off-table die model: every die is off, P(off) 0.9, from a crop 4 times
+    its size."""
+
+    threshold, context = 0.8, 4.0
+
+    def probability(self, rgb, boxes):
+        return np.full(len(boxes), 0.9)
+
+
+class NoOutline:
+    def outline(self, rgb, size, boxes=()):
+        return None  # the surface fills the frame, or the model is unsure of its grid
+
+
+def test_the_off_table_die_model_judges_dice_its_crop_shows_an_edge_for():
+    """A die deep inside the learned outline stays on: the die model's crop (4 die sizes) shows
+    it no edge there. Near the edge, or with no outline to measure from, the die model rules."""
+    photo = np.zeros((480, 640, 3), np.uint8)
+    deep = Die(1, (40, 200, 80, 240), 0.9)  # resting 6.5 die sizes inside the left half
+    near = Die(2, (260, 200, 300, 240), 0.9)  # 1 die size inside: within the crop's reach
+    outside = Die(3, (400, 200, 440, 240), 0.9)
+
+    def offs(model):
+        dice = [Die(d.value, d.box, 0.9) for d in (deep, near, outside)]
+        stage = TableStage(model, dice_model=SureOffModel(), min_die_check=0)
+        return [not d.on_table for d in stage.apply(Reading(640, 480, dice), photo).dice]
+
+    assert offs(FixedOutline()) == [False, True, True]
+    assert offs(NoOutline()) == [True, True, True]
+
+
 def _reader_models():
     pytest.importorskip("onnx", reason="the onnx package builds the test detector")
     spec = importlib.util.spec_from_file_location(

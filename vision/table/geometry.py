@@ -23,6 +23,7 @@ __all__ = [
     "FULL_FRAME",
     "Outline",
     "dice_map",
+    "edge_distance",
     "mask_to_outline",
     "outline_mask",
     "resting_point",
@@ -153,3 +154,29 @@ def signed_distance(outline: Sequence[Sequence[float]], point: tuple[float, floa
 
     contour = np.asarray(outline, np.float32).reshape(-1, 1, 2)
     return float(cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True))
+
+
+def edge_distance(
+    outline: Sequence[Sequence[float]], point: tuple[float, float], width: float, height: float
+) -> float:
+    """Distance in pixels from ``point`` to the nearest edge of the polygon that is a real edge
+    of the surface, not a stretch of the ``width`` x ``height`` photo's frame (the surface goes on
+    past the frame); infinite when every edge lies on the frame.
+
+    Example:
+        >>> edge_distance([(0, 0), (50, 0), (50, 100), (0, 100)], (10, 50), 100, 100)
+        40.0
+    """
+    pts = np.asarray(outline, np.float64).reshape(-1, 2)
+    a, b = pts, np.roll(pts, -1, axis=0)
+    tol = 1.0
+    on_frame = np.zeros(len(pts), bool)
+    for axis, limit in ((0, 0.0), (0, float(width)), (1, 0.0), (1, float(height))):
+        on_frame |= (np.abs(a[:, axis] - limit) <= tol) & (np.abs(b[:, axis] - limit) <= tol)
+    a, b = a[~on_frame], b[~on_frame]
+    if not len(a):
+        return float("inf")
+    p = np.asarray(point, np.float64)
+    ab = b - a
+    t = np.clip(((p - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-12), 0.0, 1.0)
+    return float(np.min(np.linalg.norm(a + t[:, None] * ab - p, axis=1)))

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vision.table.calibration import Calibration, TableSettings
-from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel
-from vision.table.geometry import Outline, resting_point, signed_distance
+from vision.table.dice import CONTEXT, DEFAULT_OFFTABLE_MODEL, OffTableModel
+from vision.table.geometry import Outline, edge_distance, resting_point, signed_distance
 from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel
 
 if TYPE_CHECKING:
@@ -92,8 +92,10 @@ class TableStage:
         learned_tolerance: the same for the learned outline (default
             ``DICECAM_SURFACE_TOLERANCE``, else :data:`LEARNED_TOLERANCE`).
         dice_model: an :class:`OffTableModel` that looks at each die's surroundings: a die it
-            calls off the surface is off even inside the learned outline. Not used with a
-            calibration, which is the user's own boundary.
+            calls off the surface is off even inside the learned outline, unless it rests
+            deeper inside than its crop reaches (half the crop, 2 die sizes), where the crop
+            shows the model no edge. Not used with a calibration, which is the user's own
+            boundary.
         min_confidence: a box off the surface whose detector confidence is under this is
             dropped from the reading rather than called off the table (0: none dropped).
         die_check: the reader's die check (:class:`vision.verify.VerifyModel`; anything with
@@ -209,8 +211,9 @@ class TableStage:
             and reading.dice
         ):
             p_offs = self.dice_model.probability(rgb, _in_pixels_of(rgb, reading, reading.dice))
+            reach = getattr(self.dice_model, "context", CONTEXT) / 2  # die to its crop's edge
             for die, p_off in zip(reading.dice, p_offs, strict=True):
-                if p_off >= self.dice_model.threshold:
+                if p_off >= self.dice_model.threshold and _depth(die, outline, reading) < reach:
                     die.on_table = False
         off = [d for d in reading.dice if not d.on_table]
         if self.die_check is not None and self.min_die_check > 0 and rgb is not None and off:
@@ -240,3 +243,15 @@ def _in_pixels_of(
     that photo decoded smaller."""
     sx, sy = rgb.shape[1] / reading.width, rgb.shape[0] / reading.height
     return [(d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy) for d in dice]
+
+
+def _depth(die: Die, outline: Outline | None, reading: Reading) -> float:
+    """How far inside ``outline`` from its nearest real edge (not the photo's frame) the die
+    rests, in die sizes (negative outside; minus infinity without an outline to measure from)."""
+    if not outline or len(outline) < 3:
+        return float("-inf")
+    size = max(min(die.box[2] - die.box[0], die.box[3] - die.box[1]), 1.0)
+    point = resting_point(die.box)
+    if signed_distance(outline, point) < 0:
+        return signed_distance(outline, point) / size
+    return edge_distance(outline, point, reading.width, reading.height) / size
