@@ -293,14 +293,10 @@ def _learned_outline_model() -> Any:
 
 def _learned_offtable_model() -> Any:
     """The off-table die model of the settings, or None when it is absent or broken."""
-    from vision.table import DEFAULT_OFFTABLE_MODEL, OffTableModel, TableSettings
+    from vision.table import learned_offtable
 
-    s = TableSettings()
-    path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
-    if not path.is_file():
-        return None
     try:
-        return OffTableModel(path, threshold=s.offtable_threshold)
+        return learned_offtable()
     except Exception as exc:  # a broken file: the outline alone judges, as without one
         log.warning("off-table die model unavailable: %s", exc)
         return None

@@ -28,6 +28,7 @@ from vision.table.logic import (
     TableStage,
     apply_table,
     die_on_table,
+    learned_offtable,
 )
 from vision.table.surface import (
     DEFAULT_SURFACE_MODEL,
@@ -58,6 +59,7 @@ __all__ = [
     "calibration_path",
     "context_crop",
     "die_on_table",
+    "learned_offtable",
     "evaluate_table",
     "mask_to_outline",
     "outline_mask",

@@ -39,6 +39,7 @@ __all__ = [
     "TableStage",
     "apply_table",
     "die_on_table",
+    "learned_offtable",
 ]
 
 TOLERANCE = 0.25
@@ -125,8 +126,9 @@ class TableStage:
         self.model = SurfaceModel(model) if isinstance(model, (str, Path)) else model
         self.calibration = calibration
         self.tolerance = float(tolerance)
+        settings = TableSettings() if learned_tolerance is None or min_die_check is None else None
         if learned_tolerance is None:
-            learned_tolerance = TableSettings().surface_tolerance
+            learned_tolerance = settings.surface_tolerance
         self.learned_tolerance = float(
             LEARNED_TOLERANCE if learned_tolerance is None else learned_tolerance
         )
@@ -141,7 +143,7 @@ class TableStage:
         self.min_confidence = float(min_confidence)
         self.die_check = die_check
         if min_die_check is None:
-            min_die_check = TableSettings().offtable_min_die_check
+            min_die_check = settings.offtable_min_die_check
         if min_die_check is None:
             min_die_check = OFF_MIN_DIE_CHECK
         if not 0.0 <= min_die_check <= 1.0:
@@ -168,10 +170,7 @@ class TableStage:
             model = SurfaceModel(path, min_certainty=s.surface_min_certainty, threads=threads)
         if calibration is None and model is None:
             return None
-        dice_path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
-        dice_model = None
-        if calibration is None and dice_path.is_file():
-            dice_model = OffTableModel(dice_path, threshold=s.offtable_threshold, threads=threads)
+        dice_model = None if calibration is not None else learned_offtable(threads=threads)
         return cls(
             model,
             calibration,
@@ -230,10 +229,25 @@ class TableStage:
         source = "calibration" if self.calibration is not None else repr(self.model)
         dice = "" if self.dice_model is None else f", dice_model={self.dice_model!r}"
         faint = f", min_confidence={self.min_confidence}" if self.min_confidence else ""
+        doubt = ""
         if self.die_check is not None and self.min_die_check:
-            faint += f", min_die_check={self.min_die_check}"
+            doubt = f", min_die_check={self.min_die_check}"
         tolerance = self.tolerance if self.calibration is not None else self.learned_tolerance
-        return f"TableStage({source}, tolerance={tolerance}{dice}{faint})"
+        return f"TableStage({source}, tolerance={tolerance}{dice}{faint}{doubt})"
+
+
+def learned_offtable(*, threads: int = 1) -> OffTableModel | None:
+    """The off-table die model of the settings (``DICECAM_OFFTABLE_MODEL``, else the shipped
+    one) with its threshold (``DICECAM_OFFTABLE_THRESHOLD``), or None when the file is absent.
+
+    Raises:
+        ValueError: the file is not an off-table die model dicecam can read.
+    """
+    s = TableSettings()
+    path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
+    if not path.is_file():
+        return None
+    return OffTableModel(path, threshold=s.offtable_threshold, threads=threads)
 
 
 def _in_pixels_of(
@@ -252,6 +266,7 @@ def _depth(die: Die, outline: Outline | None, reading: Reading) -> float:
         return float("-inf")
     size = max(min(die.box[2] - die.box[0], die.box[3] - die.box[1]), 1.0)
     point = resting_point(die.box)
-    if signed_distance(outline, point) < 0:
-        return signed_distance(outline, point) / size
+    inside = signed_distance(outline, point)
+    if inside < 0:
+        return inside / size
     return edge_distance(outline, point, reading.width, reading.height) / size
