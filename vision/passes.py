@@ -207,15 +207,20 @@ def _small(
     reader: LookReader, look: Look, img: LoadedImage, lb: Letterbox, sides: NDArray | None = None
 ) -> bool:
     """Whether a look at photo ``img`` (letterboxed as ``lb``) finds its dice small enough
-    for a second look: every box from the second look's faint confidence up counts.
+    for a second look: every box from the second look's faint confidence up counts. A look
+    that finds no box at all takes the second look too: a photo of a roll holds dice, and
+    those the first look cannot see at all are most often too small for it.
     ``sides``: the boxes' longer sides in the photo's pixels, when already known."""
     if reader.second_look is None:
         return False
     faint = min(reader.second_look_conf, reader.conf)
     if sides is None:
         _, sides = photo_boxes(look[0], lb, img)
+    seen = sides[look[1] >= faint].tolist()
+    if not seen:
+        return True
     return small_dice(
-        sides[look[1] >= faint].tolist(),
+        seen,
         img.width,
         img.height,
         size=max(reader.imgsz),

@@ -158,7 +158,7 @@ def test_a_first_look_at_small_dice_is_neither_mirrored_nor_read(tmp_path, monke
 
 
 def test_batch_reads_only_the_small_dice_photos_again(tmp_path):
-    # the same model, dice 20 px: every photo needs the second look; an empty one does not
+    # the same model, dice 20 px: every photo needs the second look
     reader = DiceReader(
         _dynamic(tmp_path, 20), faces=False, table=None, second_look=640, mirror=False
     )
@@ -167,10 +167,17 @@ def test_batch_reads_only_the_small_dice_photos_again(tmp_path):
     readings = reader.read_batch([with_die, with_die], batch_size=8)
     assert seen == [(2, 3, 256, 320), (2, 3, 480, 640)]
     assert [len(r.dice) for r in readings] == [1, 1]
-    reader.conf = reader.second_look_conf = 0.95  # nothing found: no second look
+    reader.conf = reader.second_look_conf = 0.95  # nothing found: it looks again, larger
     seen.clear()
     assert reader.read(with_die).dice == []
-    assert seen == [(1, 3, 256, 320)]
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
+    # in a batch, only the photos that want it are read again: large dice get one look
+    large = DiceReader(
+        _dynamic(tmp_path, 30), faces=False, table=None, second_look=640, mirror=False
+    )
+    seen = _spy(large)
+    assert [len(r.dice) for r in large.read_batch([with_die] * 3, batch_size=8)] == [1, 1, 1]
+    assert seen == [(3, 3, 256, 320)]
 
 
 def _shrunk(name: str, factor: int) -> np.ndarray:
@@ -208,10 +215,17 @@ def test_faint_small_boxes_ask_for_the_second_look_but_are_never_read(tmp_path, 
     seen = _spy(reader)
     assert reader.read(photo).dice == []
     assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
+    # a faint large box counts too: the dice are not small, one look
+    preds = models.raw_preds([(160, 128, 30, 30, {4: 0.15})])
+    large = models.make_model(tmp_path / "large.onnx", preds, batch="b", dynamic=True)
+    reader = DiceReader(large, faces=False, table=None, second_look=640, mirror=False)
+    seen = _spy(reader)
+    assert reader.read(photo).dice == [] and seen == [(1, 3, 256, 320)]
+    # under DICECAM_SECOND_LOOK_CONF it does not: the first look saw no die, so it looks again
     monkeypatch.setenv("DICECAM_SECOND_LOOK_CONF", "0.2")
-    strict = DiceReader(faint, faces=False, table=None, second_look=640, mirror=False)
+    strict = DiceReader(large, faces=False, table=None, second_look=640, mirror=False)
     seen = _spy(strict)
-    assert strict.read(photo).dice == [] and seen == [(1, 3, 256, 320)]
+    assert strict.read(photo).dice == [] and seen == [(1, 3, 256, 320), (1, 3, 480, 640)]
     # a reader that keeps faint dice judges on what it keeps
     low = DiceReader(faint, faces=False, table=None, second_look=640, conf=0.05)
     assert low.second_look_conf == 0.05 and len(low.read(photo).dice) == 1
@@ -246,3 +260,20 @@ def test_a_photo_read_short_of_the_dice_count_gets_the_second_look(tmp_path, mon
     off = DiceReader(path, faces=False, table=None, second_look=640)
     seen = _spy(off)
     assert len(off.read(photo, expected_dice=2).dice) == 1 and len(seen) == 1
+
+
+def test_a_first_look_that_sees_no_die_takes_the_second_look(tmp_path):
+    # one 5 at confidence 0.02 at the first look's size only (a far die: 0.3 once larger)
+    preds = models.raw_preds([(160, 128, 20, 20, {4: 0.3})])
+    mask = np.zeros_like(preds)
+    mask[4 + 4, 0] = -10.0  # 0.3 - 10 x the input's mean: 0.02 with 16 grey rows of pad
+    path = models.make_model(
+        tmp_path / "far.onnx", preds, batch="b", dynamic=True, brightness_mask=mask
+    )
+    photo = np.zeros((480, 640, 3), np.uint8)
+    reader = DiceReader(path, faces=False, table=None, second_look=640, mirror=False)
+    seen = _spy(reader)
+    (die,) = reader.read(photo).dice  # found by the second look only
+    assert seen == [(1, 3, 256, 320), (1, 3, 480, 640)] and die.value == 5
+    once = DiceReader(path, faces=False, table=None, second_look=0, mirror=False)
+    assert once.read(photo).dice == []  # without a second look: nothing
