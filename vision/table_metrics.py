@@ -36,6 +36,11 @@ class TableCounts:
     false_busts: int = 0
     false_bust_images: list[str] = field(default_factory=list)
     """Names of the photos busted falsely (for looking at them)."""
+    unseen_busts: int = 0
+    """Of :attr:`false_busts`, those read short of the dice count only by dice the photo does
+    not show (hidden behind others or out of the frame, on the table): no reader could find them,
+    and the rules call them missing. Counted when the reader was told how many dice were rolled
+    (``--expect-rolled``)."""
     unsettled: int = 0
     """Photos with no die off the table but one still in the air above it
     (:data:`~vision.matching.ROLLING`): neither a bust nor a clean roll, left out of both."""
@@ -95,6 +100,7 @@ class TableCounts:
         if busted:
             self.false_busts += 1
             self.false_bust_images.append(reading.image or f"#{self.images}")
+            self.unseen_busts += int(_short_of_unseen(reading, len(truth)))
 
     @property
     def recall(self) -> float | None:
@@ -150,6 +156,12 @@ class TableCounts:
             f"false busts       {pct(self.false_bust_rate)}  ({self.false_busts}/"
             f"{self.clean_images} photos with every die on the table)",
         ]
+        if self.unseen_busts:
+            lines.append(
+                f"  unseen dice     {self.unseen_busts} of them short only of dice the photo does "
+                "not show (hidden or out of the frame): missing, as the rules say; "
+                f"{self.false_busts - self.unseen_busts} the reader's own"
+            )
         if self.all_bust_rolls > self.bust_rolls:  # dice fell out of some photos
             lines.insert(
                 1,
@@ -175,6 +187,7 @@ class TableCounts:
             "false_bust_rate": round5(self.false_bust_rate),
             "clean_images": self.clean_images,
             "false_busts": self.false_busts,
+            "false_busts_unseen_dice": self.unseen_busts,
             "unsettled": self.unsettled,
             "bust_rolls": self.bust_rolls,
             "busts_caught": self.busts_caught,
@@ -183,6 +196,15 @@ class TableCounts:
             "all_busts_caught": self.all_busts_caught,
             "all_bust_recall": round5(self.all_bust_recall),
         }
+
+
+def _short_of_unseen(reading: Reading, shown: int) -> bool:
+    """Whether ``reading`` busts only by dice missing from its count, no more of them than the
+    rolled dice its photo does not show (the count told less the ``shown`` labelled dice)."""
+    told = reading.expected_dice
+    if told is None or reading.off_table or not reading.missing:
+        return False
+    return reading.missing <= told - shown
 
 
 def ratio(num: int, den: int) -> float | None:

@@ -248,6 +248,7 @@ def test_expect_rolled_tells_the_dice_rolled_and_a_die_out_of_the_photo_busts(tm
     t = result.table
     assert t.all_busts_caught == 1 and t.all_bust_recall == 1  # missing: caught in a turn
     assert t.false_busts == 1 and t.clean_images == 1  # a hidden die busts a clean roll too
+    assert t.unseen_busts == 1  # ... told apart: no reader could have found it
     assert t.to_dict()["all_bust_rolls"] == 1
     assert "any die off     100.00%  (1/1 rolls" in result.format()
 

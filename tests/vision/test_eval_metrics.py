@@ -262,3 +262,22 @@ def test_face_accuracy_by_die_size_counts_matched_dice_with_a_face():
     d = result.to_dict()["face_accuracy_by_size"]
     assert d["30-50 px"] == {"read_right": 1, "dice": 1} and d["80+ px"]["read_right"] == 0
     assert "faces by size     0-20 px 0/1  30-50 px 1/1  80+ px 0/1" in result.format()
+
+
+def test_false_busts_short_only_of_dice_the_photo_does_not_show_are_told_apart():
+    result = EvalResult()
+    one = [TruthDie(2, (0, 0, 10, 10), "table")]
+    # three rolled, one in view: short of two the photo does not show
+    result.add(one, Reading(100, 100, [_die(2, 0)], expected_dice=3), states_known=True)
+    # two rolled, both in view, one missed: the reader's own false bust
+    two = [*one, TruthDie(4, (20, 0, 30, 10), "table")]
+    result.add(two, Reading(100, 100, [_die(2, 0)], expected_dice=2), states_known=True)
+    # three rolled, two in view, both missed: short of more than the photo hides
+    result.add(two, Reading(100, 100, [], expected_dice=3), states_known=True)
+    t = result.table
+    assert t.false_busts == 3 and t.unseen_busts == 1 and t.clean_images == 3
+    assert t.to_dict()["false_busts_unseen_dice"] == 1
+    assert "unseen dice     1 of them short only of dice the photo does not show" in (
+        result.format()
+    )
+    assert "; 2 the reader's own" in result.format()
