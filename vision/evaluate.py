@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vision.io import IMAGE_SUFFIXES, ImageError
-from vision.matching import TruthDie, clear_die, roll_bust, surface_in_view, table_state
+from vision.matching import (
+    TruthDie,
+    clear_die,
+    face_legible,
+    roll_bust,
+    surface_in_view,
+    table_state,
+)
 from vision.metrics import EvalResult
 from vision.types import Reading
 
@@ -81,6 +88,9 @@ class LabelledImage:
     rolled: int | None = None
     """How many dice were rolled, hidden and out-of-photo ones too (the sidecar's every die);
     None without a sidecar."""
+    legible: list[bool | None] | None = None
+    """Whether each labelled die's top face shows its pips at all in the photo, not washed out
+    (:func:`vision.matching.face_legible`); None without a sidecar that measures it."""
 
     def truth(self, width: int, height: int, names: dict[int, str] | None = None) -> list[TruthDie]:
         """The labelled dice in pixels of a ``width`` x ``height`` image."""
@@ -248,12 +258,20 @@ def load_labels(image: Path) -> LabelledImage:
 
 def _states(
     image: Path, count: int
-) -> tuple[list[str] | None, bool | None, list[bool | None] | None, bool | None, int | None]:
+) -> tuple[
+    list[str] | None,
+    bool | None,
+    list[bool | None] | None,
+    bool | None,
+    int | None,
+    list[bool | None] | None,
+]:
     """States, bust and clear flags of the labelled dice, whether the playing surface is in
-    view, and how many dice were rolled, from the photo's sidecar."""
+    view, how many dice were rolled, and whether each labelled die's face is legible, from the
+    photo's sidecar."""
     meta = sibling_path(image, "meta", ".json")
     if not meta.is_file():
-        return None, None, None, None, None
+        return None, None, None, None, None, None
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -277,9 +295,10 @@ def _states(
         )
     post = scene.get("post") if isinstance(scene, dict) else None
     clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
+    legible = [face_legible(d) if isinstance(d, dict) else None for d, _ in labelled]
     states = [st for _, st in labelled]
     in_view = surface_in_view(data) if isinstance(data, dict) else None
-    return states, roll_bust(every), clear, in_view, len(every)
+    return states, roll_bust(every), clear, in_view, len(every), legible
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:

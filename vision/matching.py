@@ -20,11 +20,13 @@ from vision.types import Box
 
 __all__ = [
     "CLEAR_MAX_DEFOCUS",
+    "CLEAR_MIN_CONTRAST",
     "CLEAR_MIN_VISIBLE",
     "OFF_TABLE_STATES",
     "ROLLING",
     "TruthDie",
     "clear_die",
+    "face_legible",
     "match_dice",
     "roll_bust",
     "surface_in_view",
@@ -42,12 +44,37 @@ CLEAR_MIN_VISIBLE = 0.9
 """A clear die shows at least this share of itself (the rest hidden by other dice or the frame)."""
 CLEAR_MAX_DEFOCUS = 1.0
 """A clear die's photo is blurred by at most this Gaussian sigma (pixels), with no camera shake."""
+CLEAR_MIN_CONTRAST = 10.0
+"""A clear die's top face shows its pips (or numeral) at least this far from the colour of the
+body around them in the photo (the sidecar's ``face_contrast``, a CIE L*a*b* distance:
+:mod:`vision.synth.legibility`). Under it, light and exposure wash them out (pale dice under a
+bright lamp, dark ones in shadow). Looked at by eye on pale pink dice with white pips
+(2026-11-26): under 10, faces show blank or all but blank; from 10 to 14, most show faint pips;
+from 15 up, nearly all show their pips."""
+
+
+def face_legible(die: Mapping[str, Any]) -> bool | None:
+    """Whether a synthetic die's top face can be made out in its photo: its ``face_contrast``
+    at least :data:`CLEAR_MIN_CONTRAST` (None from the sidecar: the top face is turned away or
+    out of the frame, not legible). None when the sidecar does not measure it (older sets).
+
+    Example:
+        >>> face_legible({"face_contrast": 3.0}), face_legible({"face_contrast": 150.0})
+        (False, True)
+        >>> face_legible({"state": "table"}) is None
+        True
+    """
+    if "face_contrast" not in die:
+        return None
+    contrast = die["face_contrast"]
+    return contrast is not None and contrast >= CLEAR_MIN_CONTRAST
 
 
 def clear_die(die: Mapping[str, Any], post: Mapping[str, Any] | None) -> bool | None:
     """Whether a synthetic die (a sidecar's ``dice`` entry) could be read by anyone: at rest and
     flat (on or off the table, not in the air, rolling or cocked), at least 90% in view, in a
-    photo without camera shake or more than a 1 px defocus blur (the sidecar's ``scene.post``).
+    photo without camera shake or more than a 1 px defocus blur (the sidecar's ``scene.post``),
+    its top face not washed out (:func:`face_legible`, where the sidecar measures it).
     None when the sidecar does not say (older sets: no ``moving`` or no ``post``).
 
     Example:
@@ -65,6 +92,7 @@ def clear_die(die: Mapping[str, Any], post: Mapping[str, Any] | None) -> bool | 
         and die["visible"] >= CLEAR_MIN_VISIBLE
         and not post.get("motion_blur_px", 0.0)
         and post.get("defocus_sigma", 0.0) <= CLEAR_MAX_DEFOCUS
+        and face_legible(die) is not False
     )
 
 

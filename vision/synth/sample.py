@@ -24,6 +24,7 @@ from .labels import (
     label_dice,
     surface_outline,
 )
+from .legibility import face_contrast
 from .physics import DiePose, Surface, simulate
 from .pieces import draw_piece, free_pieces, piece_points
 from .render import Canvas, draw_box, face_keys
@@ -197,6 +198,13 @@ def render_scene(scene: dict[str, Any]) -> Sample:
         ".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(scene["post"]["jpeg_quality"])]
     )
     dice = label_dice(poses, surface, cam, canvas.ids, areas, len(styles))
+    inks: list[dict[int, np.ndarray]] = [{} for _ in styles]
+    for i, die in enumerate(dice):  # can anyone read its top face in the photo as written?
+        contrast = None
+        if areas.get(i, 0.0) > 0:
+            k = i % len(styles)
+            contrast = face_contrast(img, cam, poses[i], i + 1, canvas.ids, inks[k], styles[k])
+        die["face_contrast"] = None if contrast is None else round(contrast, 1)
     meta = {
         "width": scene["width"],
         "height": scene["height"],

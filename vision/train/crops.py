@@ -14,6 +14,9 @@ from vision.io import TRAINING_SUFFIXES
 
 from .classifier import N_CLASSES
 
+COCKED = N_CLASSES - 1
+"""The cocked class: a leaning die, told by its shape, kept whatever its face shows."""
+
 __all__ = ["CROP_SIZE", "crop_die", "iter_yolo_items", "load_crops"]
 
 
@@ -41,7 +44,9 @@ def load_crops(
 
     Each die gives ``1 + jitter`` crops: the labelled box, then boxes shifted and scaled at random
     the way a detector's boxes err. Labels are read as ``dicecam eval`` reads them
-    (:func:`vision.evaluate.load_labels`: polygons as their bounding box).
+    (:func:`vision.evaluate.load_labels`: polygons as their bounding box). A flat die whose
+    synthetic sidecar says its top face is washed out in the photo (no pips to see:
+    :func:`vision.matching.face_legible`) gives no crop: its label would teach a guess.
 
     Raises:
         DatasetError: a label line that is not ``class cx cy w h`` (or a polygon), or a class
@@ -57,12 +62,16 @@ def load_crops(
         if image is None:
             continue
         h, w = image.shape[:2]
-        for cls, cx, cy, bw, bh in load_labels(image_path).labels:
+        item = load_labels(image_path)
+        legible = item.legible or [None] * len(item.labels)
+        for (cls, cx, cy, bw, bh), shows in zip(item.labels, legible, strict=True):
             if not 0 <= cls < N_CLASSES:
                 raise DatasetError(
                     f"{label_path}: expected classes 0-{N_CLASSES - 1} (faces 1-6, cocked), "
                     f"got class {cls}"
                 )
+            if shows is False and cls < COCKED:
+                continue
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             if min(box[2] - box[0], box[3] - box[1]) < 3:
                 continue
