@@ -253,25 +253,16 @@ def load_labels(image: Path) -> LabelledImage:
                     f"{label_path}:{n}: expected a box of positive width and height, got {line!r}"
                 )
             labels.append((cls, cx, cy, w, h))
-    return LabelledImage(image, labels, *_states(image, len(labels)))
+    return LabelledImage(image, labels, **_states(image, len(labels)))
 
 
-def _states(
-    image: Path, count: int
-) -> tuple[
-    list[str] | None,
-    bool | None,
-    list[bool | None] | None,
-    bool | None,
-    int | None,
-    list[bool | None] | None,
-]:
-    """States, bust and clear flags of the labelled dice, whether the playing surface is in
-    view, how many dice were rolled, and whether each labelled die's face is legible, from the
-    photo's sidecar."""
+def _states(image: Path, count: int) -> dict[str, Any]:
+    """What the photo's sidecar says, as :class:`LabelledImage` fields: the labelled dice's
+    states, clear and legible flags, the roll's bust, whether the playing surface is in view,
+    and how many dice were rolled; nothing without a sidecar."""
     meta = sibling_path(image, "meta", ".json")
     if not meta.is_file():
-        return None, None, None, None, None, None
+        return {}
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -294,11 +285,14 @@ def _states(
             f"{meta}: expected one labelled die per label line ({count}), got {len(labelled)}"
         )
     post = scene.get("post") if isinstance(scene, dict) else None
-    clear = [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled]
-    legible = [face_legible(d) if isinstance(d, dict) else None for d, _ in labelled]
-    states = [st for _, st in labelled]
-    in_view = surface_in_view(data) if isinstance(data, dict) else None
-    return states, roll_bust(every), clear, in_view, len(every), legible
+    return {
+        "states": [st for _, st in labelled],
+        "bust": roll_bust(every),
+        "clear": [clear_die(d, post) if isinstance(d, dict) else None for d, _ in labelled],
+        "surface_in_view": surface_in_view(data) if isinstance(data, dict) else None,
+        "rolled": len(every),
+        "legible": [face_legible(d) if isinstance(d, dict) else None for d, _ in labelled],
+    }
 
 
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
