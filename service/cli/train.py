@@ -89,6 +89,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="share of the face classifier's training crops blurred (overrides the recipe)",
     )
     p.add_argument(
+        "--faces-lr",
+        type=float,
+        default=None,
+        metavar="LR",
+        help="face classifier's peak learning rate (overrides the recipe, 0.003)",
+    )
+    p.add_argument(
         "--synth",
         type=int,
         default=None,
@@ -209,6 +216,10 @@ def run(args: argparse.Namespace) -> int:
         if not 0.0 <= args.faces_blur <= 1.0:
             raise UsageError(f"--faces-blur is a share from 0 to 1, got {args.faces_blur}")
         recipe.faces.blur = args.faces_blur
+    if args.faces_lr is not None:
+        if not args.faces_lr > 0:
+            raise UsageError(f"--faces-lr is a learning rate above 0, got {args.faces_lr}")
+        recipe.faces.lr = args.faces_lr
     if args.synth is not None:
         recipe.synth.n = args.synth
     for d in args.data or []:

@@ -65,3 +65,20 @@ def test_the_command_line_takes_a_share_from_0_to_1(capsys):
 
     assert main(["train", "--stage", "faces", "--faces-blur", "1.5"]) == 2
     assert "--faces-blur is a share from 0 to 1, got 1.5" in capsys.readouterr().err
+
+
+def test_the_command_line_sets_the_face_classifier_learning_rate(capsys, monkeypatch):
+    import vision.train.run
+    from service.cli import main
+
+    assert main(["train", "--stage", "faces", "--faces-lr", "0"]) == 2
+    assert "--faces-lr is a learning rate above 0, got 0.0" in capsys.readouterr().err
+    seen = {}
+
+    def train_reader(recipe, args):  # stands in for the training: what recipe does it get?
+        seen["lr"] = recipe.faces.lr
+        return 0
+
+    monkeypatch.setattr(vision.train.run, "train_reader", train_reader)
+    assert main(["train", "--stage", "faces", "--faces-lr", "0.001"]) == 0
+    assert seen == {"lr": 0.001}
