@@ -88,45 +88,12 @@ def _count_pips(image: np.ndarray, box: list[float]) -> int:
     return sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= min_area)
 
 
-def test_close_up_pips_match_the_labelled_top_face():
+def test_close_up_pips_match_the_labelled_top_face(one_die_scene):
     """Single white dice seen from straight above: count pips on the image, compare to the label."""
     seen = set()
     for seed in range(14):
-        rng = np.random.default_rng(seed)
-        scene = sample_scene(rng, 320, 320)
-        scene["n_dice"] = 1
-        scene["dice_sizes"] = [1.0]
-        scene["dice_styles"] = [
-            {
-                "body": [240, 240, 240],
-                "pip": [20, 20, 20],
-                "emblem": [20, 20, 20],
-                "kind": "pips",
-                "opacity": 1.0,
-                "pip_radius": 0.1,
-                "corner": 0.15,
-                "gloss": 0.0,
-            }
-        ]
-        scene["surface"].update(
-            kind="table",
-            interior=None,
-            rim=None,
-            table_style="white",
-            table_color=[235, 235, 235],
-            table=[20.0, 20.0],
-        )
-        scene["surface"].pop("board", None)
-        scene["throw"].update(origin=[0.0, 0.0], velocity=[5.0, 0.0], catch_step=None, lean=False)
-        scene["camera"].update(
-            elevation_deg=90.0, zoom=1.0, target_jitter=[0.0, 0.0], roll_deg=0.0, min_distance=6.0
-        )
-        scene["light"].update(
-            shadow=0.25, ambient=0.7, diffuse=0.3, gradient=0.0, spot=0.0, exposure=1.0
-        )
-        scene["post"].update(
-            motion_blur_px=0.0, defocus_sigma=0.0, noise_sigma=1.0, jpeg_quality=92
-        )
+        white, black = [240.0, 240.0, 240.0], [20.0, 20.0, 20.0]
+        scene = one_die_scene(seed, body=white, pip=black, table_color=[235.0, 235.0, 235.0])
         s = render_scene(scene)
         (die,) = s.dice
         assert die["state"] == "table" and die["labelled"]

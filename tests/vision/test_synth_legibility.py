@@ -6,47 +6,12 @@ from __future__ import annotations
 import json
 
 import cv2
-import numpy as np
 
 from vision.evaluate import load_labels
 from vision.matching import CLEAR_MIN_CONTRAST, clear_die
-from vision.synth import render_scene, sample_scene
+from vision.synth import render_scene
 from vision.synth.legibility import ink_mask
 from vision.train.crops import load_crops
-
-
-def _one_die(pip: list[float], *, exposure: float = 1.0, seed: int = 3) -> dict:
-    """A scene of one die seen from above, flat on a plain table, its pips ``pip`` (BGR)."""
-    scene = sample_scene(np.random.default_rng(seed), 320, 320)
-    scene["n_dice"] = 1
-    scene["dice_sizes"] = [1.0]
-    body = [230.0, 190.0, 240.0]  # pale pink
-    scene["dice_styles"] = [
-        {
-            "body": body,
-            "pip": pip,
-            "emblem": pip,
-            "kind": "pips",
-            "opacity": 1.0,
-            "pip_radius": 0.1,
-            "corner": 0.15,
-            "gloss": 0.0,
-        }
-    ]
-    scene["surface"].update(
-        kind="table", interior=None, rim=None, table_style="white", table=[20.0, 20.0]
-    )
-    scene["surface"].update(table_color=[90, 90, 90])
-    scene["surface"].pop("board", None)
-    scene["throw"].update(origin=[0.0, 0.0], velocity=[5.0, 0.0], catch_step=None, lean=False)
-    scene["camera"].update(
-        elevation_deg=90.0, zoom=1.0, target_jitter=[0.0, 0.0], roll_deg=0.0, min_distance=6.0
-    )
-    scene["light"].update(
-        shadow=0.25, ambient=0.7, diffuse=0.3, gradient=0.0, spot=0.0, exposure=exposure
-    )
-    scene["post"].update(motion_blur_px=0.0, defocus_sigma=0.0, noise_sigma=1.0, jpeg_quality=92)
-    return scene
 
 
 def test_ink_masks_hold_the_pips_of_each_face():
@@ -59,14 +24,21 @@ def test_ink_masks_hold_the_pips_of_each_face():
     assert 0 < (numeral > 0.5).mean() < 0.5
 
 
-def test_face_contrast_tells_clear_pips_from_washed_out_ones():
+PINK = [230.0, 190.0, 240.0]  # pale pink (BGR)
+GREY = [90.0, 90.0, 90.0]
+
+
+def test_face_contrast_tells_clear_pips_from_washed_out_ones(one_die_scene):
+    def _one_die(pip: list[float], *, exposure: float = 1.0) -> dict:
+        return one_die_scene(3, body=PINK, pip=pip, table_color=GREY, exposure=exposure)
+
     dark = render_scene(_one_die([60.0, 20.0, 90.0]))  # dark pips on pale pink
     (die,) = dark.dice
     assert die["face_contrast"] > 40 and die["labelled"]
     post = dark.meta["scene"]["post"]
     assert clear_die(die, post) is True
     # the same die with pips of its own colour: a blank face
-    (blank,) = render_scene(_one_die([230.0, 190.0, 240.0])).dice
+    (blank,) = render_scene(_one_die(PINK)).dice
     assert blank["face_contrast"] < 3
     assert clear_die(blank, post) is False
     # white pips, overexposed: the face clips to white and the pips vanish with it
@@ -84,9 +56,12 @@ def _write(root, name: str, sample) -> None:
     (root / "meta" / f"{name}.json").write_text(json.dumps(sample.meta))
 
 
-def test_a_washed_out_face_is_not_clear_and_gives_no_crop(tmp_path):
+def test_a_washed_out_face_is_not_clear_and_gives_no_crop(tmp_path, one_die_scene):
+    def _one_die(pip: list[float]) -> dict:
+        return one_die_scene(3, body=PINK, pip=pip, table_color=GREY)
+
     _write(tmp_path, "dark", render_scene(_one_die([60.0, 20.0, 90.0])))
-    _write(tmp_path, "blank", render_scene(_one_die([230.0, 190.0, 240.0])))
+    _write(tmp_path, "blank", render_scene(_one_die(PINK)))
     assert load_labels(tmp_path / "images" / "dark.png").legible == [True]
     assert load_labels(tmp_path / "images" / "blank.png").legible == [False]
     assert load_labels(tmp_path / "images" / "blank.png").clear == [False]
