@@ -189,7 +189,8 @@ class ReaderService:
                 return
             from vision.table import TOLERANCE, TableSettings, TableStage
 
-            if not TableSettings().table:  # DICECAM_TABLE=0: no table step at all
+            settings = TableSettings()
+            if not settings.table:  # DICECAM_TABLE=0: no table step at all
                 self._installed = generation
                 return
             current = reader.table
@@ -198,7 +199,8 @@ class ReaderService:
             tolerance = getattr(current, "tolerance", TOLERANCE)
             learned_tolerance = getattr(current, "learned_tolerance", None)
             die_check = getattr(current, "die_check", None) or getattr(reader, "verify", None)
-            min_confidence = getattr(current, "min_confidence", TableSettings().offtable_min_conf)
+            min_confidence = getattr(current, "min_confidence", settings.offtable_min_conf)
+            min_die_check = getattr(current, "min_die_check", None)
             if calibration is None and model is None:
                 model = _learned_outline_model()
             if calibration is None and model is not None and dice_model is None:
@@ -214,6 +216,7 @@ class ReaderService:
                     dice_model=dice_model,
                     min_confidence=min_confidence,
                     die_check=die_check,
+                    min_die_check=min_die_check,
                 )
             self._installed = generation
 
@@ -278,14 +281,10 @@ def _replace(result: Any, **fields: Any) -> Any:
 
 def _learned_outline_model() -> Any:
     """The learned outline model of the settings, or None when it is absent or broken."""
-    from vision.table import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError, TableSettings
+    from vision.table import SurfaceModelError, learned_outline
 
-    setting = TableSettings().surface_model
-    path = Path(setting) if setting else DEFAULT_SURFACE_MODEL
-    if not path.is_file():
-        return None
     try:
-        return SurfaceModel(path)
+        return learned_outline()
     except SurfaceModelError as exc:
         log.warning("learned outline unavailable: %s", exc)
         return None

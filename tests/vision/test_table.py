@@ -418,3 +418,18 @@ def test_missing_dice_can_be_left_to_the_player_instead_of_busting():
     reading.dice.append(Die(2, (560, 420, 600, 460), 0.9))
     apply_table(reading, SQUARE)  # now both dice are seen, one off the table: a bust again
     assert reading.missing == 0 and reading.bust
+
+
+def test_learned_outline_takes_its_model_and_certainty_gate_from_the_settings(
+    monkeypatch, tmp_path
+):
+    from vision.table import DEFAULT_SURFACE_MODEL, learned_outline
+
+    if not DEFAULT_SURFACE_MODEL.is_file():
+        pytest.skip(f"no shipped outline model at {DEFAULT_SURFACE_MODEL}")
+    shipped = learned_outline()
+    assert shipped is not None and shipped.min_certainty == 0.4  # the model's own metadata
+    monkeypatch.setenv("DICECAM_SURFACE_MIN_CERTAINTY", "0.7")
+    assert learned_outline().min_certainty == 0.7
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(tmp_path / "none.onnx"))
+    assert learned_outline() is None

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .render import face_frames
-from .textures import face_texture
+from .textures import _bevel, face_texture
 
 if TYPE_CHECKING:
     from .camera import Camera
@@ -47,11 +47,7 @@ def ink_mask(style: dict, value: int) -> np.ndarray:
         corner=style.get("corner", 0.18),
         emblem=(255.0, 255.0, 255.0),
     )
-    s = INK_SIZE
-    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
-    edge = np.minimum(np.minimum(xx, s - 1 - xx), np.minimum(yy, s - 1 - yy)) / s
-    bevel = np.clip(0.72 + edge * 3.0, 0.72, 1.0)
-    return np.clip(tex[..., 0] / (255.0 * bevel), 0.0, 1.0)
+    return np.clip(tex[..., 0] / (255.0 * _bevel(INK_SIZE)), 0.0, 1.0)
 
 
 def face_contrast(
@@ -74,12 +70,10 @@ def face_contrast(
     value, normal, corners = max(frames, key=lambda f: f[1][2])
     if normal @ (cam.C - corners.mean(0)) <= 0 or cam.depth(corners).min() <= 1e-3:
         return None
-    if ink is None or value not in ink:
-        mask = ink_mask(style or {}, value)
-        if ink is not None:
-            ink[value] = mask
-    else:
-        mask = ink[value]
+    cache = {} if ink is None else ink
+    if value not in cache:
+        cache[value] = ink_mask(style or {}, value)
+    mask = cache[value]
     fp = cam.project(corners).astype(np.float32)
     h, w = img.shape[:2]
     x0, y0 = np.floor(fp.min(0)).astype(int)

@@ -29,6 +29,7 @@ from vision.table.logic import (
     apply_table,
     die_on_table,
     learned_offtable,
+    learned_outline,
 )
 from vision.table.surface import (
     DEFAULT_SURFACE_MODEL,
@@ -60,6 +61,7 @@ __all__ = [
     "context_crop",
     "die_on_table",
     "learned_offtable",
+    "learned_outline",
     "evaluate_table",
     "mask_to_outline",
     "outline_mask",

@@ -40,6 +40,7 @@ __all__ = [
     "apply_table",
     "die_on_table",
     "learned_offtable",
+    "learned_outline",
 ]
 
 TOLERANCE = 0.25
@@ -164,10 +165,7 @@ class TableStage:
         if not s.table:
             return None
         calibration = Calibration.load()
-        path = Path(s.surface_model) if s.surface_model else DEFAULT_SURFACE_MODEL
-        model = None
-        if calibration is None and path.is_file():
-            model = SurfaceModel(path, min_certainty=s.surface_min_certainty, threads=threads)
+        model = None if calibration is not None else learned_outline(threads=threads)
         if calibration is None and model is None:
             return None
         dice_model = None if calibration is not None else learned_offtable(threads=threads)
@@ -234,6 +232,21 @@ class TableStage:
             doubt = f", min_die_check={self.min_die_check}"
         tolerance = self.tolerance if self.calibration is not None else self.learned_tolerance
         return f"TableStage({source}, tolerance={tolerance}{dice}{faint}{doubt})"
+
+
+def learned_outline(*, threads: int = 1) -> SurfaceModel | None:
+    """The outline model of the settings (``DICECAM_SURFACE_MODEL``, else the shipped one) with
+    its certainty gate (``DICECAM_SURFACE_MIN_CERTAINTY``, else the model's own), or None when
+    the file is absent.
+
+    Raises:
+        SurfaceModelError: the file is not an outline model dicecam can read.
+    """
+    s = TableSettings()
+    path = Path(s.surface_model) if s.surface_model else DEFAULT_SURFACE_MODEL
+    if not path.is_file():
+        return None
+    return SurfaceModel(path, min_certainty=s.surface_min_certainty, threads=threads)
 
 
 def learned_offtable(*, threads: int = 1) -> OffTableModel | None:

@@ -11,11 +11,9 @@ import numpy as np
 from vision.evaluate import DatasetError, load_labels, sibling_path
 from vision.faces import CROP_SIZE, crop_die
 from vision.io import TRAINING_SUFFIXES
+from vision.synth.labels import COCKED_CLASS
 
 from .classifier import N_CLASSES
-
-COCKED = N_CLASSES - 1
-"""The cocked class: a leaning die, told by its shape, kept whatever its face shows."""
 
 __all__ = ["CROP_SIZE", "crop_die", "iter_yolo_items", "load_crops"]
 
@@ -70,7 +68,7 @@ def load_crops(
                     f"{label_path}: expected classes 0-{N_CLASSES - 1} (faces 1-6, cocked), "
                     f"got class {cls}"
                 )
-            if shows is False and cls < COCKED:
+            if shows is False and cls != COCKED_CLASS:  # a cocked die is told by its shape
                 continue
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             if min(box[2] - box[0], box[3] - box[1]) < 3:
