@@ -37,6 +37,14 @@ def _isolated_settings(tmp_path, monkeypatch):
     monkeypatch.delenv("DICECAM_SURFACE_MODEL", raising=False)
 
 
+def table_and_floor(height: int = 480, width: int = 640) -> np.ndarray:
+    """A photo whose left half is a grey table and right half a brown floor: the edge that
+    :class:`FixedOutline` draws shows in it (:mod:`vision.table.edges`)."""
+    photo = np.full((height, width, 3), 150, np.uint8)
+    photo[:, width // 2 :] = (110, 70, 40)
+    return photo
+
+
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return float((a & b).sum() / (a | b).sum())
 
@@ -283,7 +291,7 @@ def test_the_learned_outline_gets_more_slack_than_a_drawn_boundary(monkeypatch):
     near = Die(3, (320, 200, 360, 240), 0.9)  # resting at x=340: half a die past x=320
     far = Die(4, (340, 200, 380, 240), 0.9)  # resting a whole die past it
 
-    photo = np.zeros((480, 640, 3), np.uint8)  # the outline model reads a photo
+    photo = table_and_floor()  # the outline model reads a photo
 
     def off(stage):
         reading = stage.apply(
@@ -316,7 +324,7 @@ class FixedDieCheck:
 
 
 def test_a_box_off_the_surface_that_the_die_check_doubts_is_dropped_not_a_bust(monkeypatch):
-    photo = np.zeros((480, 640, 3), np.uint8)
+    photo = table_and_floor()
     dice = [
         Die(1, (100, 200, 140, 240), 0.9),  # on the surface, doubted: not asked, kept
         Die(2, (400, 200, 440, 240), 0.9),  # off, doubted (0.2): a prop, dropped
@@ -331,7 +339,7 @@ def test_a_box_off_the_surface_that_the_die_check_doubts_is_dropped_not_a_bust(m
     assert "min_die_check=0.7" in repr(stage)
 
     # the boxes are asked about in pixels of the photo as decoded (here at half size)
-    half = np.zeros((240, 320, 3), np.uint8)
+    half = table_and_floor(240, 320)
     check = FixedDieCheck({200: 2, 250: 9})
     TableStage(FixedOutline(), die_check=check).apply(Reading(640, 480, list(dice)), half)
     assert check.asked == [200, 250]
@@ -364,7 +372,7 @@ class NoOutline:
 def test_the_off_table_die_model_judges_dice_its_crop_shows_an_edge_for():
     """A die deep inside the learned outline stays on: the die model's crop (4 die sizes) shows
     it no edge there. Near the edge, or with no outline to measure from, the die model rules."""
-    photo = np.zeros((480, 640, 3), np.uint8)
+    photo = table_and_floor()
     deep = Die(1, (40, 200, 80, 240), 0.9)  # resting 6.5 die sizes inside the left half
     near = Die(2, (260, 200, 300, 240), 0.9)  # 1 die size inside: within the crop's reach
     outside = Die(3, (400, 200, 440, 240), 0.9)

@@ -4,6 +4,8 @@
   :func:`play_surface` picks the tray or the table from its layers.
 - :class:`OffTableModel`: each die with its surroundings, off the surface or not
   (``models/dicecam-offtable.onnx``).
+- :func:`edge_contrast`: whether the photo shows the edge the learned outline draws beside a
+  die (a die past an edge the photo does not show stays on the surface).
 - :func:`apply_table`: sets ``on_table`` of every die and the reading's ``outline``.
 - :class:`Calibration`: a fixed camera's boundary polygon (``dicecam calibrate``).
 - :class:`TableStage`: what :class:`vision.DiceReader` runs after detection.
@@ -19,6 +21,7 @@ Example:
 
 from vision.table.calibration import Calibration, CalibrationError, TableSettings, calibration_path
 from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel, context_crop
+from vision.table.edges import EDGE_MIN_CONTRAST, EdgeContrast, edge_contrast
 from vision.table.evaluate import TableReport, evaluate_table
 from vision.table.geometry import Outline, mask_to_outline, outline_mask, resting_point
 from vision.table.logic import (
@@ -43,11 +46,13 @@ from vision.table.surface import (
 __all__ = [
     "DEFAULT_OFFTABLE_MODEL",
     "DEFAULT_SURFACE_MODEL",
+    "EDGE_MIN_CONTRAST",
     "LAYERS",
     "LEARNED_TOLERANCE",
     "OFF_MIN_DIE_CHECK",
     "TOLERANCE",
     "Calibration",
+    "EdgeContrast",
     "CalibrationError",
     "OffTableModel",
     "Outline",
@@ -60,6 +65,7 @@ __all__ = [
     "calibration_path",
     "context_crop",
     "die_on_table",
+    "edge_contrast",
     "learned_offtable",
     "learned_outline",
     "evaluate_table",

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from vision.table.calibration import Calibration, TableSettings
 from vision.table.dice import CONTEXT, DEFAULT_OFFTABLE_MODEL, OffTableModel
+from vision.table.edges import EDGE_MIN_CONTRAST, edge_contrast
 from vision.table.geometry import Outline, edge_distance, resting_point, signed_distance
 from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel
 
@@ -105,6 +106,10 @@ class TableStage:
             being a die under ``min_die_check`` is dropped rather than called off the table.
         min_die_check: default ``DICECAM_OFFTABLE_MIN_DIE_CHECK``, else
             :data:`OFF_MIN_DIE_CHECK` (0: none dropped).
+        edge_contrast: a die the learned outline puts off the surface stays on when the photo
+            shows no edge between it and the surface nearby, in colour (CIE76 distance under
+            this) or texture (:mod:`vision.table.edges`). Default
+            ``DICECAM_SURFACE_EDGE_CONTRAST``, else :data:`EDGE_MIN_CONTRAST` (0: not asked).
 
     Example:
         >>> stage = TableStage(calibration=Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]))
@@ -123,11 +128,13 @@ class TableStage:
         min_confidence: float = 0.0,
         die_check: DieCheck | None = None,
         min_die_check: float | None = None,
+        edge_contrast: float | None = None,
     ) -> None:
         self.model = SurfaceModel(model) if isinstance(model, (str, Path)) else model
         self.calibration = calibration
         self.tolerance = float(tolerance)
-        settings = TableSettings() if learned_tolerance is None or min_die_check is None else None
+        unset = None in (learned_tolerance, min_die_check, edge_contrast)
+        settings = TableSettings() if unset else None
         if learned_tolerance is None:
             learned_tolerance = settings.surface_tolerance
         self.learned_tolerance = float(
@@ -150,6 +157,11 @@ class TableStage:
         if not 0.0 <= min_die_check <= 1.0:
             raise ValueError(f"expected 0 <= min_die_check <= 1, got {min_die_check}")
         self.min_die_check = float(min_die_check)
+        if edge_contrast is None:
+            edge_contrast = settings.surface_edge_contrast
+        self.edge_contrast = float(EDGE_MIN_CONTRAST if edge_contrast is None else edge_contrast)
+        if self.edge_contrast < 0:
+            raise ValueError(f"expected edge_contrast of 0 or more, got {self.edge_contrast}")
 
     @classmethod
     def default(cls, *, threads: int = 1, die_check: DieCheck | None = None) -> TableStage | None:
@@ -201,6 +213,8 @@ class TableStage:
         outline = self.outline(rgb, reading.width, reading.height, boxes)
         drawn = self.calibration is not None
         apply_table(reading, outline, tolerance=self.tolerance if drawn else self.learned_tolerance)
+        if not drawn and self.edge_contrast > 0 and rgb is not None and outline:
+            self._keep_without_edge(reading, rgb, outline)
         if (
             self.dice_model is not None
             and self.calibration is None
@@ -223,6 +237,18 @@ class TableStage:
             ]
         return reading
 
+    def _keep_without_edge(
+        self, reading: Reading, rgb: NDArray[np.uint8], outline: Outline
+    ) -> None:
+        """Put back on the surface the dice the learned outline calls off where the photo
+        shows no edge between them and the surface nearby."""
+        off = [d for d in reading.dice if not d.on_table]
+        if not off:
+            return
+        for die, contrast in zip(off, edge_contrast(rgb, reading, off, outline), strict=True):
+            if contrast is not None and not contrast.shows(self.edge_contrast):
+                die.on_table = True
+
     def __repr__(self) -> str:
         source = "calibration" if self.calibration is not None else repr(self.model)
         dice = "" if self.dice_model is None else f", dice_model={self.dice_model!r}"
@@ -231,7 +257,10 @@ class TableStage:
         if self.die_check is not None and self.min_die_check:
             doubt = f", min_die_check={self.min_die_check}"
         tolerance = self.tolerance if self.calibration is not None else self.learned_tolerance
-        return f"TableStage({source}, tolerance={tolerance}{dice}{faint}{doubt})"
+        edge = ""
+        if self.calibration is None and self.edge_contrast:
+            edge = f", edge_contrast={self.edge_contrast}"
+        return f"TableStage({source}, tolerance={tolerance}{edge}{dice}{faint}{doubt})"
 
 
 def learned_outline(*, threads: int = 1) -> SurfaceModel | None:
