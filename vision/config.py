@@ -95,6 +95,23 @@ class VisionSettings(BaseSettings):
         le=1.0,
         description="the die check's probability a faint box needs to be added to reach the count",
     )
+    sure_faint: bool = Field(
+        True,
+        description="without a dice count, add faint boxes that the die check and the face "
+        "classifier are both sure of, marked faint (DICECAM_SURE_FAINT; see vision.faint)",
+    )
+    sure_faint_conf: float = Field(
+        0.05, ge=0.0, le=1.0, description="the faintest box asked about (vision.faint)"
+    )
+    sure_faint_check: float = Field(
+        0.6, ge=0.0, le=1.0, description="the die check's probability a faint box needs"
+    )
+    sure_faint_face: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="the face classifier's probability of its value a faint box needs",
+    )
     unsure_below: float = Field(
         0.6,
         ge=0.0,

@@ -3,7 +3,8 @@
 The reader (:class:`vision.DiceReader`) decodes the detector's output into boxes, then, per photo:
 
 1. :func:`choose_boxes` keeps the boxes that are dice: those over the reader's confidence that
-   the die check holds to be dice, or, with the dice count given, the likeliest to that count
+   the die check holds to be dice, and faint ones the die check and the face classifier are both
+   sure of (:mod:`vision.faint`), or, with the dice count given, the likeliest to that count
    (:mod:`vision.count`);
 2. :func:`read_faces` reads each die's value with the face classifier, flags the values it is
    unsure of, and sets the cocked flags with the cocked-die model;
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from vision.count import fit_boxes
+from vision.faint import SureFaint, sure_faint
 from vision.types import Die
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ class DiceStages(Protocol):
     unsure_below: float
     fit_conf: float
     fit_min_verify: float
+    sure_faint: SureFaint | None
+    """When a faint box is a die without a dice count (None: never)."""
 
 
 def take(keep: NDArray[Any], *arrays: NDArray[Any]) -> tuple[NDArray[Any], ...]:
@@ -77,12 +81,16 @@ def choose_boxes(
     expected: int | None = None,
     fit_conf: float = 0.02,
     fit_min_verify: float = 0.3,
+    faces: Any = None,
+    sure: SureFaint | None = None,
 ) -> tuple[tuple[NDArray[Any], ...], int, int]:
     """The boxes (with ``conf`` and any ``others`` that run beside them) that are dice, and how
     many were added and left out to reach ``expected``.
 
     Without ``expected``: the boxes of at least ``conf_min`` that the die check ``verify`` (when
-    given) does not drop. With it: :func:`vision.count.fit_boxes` chooses, down to ``fit_conf``.
+    given) does not drop, and with ``sure`` the faint boxes that the die check and the face
+    classifier ``faces`` are both sure of (:func:`vision.faint.sure_faint`). With it:
+    :func:`vision.count.fit_boxes` chooses, down to ``fit_conf``.
     """
     if expected is not None:
         keep, added, dropped = fit_boxes(
@@ -96,10 +104,17 @@ def choose_boxes(
             min_verify=fit_min_verify,
         )
         return take(keep, boxes, conf, *others), added, dropped
-    arrays = take(conf >= conf_min, boxes, conf, *others)
-    if verify is not None and len(arrays[0]):  # drop boxes that are not dice
-        arrays = take(verify.flags(rgb, arrays[0]), *arrays)
-    return arrays, 0, 0
+    strong = np.flatnonzero(np.asarray(conf) >= conf_min)
+    if verify is not None and len(strong):  # drop boxes that are not dice
+        strong = strong[verify.flags(rgb, np.asarray(boxes)[strong])]
+    if sure is not None:
+        kept = np.zeros(len(conf), bool)
+        kept[strong] = True
+        faint = sure_faint(
+            rgb, boxes, conf, kept, conf_min=conf_min, sure=sure, verify=verify, faces=faces
+        )
+        strong = np.sort(np.concatenate([strong, faint]))
+    return take(strong, boxes, conf, *others), 0, 0
 
 
 @dataclass(slots=True)
@@ -186,8 +201,10 @@ def photo_dice(
         expected=expected,
         fit_conf=stages.fit_conf,
         fit_min_verify=stages.fit_min_verify,
+        faces=stages.faces,
+        sure=stages.sure_faint,
     )
-    faint = conf < stages.conf  # only boxes the count fit added are under it
+    faint = conf < stages.conf  # boxes the count fit added, or sure faint ones
     reads = read_faces(
         img.rgb,
         boxes,

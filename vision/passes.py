@@ -57,6 +57,7 @@ class LookReader(DiceStages, Protocol):
     fit_count: bool
     fit_conf: float
     mirror: bool
+    sure_faint: Any
 
     def input_shape(
         self, height: int, width: int, *, size: int | None = None
@@ -161,12 +162,18 @@ def _detect(
     return shared
 
 
+def _faint(reader: LookReader) -> float:
+    """The confidence from which boxes judge the second look (and the mirror look doubts)."""
+    return min(reader.second_look_conf, reader.conf)
+
+
 def _floor(reader: LookReader, expected: int | None) -> float:
-    """The lowest confidence of a box decoded (faint boxes judge the second look and fill
-    a dice count)."""
-    faint = min(reader.second_look_conf, reader.conf)
-    fit = expected is not None and reader.fit_count
-    return min(faint, reader.fit_conf) if fit and reader.verify is not None else faint
+    """The lowest confidence of a box decoded (faint boxes judge the second look, fill a dice
+    count, or join the dice when the die check and the face classifier are sure of them)."""
+    faint = _faint(reader)
+    if expected is not None and reader.fit_count:
+        return min(faint, reader.fit_conf) if reader.verify is not None else faint
+    return faint if reader.sure_faint is None else min(faint, reader.sure_faint.conf)
 
 
 def _look(reader: LookReader, pred: NDArray[np.float32], floor: float) -> Look:
@@ -213,7 +220,7 @@ def _small(
     ``sides``: the boxes' longer sides in the photo's pixels, when already known."""
     if reader.second_look is None:
         return False
-    faint = min(reader.second_look_conf, reader.conf)
+    faint = _faint(reader)
     if sides is None:
         _, sides = photo_boxes(look[0], lb, img)
     seen = sides[look[1] >= faint].tolist()
@@ -249,7 +256,7 @@ def _decode(
     fit = expected is not None and reader.fit_count
     floor = _floor(reader, expected)
     if flipped is not None:  # the mirror look can only doubt a box: boxes from half the floor
-        mirror = _look(reader, flipped, floor / 2)
+        mirror = _look(reader, flipped, _faint(reader) / 2)
         look = with_mirror_look(
             look, mirror, width, floor=floor, iou=reader.iou, max_det=reader.max_det
         )

@@ -36,6 +36,7 @@ import numpy as np
 from vision.boxes import letterbox, nms
 from vision.config import VisionSettings
 from vision.faces import faces_model_for
+from vision.faint import SureFaint
 from vision.io import ImageSource, LoadedImage, load_image
 from vision.looks import rect_input_shape
 from vision.passes import read_chunk
@@ -219,6 +220,14 @@ class DiceReader:
         :mod:`vision.count`)."""
         self.fit_conf = settings.fit_conf
         self.fit_min_verify = settings.fit_min_verify
+        self.sure_faint = None
+        """Without a dice count, faint boxes the die check and the face classifier are both
+        sure of join the dice, marked faint (``DICECAM_SURE_FAINT``; :mod:`vision.faint`);
+        None without both models or with the setting off."""
+        if settings.sure_faint and self.verify is not None and self.faces is not None:
+            self.sure_faint = SureFaint(
+                settings.sure_faint_conf, settings.sure_faint_check, settings.sure_faint_face
+            )
         self.unsure_below = settings.unsure_below
         """A die whose face the classifier gives less than this probability is marked
         ``unsure`` (``DICECAM_UNSURE_BELOW``, 0.6; 0: never)."""
