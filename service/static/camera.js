@@ -94,9 +94,10 @@ async function liveTick() {
     await showReading(reading, blob);
     const t = state.turn;
     const count = reading.values.length + reading.off_table;
-    // a reading fitted to the dice count (a faint die added, a box left out), or with a value
-    // the reader is unsure of, waits for the player
-    const doubtful = reading.added || reading.dropped || reading.unsure;
+    // a reading fitted to the dice count (a faint die added, a box left out), with a faint die
+    // or a value the reader is unsure of, waits for the player
+    const doubtful = reading.added || reading.dropped || reading.unsure
+      || reading.dice.some((d) => d.faint);
     if (t && !t.over && t.awaiting !== "keep" && count === t.dice_left && !reading.cocked && !doubtful) {
       await useRoll();
     }

@@ -25,6 +25,9 @@ export async function showReading(reading, blob) {
   if (reading.missing) notes.push(missingNote(reading.missing));
   if (reading.unsure) notes.push(`unsure of ${reading.unsure === 1 ? "one value" : `${reading.unsure} values`}: check ${reading.unsure === 1 ? "it" : "them"} (in yellow, marked ?)`);
   if (reading.added) notes.push(`${reading.added} faint ${reading.added === 1 ? "die" : "dice"} added to make the ${reading.expected_dice} rolled: check ${reading.added === 1 ? "it" : "them"} (in yellow)`);
+  // faint dice found without a count: boxes the die check and the face classifier were sure of
+  const faint = reading.dice.filter((d) => d.faint).length - (reading.added || 0);
+  if (faint > 0) notes.push(`${faint} faint ${faint === 1 ? "die" : "dice"} found: check ${faint === 1 ? "it" : "them"} (in yellow)`);
   if (reading.dropped) notes.push(`${reading.dropped} more ${reading.dropped === 1 ? "box" : "boxes"} than the ${reading.expected_dice} dice rolled left out: check the dice`);
   if (reading.latency_ms != null) notes.push(`${Math.round(reading.latency_ms)} ms`);
   ui.readingNote.textContent = notes.join(" · ");
@@ -80,7 +83,7 @@ export function renderDice() {
       + (d.faint && !d.corrected ? " faint" : "") + (d.unsure && !d.corrected ? " unsure" : "");
     b.textContent = (d.cocked || (d.unsure && !d.corrected)) && d.on_table ? `${d.value}?` : String(d.value);
     b.title = !d.on_table ? "off the table: tap to correct"
-      : d.faint && !d.corrected ? "found faintly to make the dice count: check it, tap to correct"
+      : d.faint && !d.corrected ? "found faintly: check it, tap to correct"
       : d.unsure && !d.corrected ? "the reader is unsure of this value: check it, tap to correct"
       : "tap to correct";
     b.dataset.index = String(i);

@@ -386,6 +386,41 @@ def test_live_mode_leaves_a_reading_fitted_to_the_dice_count_to_the_player(tmp_p
         browser.close()
 
 
+class SureFaintReader(TruthReader):
+    """As TruthReader, but the rightmost die is a faint box the reader was sure of, found without
+    fitting the count (``added`` stays 0)."""
+
+    def read(self, image, expected_dice=None) -> Reading:
+        reading = super().read(image, expected_dice)
+        last = reading.dice[-1]
+        reading.dice[-1] = Die(last.value, last.box, 0.12, faint=True)
+        return reading
+
+
+def test_live_mode_leaves_a_reading_with_a_faint_die_to_the_player(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    reader = SureFaintReader(sorted(truth_dice(sample), key=lambda d: d.box[0]))
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser, page, reads = open_turn(p, server, video)
+        page.check("#live")
+        expect(page.locator("#reading-note")).to_contain_text(
+            "1 faint die found: check it (in yellow)", timeout=20_000
+        )
+        chip = page.locator("#dice .die.faint")
+        expect(chip).to_have_count(1)
+        expect(chip).to_have_attribute("title", "found faintly: check it, tap to correct")
+        settled = len(reads)
+        page.wait_for_timeout(2000)  # more frames come in; the roll is still not taken
+        assert len(reads) > settled
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        browser.close()
+
+
 class DoubtingReader(TruthReader):
     """As TruthReader, but the face of the leftmost die is read as a 6 the reader is unsure of."""
 
