@@ -255,7 +255,7 @@ def _decode(
     look, flipped, width = views
     fit = expected is not None and reader.fit_count
     floor = _floor(reader, expected)
-    if flipped is not None:  # the mirror look can only doubt a box: boxes from half the floor
+    if flipped is not None:  # the mirror look only doubts boxes: its own from half the faint bar
         mirror = _look(reader, flipped, _faint(reader) / 2)
         look = with_mirror_look(
             look, mirror, width, floor=floor, iou=reader.iou, max_det=reader.max_det
