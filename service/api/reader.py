@@ -201,6 +201,7 @@ class ReaderService:
             die_check = getattr(current, "die_check", None) or getattr(reader, "verify", None)
             min_confidence = getattr(current, "min_confidence", settings.offtable_min_conf)
             min_die_check = getattr(current, "min_die_check", None)
+            edge_contrast = getattr(current, "edge_contrast", None)
             if calibration is None and model is None:
                 model = _learned_outline_model()
             if calibration is None and model is not None and dice_model is None:
@@ -217,6 +218,7 @@ class ReaderService:
                     min_confidence=min_confidence,
                     die_check=die_check,
                     min_die_check=min_die_check,
+                    edge_contrast=edge_contrast,
                 )
             self._installed = generation
 
