@@ -53,6 +53,12 @@ def test_a_plain_surface_shows_no_edge_and_a_floor_of_another_colour_does():
     # a slightly lighter patch of the same floor (shading) is not an edge
     [shade] = edge_contrast(photo(right=(158, 158, 158)), reading, [die], LEFT_HALF)
     assert 1 < shade.colour < EDGE_MIN_CONTRAST and not shade.shows()
+    # lightness counts half: a floor 13 L* lighter passes for the same floor, a warmer one of
+    # about that distance in hue does not
+    [lighter] = edge_contrast(photo(right=(185, 185, 185)), reading, [die], LEFT_HALF)
+    assert lighter.colour == pytest.approx(6.5, abs=0.3) and not lighter.shows()
+    [warmer] = edge_contrast(photo(right=(165, 140, 130)), reading, [die], LEFT_HALF)
+    assert warmer.colour == pytest.approx(11.8, abs=0.3) and warmer.shows()
 
 
 def test_texture_alone_shows_an_edge():

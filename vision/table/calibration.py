@@ -49,9 +49,9 @@ class TableSettings(BaseSettings):
     """How far outside the learned outline, in die sizes, a die may rest and count as on the
     table (default :data:`vision.table.logic.LEARNED_TOLERANCE`)."""
     surface_edge_contrast: float | None = Field(None, ge=0.0)
-    """CIE76 colour distance under which (with no texture difference either) the photo shows
-    no edge where the learned outline puts a die off the surface, and the die stays on
-    (default :data:`vision.table.edges.EDGE_MIN_CONTRAST`; 0: not asked)."""
+    """L*a*b* colour distance (lightness counted half) under which, with no texture difference
+    either, the photo shows no edge where the learned outline puts a die off the surface, and
+    the die stays on (default :data:`vision.table.edges.EDGE_MIN_CONTRAST`; 0: not asked)."""
     offtable_model: Path | None = None
     """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``; an empty
     ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""

@@ -38,13 +38,18 @@ if TYPE_CHECKING:
 __all__ = ["EDGE_MIN_CONTRAST", "EDGE_MIN_TEXTURE", "EdgeContrast", "edge_contrast"]
 
 EDGE_MIN_CONTRAST = 10.0
-"""CIE L*a*b* distance (CIE76) between the median colours on the two sides from which an edge
-shows (``DICECAM_SURFACE_EDGE_CONTRAST``; 0 questions no edge). About four times a just
-noticeable difference: the bar :data:`vision.matching.CLEAR_MIN_CONTRAST` sets for pips to show."""
+"""L*a*b* distance (lightness counted half) between the median colours on the two sides from
+which an edge shows (``DICECAM_SURFACE_EDGE_CONTRAST``; 0 questions no edge). About four times a
+just noticeable difference: the bar :data:`vision.matching.CLEAR_MIN_CONTRAST` sets for pips."""
 
 EDGE_MIN_TEXTURE = 5.0
 """Difference of the L* spread (standard deviation) on the two sides from which an edge shows
 in texture alone: a plain floor beside a grained table of the same colour."""
+
+LIGHTNESS_WEIGHT = 0.5
+"""Lightness differences count half in the colour distance (as in the CMC 2:1 and CIE94 textile
+formulas for whether two colours pass for one): light falls unevenly across one surface, so a
+floor lighter at one end differs from itself in L* far more than in hue."""
 
 SCALE = 320
 """The photo's longer side, in pixels, at which the two sides are compared."""
@@ -65,7 +70,7 @@ class EdgeContrast:
     """How a die's surroundings off the surface differ from the surface near it."""
 
     colour: float
-    """CIE76 distance between the two sides' median L*a*b* colours."""
+    """Distance between the two sides' median L*a*b* colours, lightness counted half."""
     texture: float
     """Absolute difference of the two sides' L* standard deviations."""
 
@@ -121,6 +126,7 @@ def edge_contrast(
             out.append(None)
             continue
         a, b = lab[win][outside], lab[win][inside]
-        colour = float(np.linalg.norm(np.median(a, 0) - np.median(b, 0)))
+        diff = (np.median(a, 0) - np.median(b, 0)) * (LIGHTNESS_WEIGHT, 1.0, 1.0)
+        colour = float(np.linalg.norm(diff))
         out.append(EdgeContrast(colour, float(abs(a[:, 0].std() - b[:, 0].std()))))
     return out

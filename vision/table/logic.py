@@ -107,8 +107,8 @@ class TableStage:
         min_die_check: default ``DICECAM_OFFTABLE_MIN_DIE_CHECK``, else
             :data:`OFF_MIN_DIE_CHECK` (0: none dropped).
         edge_contrast: a die the learned outline puts off the surface stays on when the photo
-            shows no edge between it and the surface nearby, in colour (CIE76 distance under
-            this) or texture (:mod:`vision.table.edges`). Default
+            shows no edge between it and the surface nearby, in colour (L*a*b* distance, lightness
+            counted half, under this) or texture (:mod:`vision.table.edges`). Default
             ``DICECAM_SURFACE_EDGE_CONTRAST``, else :data:`EDGE_MIN_CONTRAST` (0: not asked).
 
     Example:
