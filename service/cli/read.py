@@ -89,6 +89,9 @@ def _summary(reading) -> str:
         parts.append(f"{reading.missing} missing")
     if reading.added:
         parts.append(f"{reading.added} faint added to make {reading.expected_dice}")
+    faint = sum(d.faint for d in dice) - reading.added  # found faintly without a count
+    if faint > 0:
+        parts.append(f"{faint} faint: check")
     if reading.dropped:
         parts.append(f"{reading.dropped} more left out")
     if reading.bust:

@@ -98,6 +98,17 @@ def test_read_summary_expect_and_annotate(model, photos, tmp_path, capsys):
     assert capsys.readouterr().out.startswith(f"{photos['good']}: 1 die, values 5, 1 more left out")
 
 
+def test_read_summary_names_faint_dice_to_check():
+    from service.cli.read import _summary
+    from vision.types import Die, Reading
+
+    dice = [Die(5, (10, 10, 30, 30), 0.9), Die(2, (50, 10, 70, 30), 0.07, faint=True)]
+    reading = Reading(640, 480, dice, image="roll.jpg")
+    assert _summary(reading) == "roll.jpg: 2 dice, values 5 2, 1 faint: check"
+    reading.added, reading.expected_dice = 1, 2  # the faint die filled the count told
+    assert _summary(reading) == "roll.jpg: 2 dice, values 5 2, 1 faint added to make 2"
+
+
 def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
     missing = tmp_path / "none.onnx"
     for argv, message in [
