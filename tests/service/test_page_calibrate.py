@@ -4,9 +4,6 @@ removed from the page."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import httpx
 import pytest
 
@@ -14,16 +11,9 @@ from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.page import DrawnRoll, TruthReader, chromium_or_skip, launch, write_y4m
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _page_helpers():
-    spec = importlib.util.spec_from_file_location(
-        "_page_helpers", Path(__file__).with_name("test_page.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def tap(page, x: float, y: float) -> None:
@@ -38,15 +28,14 @@ def tap(page, x: float, y: float) -> None:
 
 
 def test_tap_corners_save_and_remove_the_calibration(tmp_path):
-    helpers = _page_helpers()
-    helpers.chromium_or_skip()
+    chromium_or_skip()
     from playwright.sync_api import expect, sync_playwright
 
-    sample = helpers.DrawnRoll()
-    video = helpers.write_y4m(sample.image, tmp_path / "roll.y4m")
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
     app = create_app(
         Settings(data_dir=tmp_path),
-        reader=helpers.TruthReader([]),
+        reader=TruthReader([]),
         tracker_app=None,
         submitter=None,
     )
@@ -56,7 +45,7 @@ def test_tap_corners_save_and_remove_the_calibration(tmp_path):
         sync_playwright() as p,
         httpx.Client(base_url=server.url) as api,
     ):
-        browser = helpers.launch(p, video)
+        browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

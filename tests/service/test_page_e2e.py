@@ -7,7 +7,6 @@ there is one, else a synthetic roll rendered by ``vision.synth`` (its labels are
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -19,19 +18,12 @@ from service.app import create_app
 from service.settings import Settings
 from vision.backends import resolve_backend
 
+from dicecam_testing.page import chips, chromium_or_skip, launch, synthetic_roll, write_y4m
+
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
 SAMPLES = REPO / "datasets" / "samples"
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _page_helpers():
-    spec = importlib.util.spec_from_file_location(
-        "_page_helpers", Path(__file__).with_name("test_page.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def six_dice_roll():
@@ -50,15 +42,14 @@ def six_dice_roll():
                 img = cv2.imdecode(np.fromfile(SAMPLES / name, np.uint8), cv2.IMREAD_COLOR)
                 if img is not None:
                     return img, list(t["values"])
-    sample = _page_helpers().synthetic_roll(6)
+    sample = synthetic_roll(6)
     return sample.image, [int(d["value"]) for d in sample.dice]
 
 
 def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
     if not MODEL.is_file():
         pytest.skip(f"shipped model not committed yet: {MODEL}")
-    helpers = _page_helpers()
-    helpers.chromium_or_skip()
+    chromium_or_skip()
     import cv2
     from playwright.sync_api import expect, sync_playwright
 
@@ -66,10 +57,10 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
     h, w = image.shape[:2]
     scale = 640 / max(h, w)
     image = cv2.resize(image, (int(w * scale) // 2 * 2, int(h * scale) // 2 * 2))
-    video = helpers.write_y4m(image, tmp_path / "roll.y4m")
+    video = write_y4m(image, tmp_path / "roll.y4m")
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
     with BackgroundServer(app) as server, sync_playwright() as p:
-        browser = helpers.launch(p, video)
+        browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         page.goto(server.url + "/")
         page.fill("#player", "stefan")
@@ -77,7 +68,7 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
         expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
         page.check("#live")
         expect(page.locator("#settle")).to_contain_text("settled", timeout=60_000)
-        shown = [int(t.rstrip("?")) for t in helpers.chips(page)]
+        shown = [int(t.rstrip("?")) for t in chips(page)]
         assert sorted(shown) == sorted(truth), f"page shows {shown}, the roll is {truth}"
         state = page.locator("#turn-state")
         expect(state).not_to_have_text("awaiting_roll", timeout=20_000)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -18,32 +17,11 @@ from vision.cocked import (
 )
 from vision.reader import ModelError
 
-onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
+pytest.importorskip("onnx", reason="the onnx package builds the test models")
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
-
-
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-models = _load("dicecam_test_reader_models_cocked", "test_reader_models.py")
-dice_models = _load("dicecam_test_table_dice_cocked", "test_table_dice.py")
-
-
-def _bright_is_cocked(path: Path, **meta: str) -> Path:
-    """P(cocked) > 0.5 on bright crops (see test_table_dice), with ``meta`` in the file."""
-    dice_models._bright_is_off(path)
-    model = onnx.load(str(path))
-    for key, value in meta.items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save(model, str(path))
-    return path
 
 
 def _detector(folder: Path) -> Path:
@@ -66,7 +44,9 @@ def test_a_cocked_model_beside_the_detector_flags_the_dice_it_sees_leaning(tmp_p
     assert plain.cocked is None
     assert [d.cocked for d in plain.read(photo).dice] == [False, False]
 
-    _bright_is_cocked(cocked_model_for(detector), context="2.0", threshold_alone="0.6", tta="True")
+    models.bright_is_a_die(
+        cocked_model_for(detector), context="2.0", threshold_alone="0.6", tta="True"
+    )
     reader = DiceReader(detector, faces=False, table=None, second_look=0)
     assert isinstance(reader.cocked, CockedModel)
     cocked = reader.cocked
@@ -83,7 +63,7 @@ def test_a_cocked_model_beside_the_detector_flags_the_dice_it_sees_leaning(tmp_p
 
 
 def test_with_the_classifier_the_mean_of_both_probabilities_decides(tmp_path):
-    model = CockedModel(_bright_is_cocked(tmp_path / "m.onnx", threshold="0.45"))
+    model = CockedModel(models.bright_is_a_die(tmp_path / "m.onnx", threshold="0.45"))
     rgb = np.zeros((100, 200, 3), np.uint8)
     rgb[:, 100:] = 255
     boxes = [(10, 40, 30, 60), (150, 40, 170, 60), (160, 40, 180, 60)]
@@ -101,10 +81,12 @@ def test_with_the_classifier_the_mean_of_both_probabilities_decides(tmp_path):
 
 
 def test_threshold_comes_from_the_argument_the_setting_or_the_model(tmp_path, monkeypatch):
-    plain = _bright_is_cocked(tmp_path / "plain.onnx")
+    plain = models.bright_is_a_die(tmp_path / "plain.onnx")
     assert CockedModel(plain).threshold == COCKED_THRESHOLD
     assert CockedModel(plain).threshold_alone == COCKED_THRESHOLD_ALONE
-    stored = _bright_is_cocked(tmp_path / "stored.onnx", threshold="0.7", threshold_alone="0.8")
+    stored = models.bright_is_a_die(
+        tmp_path / "stored.onnx", threshold="0.7", threshold_alone="0.8"
+    )
     assert (CockedModel(stored).threshold, CockedModel(stored).threshold_alone) == (0.7, 0.8)
     assert CockedModel(stored, threshold=0.9).threshold == 0.9
     detector = _detector(tmp_path)
@@ -117,13 +99,13 @@ def test_bad_cocked_models_are_clear_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="cocked-die model not found"):
         CockedModel(tmp_path / "missing.onnx")
     with pytest.raises(ValueError, match=r"expected 2 classes \(flat, cocked\)"):
-        CockedModel(dice_models._bright_is_off(tmp_path / "three.onnx", classes=3))
+        CockedModel(models.bright_is_off(tmp_path / "three.onnx", classes=3))
     with pytest.raises(ValueError, match="threshold metadata, got 'high'"):
-        CockedModel(_bright_is_cocked(tmp_path / "bad.onnx", threshold="high"))
+        CockedModel(models.bright_is_a_die(tmp_path / "bad.onnx", threshold="high"))
     with pytest.raises(ValueError, match="threshold_alone metadata, got ''"):
-        CockedModel(_bright_is_cocked(tmp_path / "empty.onnx", threshold_alone=""))
+        CockedModel(models.bright_is_a_die(tmp_path / "empty.onnx", threshold_alone=""))
     with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 1.5"):
-        CockedModel(_bright_is_cocked(tmp_path / "m.onnx"), threshold=1.5)
+        CockedModel(models.bright_is_a_die(tmp_path / "m.onnx"), threshold=1.5)
     detector = _detector(tmp_path)
     with pytest.raises(ModelError, match="cocked-die model not found"):
         DiceReader(detector, faces=False, table=None, cocked=tmp_path / "nope.onnx")

@@ -3,7 +3,6 @@ the die check holds to be dice are added, and the reading says how many of each.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -14,21 +13,8 @@ from vision.annotate import COLOURS, annotate
 from vision.count import fit_count
 from vision.verify import verify_model_for
 
-onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
-
-HERE = Path(__file__).parent
-
-
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-models = _load("dicecam_test_reader_models_count", "test_reader_models.py")
-# P(second class) > 0.99 on bright crops, < 0.01 on dark ones: here P(a die)
-_bright_is_a_die = _load("dicecam_test_cocked_count", "test_cocked.py")._bright_is_cocked
+pytest.importorskip("onnx", reason="the onnx package builds the test models")
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 BOXES = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10], [42, 0, 52, 10]], float)
 
@@ -94,7 +80,7 @@ def detector(tmp_path) -> Path:
         ]
     )
     path = models.make_model(tmp_path / "det.onnx", preds, batch="b", dynamic=True)
-    _bright_is_a_die(verify_model_for(path), threshold="0.2", context="1.5")
+    models.bright_is_a_die(verify_model_for(path), threshold="0.2", context="1.5")
     return path
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -140,12 +139,9 @@ def test_labels_polygons_sidecars_and_errors(tmp_path):
 
 def _models():
     pytest.importorskip("onnx", reason="the onnx package builds the test model")
-    spec = importlib.util.spec_from_file_location(
-        "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from dicecam_testing import onnx_models
+
+    return onnx_models
 
 
 def test_evaluate_dataset_end_to_end(tmp_path):

@@ -3,9 +3,6 @@ faint) when no dice count is given."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,8 +10,6 @@ from vision import DiceReader
 from vision.dice_stages import choose_boxes
 from vision.faint import SureFaint, sure_faint
 from vision.verify import verify_model_for
-
-HERE = Path(__file__).parent
 
 # boxes: a kept die, a faint one beside it, a faint box on the kept die, a fainter one, a faint
 # one the die check doubts, a faint one read unsure, a faint cocked one
@@ -128,21 +123,15 @@ def test_sure_faint_settings_say_what_was_expected():
 # -- in the reader, with the test detector, die check and face classifier ----------------------
 
 
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
 def reader_parts(tmp_path):
     """A detector that finds a 1 at 0.6 and, faintly, a 3 at 0.1 on a photo's bright right half,
     and faintly a 6 at 0.15 on its dark left half; its die check takes bright crops for dice, its
     face classifier reads bright crops as 2 (P 0.98), dark ones as 6 (P 0.29)."""
     pytest.importorskip("onnx", reason="the onnx package builds the test models")
-    models = _load("dicecam_test_reader_models_faint", "test_reader_models.py")
-    bright_is_a_die = _load("dicecam_test_cocked_faint", "test_cocked.py")._bright_is_cocked
+    from dicecam_testing import onnx_models as models
+    from dicecam_testing.onnx_models import bright_is_a_die
+
     preds = models.raw_preds(
         [
             (200, 60, 20, 20, {0: 0.6}),

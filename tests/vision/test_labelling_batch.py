@@ -224,17 +224,11 @@ def test_real_reader_with_shipped_model(roboflow_eval, tmp_path):
 
 
 def _fake_models_module():
-    """tests/vision/test_reader_models.py builds tiny ONNX detectors with known outputs."""
-    import importlib.util
-
+    """Tiny ONNX detectors with known outputs (``dicecam_testing.onnx_models``)."""
     pytest.importorskip("onnx", reason="the onnx package builds the test model")
-    path = Path(__file__).with_name("test_reader_models.py")
-    if not path.is_file():
-        pytest.skip(f"{path.name} (the reader's fake-model helpers) is not here")
-    spec = importlib.util.spec_from_file_location("_labelling_fake_models", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from dicecam_testing import onnx_models
+
+    return onnx_models
 
 
 def _known_model_and_photos(tmp_path: Path, sizes: dict[str, tuple[int, int]]):

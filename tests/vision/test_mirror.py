@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,11 +11,7 @@ from vision import DiceReader
 from vision.fusion import mirror_boxes, second_opinion
 
 pytest.importorskip("onnx", reason="the onnx package builds the test models")
-_spec = importlib.util.spec_from_file_location(
-    "dicecam_test_reader_models_mirror", Path(__file__).with_name("test_reader_models.py")
-)
-models = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(models)
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 PHOTO = np.zeros((480, 640, 3), np.uint8)  # read at 320x256 by a dynamic 320 px model
 

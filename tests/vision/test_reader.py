@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import subprocess
 import sys
@@ -16,11 +15,7 @@ from vision import DiceReader, ImageError, ModelError
 from vision.reader import letterbox, nms
 
 pytest.importorskip("onnx", reason="the onnx package builds the test models")
-_spec = importlib.util.spec_from_file_location(
-    "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
-)
-models = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(models)
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -15,11 +14,7 @@ from PIL import Image
 from service.cli import main
 
 pytest.importorskip("onnx", reason="the onnx package builds the test model")
-_spec = importlib.util.spec_from_file_location(
-    "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
-)
-models = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(models)
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 
 @pytest.fixture

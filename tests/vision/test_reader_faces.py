@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,11 +11,7 @@ from PIL import Image
 from vision import DiceReader, ModelError
 
 pytest.importorskip("onnx", reason="the onnx package builds the test models")
-_spec = importlib.util.spec_from_file_location(
-    "dicecam_test_reader_models", Path(__file__).with_name("test_reader_models.py")
-)
-models = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(models)
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 # detector: two 5s; in a 640x480 photo they land at (160, 80)-(240, 160) and (400, 280)-(480, 360)
 DICE = [(100, 100, 40, 40, {4: 0.9}), (220, 200, 40, 40, {4: 0.8})]

@@ -1,110 +1,45 @@
-"""Tiny ONNX detectors with known outputs, shaped like ultralytics exports, for reader tests.
-
-Their output is a fixed prediction tensor plus, optionally, the mean brightness of the input
-added to chosen scores, so a test knows exactly what the reader must decode (and which image of a
-batch a die belongs to). Other test modules load this file with importlib.
-"""
+"""The tests' tiny ONNX models (``tests/support/dicecam_testing/onnx_models.py``) output what
+they promise, so the tests built on them know what the reader must decode."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-
-NAMES7 = "{0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6', 6: 'cocked'}"
-
-
-def raw_preds(
-    dice: list[tuple[float, float, float, float, dict[int, float]]], nc: int = 7, n: int = 64
-):
-    """(4 + nc, n) raw predictions: each die is (cx, cy, w, h, {class: score}); other anchors 0."""
-    p = np.zeros((4 + nc, n), np.float32)
-    for j, (cx, cy, w, h, scores) in enumerate(dice):
-        p[:4, j] = (cx, cy, w, h)
-        for cls, s in scores.items():
-            p[4 + cls, j] = s
-    return p
+from dicecam_testing.onnx_models import (  # noqa: E402
+    bright_is_a_die,
+    make_classifier,
+    make_model,
+    raw_preds,
+)
 
 
-def make_model(
-    path: Path,
-    preds: np.ndarray,
-    *,
-    imgsz: tuple[int, int] = (320, 320),
-    batch: int | str = 1,
-    names: str | None = NAMES7,
-    end2end: bool = False,
-    brightness_mask: np.ndarray | None = None,
-    dynamic: bool = False,
-) -> Path:
-    """Write an ONNX model whose output is ``preds`` (plus mean input * ``brightness_mask``).
+def _session(path):
+    import onnxruntime as ort
 
-    ``dynamic``: free input height and width, as ultralytics' ``dynamic=True`` export; ``imgsz``
-    is then only in the metadata.
-    """
-    h, w = ("height", "width") if dynamic else imgsz
-    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, [batch, 3, h, w])
-    out = helper.make_tensor_value_info("output0", TensorProto.FLOAT, [batch, *preds.shape])
-    mask = np.zeros_like(preds) if brightness_mask is None else brightness_mask
-    inits = [
-        numpy_helper.from_array(preds[None].astype(np.float32), "preds"),
-        numpy_helper.from_array(mask[None].astype(np.float32), "mask"),
-        numpy_helper.from_array(np.array([3], np.int64), "axis3"),
-    ]
-    nodes = [
-        helper.make_node("ReduceMean", ["images"], ["mean4"], axes=[1, 2, 3], keepdims=1),
-        helper.make_node("Squeeze", ["mean4", "axis3"], ["mean3"]),  # (B, 1, 1)
-        helper.make_node("Mul", ["mean3", "mask"], ["lit"]),
-        helper.make_node("Add", ["lit", "preds"], ["output0"]),
-    ]
-    graph = helper.make_graph(nodes, "fake_dice_detector", [inp], [out], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    meta = {"imgsz": str(list(imgsz)), "stride": "32", "task": "detect", "end2end": str(end2end)}
-    if names is not None:
-        meta["names"] = names
-    helper.set_model_props(model, meta)
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
 
 
 def test_fake_model_outputs_its_predictions(tmp_path):
-    import onnxruntime as ort
-
     preds = raw_preds([(10, 20, 30, 40, {4: 0.9})])
     path = make_model(tmp_path / "m.onnx", preds, batch="b")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    out = session.run(None, {"images": np.zeros((2, 3, 320, 320), np.float32)})[0]
+    out = _session(path).run(None, {"images": np.zeros((2, 3, 320, 320), np.float32)})[0]
     assert out.shape == (2, 11, 64)
     np.testing.assert_allclose(out[1], preds)
 
 
-def make_classifier(
-    path: Path, logits: np.ndarray, brightness_mask: np.ndarray, *, size: int = 48
-) -> Path:
-    """A face classifier (N x 3 x size x size -> N x 7) whose logits are ``logits`` plus the crop's
-    mean brightness (0..1) times ``brightness_mask``."""
-    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, size, size])
-    out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", len(logits)])
-    inits = [
-        numpy_helper.from_array(logits[None].astype(np.float32), "base"),
-        numpy_helper.from_array(brightness_mask[None].astype(np.float32), "mask"),
-    ]
-    nodes = [
-        helper.make_node("ReduceMean", ["images"], ["mean"], axes=[1, 2, 3], keepdims=0),
-        helper.make_node("Unsqueeze", ["mean", "axis1"], ["mean2"]),  # (N, 1)
-        helper.make_node("Mul", ["mean2", "mask"], ["lit"]),
-        helper.make_node("Add", ["lit", "base"], ["logits"]),
-    ]
-    inits.append(numpy_helper.from_array(np.array([1], np.int64), "axis1"))
-    graph = helper.make_graph(nodes, "fake_face_classifier", [inp], [out], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+def test_fake_classifier_adds_the_crop_brightness_to_its_logits(tmp_path):
+    mask = np.array([0, 0, 0, 0, 0, 2, 0], np.float32)
+    path = make_classifier(tmp_path / "c.onnx", np.arange(7, dtype=np.float32), mask)
+    crops = np.stack([np.zeros((3, 48, 48), np.float32), np.full((3, 48, 48), 0.5, np.float32)])
+    out = _session(path).run(None, {"images": crops})[0]
+    np.testing.assert_allclose(out, [np.arange(7), np.arange(7) + mask * 0.5], atol=1e-6)
+
+
+def test_bright_crops_take_the_second_class(tmp_path):
+    path = bright_is_a_die(tmp_path / "d.onnx", context="2.0")
+    crops = np.stack([np.full((3, 48, 48), v, np.float32) for v in (0.1, 0.9)])
+    logits = _session(path).run(None, {"images": crops})[0]
+    assert logits[0, 1] < logits[0, 0] and logits[1, 1] > logits[1, 0]
+    assert {p.key: p.value for p in onnx.load(str(path)).metadata_props} == {"context": "2.0"}

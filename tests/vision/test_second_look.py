@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
@@ -14,11 +13,7 @@ import pytest
 from vision import DiceReader
 
 pytest.importorskip("onnx", reason="the onnx package builds the test models")
-_spec = importlib.util.spec_from_file_location(
-    "dicecam_test_reader_models_sl", Path(__file__).with_name("test_reader_models.py")
-)
-models = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(models)
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 

@@ -3,9 +3,7 @@ reader's table step on a tiny known-output detector."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -388,12 +386,9 @@ def test_the_off_table_die_model_judges_dice_its_crop_shows_an_edge_for():
 
 def _reader_models():
     pytest.importorskip("onnx", reason="the onnx package builds the test detector")
-    spec = importlib.util.spec_from_file_location(
-        "dicecam_test_table_models", Path(__file__).with_name("test_reader_models.py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from dicecam_testing import onnx_models
+
+    return onnx_models
 
 
 def test_reader_marks_a_die_outside_the_calibrated_boundary_off_the_table(tmp_path):

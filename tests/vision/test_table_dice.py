@@ -14,35 +14,8 @@ from vision.table import (
 )
 from vision.types import Die, Reading
 
-onnx = pytest.importorskip("onnx", reason="the onnx package builds the test model")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-
-
-def _bright_is_off(path, classes: int = 2):
-    """logits (on, off) = (0, 40 * (mean brightness - 0.5)): P(off) > 0.5 on bright crops."""
-    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 48, 48])
-    out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", classes])
-    w = np.zeros((1, classes), np.float32)
-    w[0, -1] = 40.0
-    b = np.zeros((classes,), np.float32)
-    b[-1] = -20.0
-    nodes = [
-        helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
-        helper.make_node("Unsqueeze", ["m", "one"], ["m2"]),
-        helper.make_node("MatMul", ["m2", "w"], ["mw"]),
-        helper.make_node("Add", ["mw", "b"], ["logits"]),
-    ]
-    inits = [
-        numpy_helper.from_array(w, "w"),
-        numpy_helper.from_array(b, "b"),
-        numpy_helper.from_array(np.array([1], np.int64), "one"),
-    ]
-    graph = helper.make_graph(nodes, "bright_is_off", [inp], [out], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+pytest.importorskip("onnx", reason="the onnx package builds the test model")
+from dicecam_testing.onnx_models import bright_is_off  # noqa: E402
 
 
 @pytest.fixture
@@ -58,7 +31,7 @@ def _reading() -> Reading:
 
 
 def test_probability_of_each_die_from_its_surroundings(tmp_path, photo):
-    model = OffTableModel(_bright_is_off(tmp_path / "m.onnx"))
+    model = OffTableModel(bright_is_off(tmp_path / "m.onnx"))
     p = model.probability(photo, [(100, 200, 120, 220), (500, 200, 520, 220)])
     assert p.shape == (2,) and p[0] < 0.01 and p[1] > 0.99
     assert model.probability(photo, []).shape == (0,)
@@ -66,7 +39,7 @@ def test_probability_of_each_die_from_its_surroundings(tmp_path, photo):
 
 
 def test_stage_calls_off_what_the_die_model_says_even_inside_the_outline(tmp_path, photo):
-    stage = TableStage(None, dice_model=OffTableModel(_bright_is_off(tmp_path / "m.onnx")))
+    stage = TableStage(None, dice_model=OffTableModel(bright_is_off(tmp_path / "m.onnx")))
     reading = stage.apply(_reading(), photo)
     assert reading.outline is None  # no outline model: the surface fills the frame
     assert [d.on_table for d in reading.dice] == [True, False]
@@ -75,7 +48,7 @@ def test_stage_calls_off_what_the_die_model_says_even_inside_the_outline(tmp_pat
 
 
 def test_die_boxes_are_scaled_to_a_photo_decoded_smaller(tmp_path, photo):
-    stage = TableStage(None, dice_model=OffTableModel(_bright_is_off(tmp_path / "m.onnx")))
+    stage = TableStage(None, dice_model=OffTableModel(bright_is_off(tmp_path / "m.onnx")))
     half = np.ascontiguousarray(photo[::2, ::2])  # 320x240 pixels for a 640x480 reading
     reading = stage.apply(_reading(), half)
     assert [d.on_table for d in reading.dice] == [True, False]
@@ -83,7 +56,7 @@ def test_die_boxes_are_scaled_to_a_photo_decoded_smaller(tmp_path, photo):
 
 def test_a_calibrated_boundary_is_not_overruled_by_the_die_model(tmp_path, photo):
     whole = Calibration([(0, 0), (1, 0), (1, 1), (0, 1)])
-    dice_model = OffTableModel(_bright_is_off(tmp_path / "m.onnx"))
+    dice_model = OffTableModel(bright_is_off(tmp_path / "m.onnx"))
     reading = TableStage(calibration=whole, dice_model=dice_model).apply(_reading(), photo)
     assert [d.on_table for d in reading.dice] == [True, True]
 
@@ -99,7 +72,7 @@ def test_default_stage_loads_the_die_model_from_settings(tmp_path, monkeypatch):
         pytest.skip(f"surface model not built: {DEFAULT_SURFACE_MODEL}")
     surface.write_bytes(DEFAULT_SURFACE_MODEL.read_bytes())
     monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(surface))
-    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(_bright_is_off(tmp_path / "m.onnx")))
+    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(bright_is_off(tmp_path / "m.onnx")))
     monkeypatch.setenv("DICECAM_OFFTABLE_THRESHOLD", "0.8")
     stage = TableStage.default()
     assert stage.dice_model is not None and stage.dice_model.threshold == 0.8
@@ -111,6 +84,6 @@ def test_bad_models_and_thresholds_are_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="off-table model not found"):
         OffTableModel(tmp_path / "missing.onnx")
     with pytest.raises(ValueError, match="expected 2 classes"):
-        OffTableModel(_bright_is_off(tmp_path / "three.onnx", classes=3))
+        OffTableModel(bright_is_off(tmp_path / "three.onnx", classes=3))
     with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 1.5"):
-        OffTableModel(_bright_is_off(tmp_path / "m.onnx"), threshold=1.5)
+        OffTableModel(bright_is_off(tmp_path / "m.onnx"), threshold=1.5)

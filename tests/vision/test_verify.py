@@ -3,7 +3,6 @@ the detector's own mistakes."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -17,22 +16,10 @@ from vision.train.mining import background_boxes, is_val_scene, scene_of, yolo_i
 from vision.verify import VERIFY_THRESHOLD, VerifyModel, verify_model_for
 
 onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
+from dicecam_testing import onnx_models as models  # noqa: E402
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
-
-
-def _load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-models = _load("dicecam_test_reader_models_verify", "test_reader_models.py")
-dice_models = _load("dicecam_test_table_dice_verify", "test_table_dice.py")
-# P(second class) > 0.99 on bright crops, < 0.01 on dark ones, with metadata: here P(a die)
-_bright_is_a_die = _load("dicecam_test_cocked_verify", "test_cocked.py")._bright_is_cocked
 
 
 def _detector(folder: Path) -> Path:
@@ -55,7 +42,7 @@ def test_a_die_check_beside_the_detector_drops_what_it_does_not_take_for_a_die(t
     assert plain.verify is None
     assert [d.value for d in plain.read(photo).dice] == [5, 3]
 
-    _bright_is_a_die(verify_model_for(detector), threshold="0.2", context="1.5")
+    models.bright_is_a_die(verify_model_for(detector), threshold="0.2", context="1.5")
     reader = DiceReader(detector, faces=False, table=None, second_look=0)
     assert isinstance(reader.verify, VerifyModel)
     assert (reader.verify.threshold, reader.verify.context) == (0.2, 1.5)
@@ -68,9 +55,9 @@ def test_a_die_check_beside_the_detector_drops_what_it_does_not_take_for_a_die(t
 
 
 def test_threshold_comes_from_the_argument_the_setting_or_the_model(tmp_path, monkeypatch):
-    plain = _bright_is_a_die(tmp_path / "plain.onnx")
+    plain = models.bright_is_a_die(tmp_path / "plain.onnx")
     assert VerifyModel(plain).threshold == VERIFY_THRESHOLD
-    stored = _bright_is_a_die(tmp_path / "stored.onnx", threshold="0.3")
+    stored = models.bright_is_a_die(tmp_path / "stored.onnx", threshold="0.3")
     assert VerifyModel(stored).threshold == 0.3
     assert VerifyModel(stored, threshold=0.05).threshold == 0.05
     detector = _detector(tmp_path)
@@ -86,11 +73,11 @@ def test_bad_die_checks_are_clear_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="die check not found"):
         VerifyModel(tmp_path / "missing.onnx")
     with pytest.raises(ValueError, match=r"expected 2 classes \(not a die, a die\)"):
-        VerifyModel(dice_models._bright_is_off(tmp_path / "three.onnx", classes=3))
+        VerifyModel(models.bright_is_off(tmp_path / "three.onnx", classes=3))
     with pytest.raises(ValueError, match="threshold metadata, got 'low'"):
-        VerifyModel(_bright_is_a_die(tmp_path / "bad.onnx", threshold="low"))
+        VerifyModel(models.bright_is_a_die(tmp_path / "bad.onnx", threshold="low"))
     with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 0.0"):
-        VerifyModel(_bright_is_a_die(tmp_path / "m.onnx"), threshold=0.0)
+        VerifyModel(models.bright_is_a_die(tmp_path / "m.onnx"), threshold=0.0)
     detector = _detector(tmp_path)
     (tmp_path / "junk.onnx").write_bytes(b"not a model")
     with pytest.raises(ModelError, match="cannot load die check"):
@@ -214,7 +201,7 @@ def test_boxes_the_check_drops_still_ask_for_the_second_look(tmp_path):
     # (640x480) a bright patch, which it keeps
     preds = models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
     detector = models.make_model(tmp_path / "small.onnx", preds, batch="b", dynamic=True)
-    _bright_is_a_die(verify_model_for(detector))
+    models.bright_is_a_die(verify_model_for(detector))
     photo = np.full((480, 640, 3), 20, np.uint8)
     photo[80:180, 100:220] = 240
     reader = DiceReader(detector, faces=False, table=None, second_look=640)
@@ -237,7 +224,7 @@ def test_a_fine_tuned_reader_lowers_the_die_checks_threshold_to_keep_its_new_dic
     base.parent.mkdir()
     for suffix in (".onnx", "-faces.onnx"):
         shutil.copy(REPO / "models" / f"dicecam-reader{suffix}", base.with_name(f"reader{suffix}"))
-    _bright_is_a_die(verify_model_for(base), threshold="0.5", context="1.5", task="t")
+    models.bright_is_a_die(verify_model_for(base), threshold="0.5", context="1.5", task="t")
     new = tmp_path / "new"
     write_dataset(new, 6, seed=5, size=(320, 240), val_fraction=0.0)
     out = tmp_path / "reader-ft-verify.onnx"

@@ -1,0 +1,6 @@
+"""Helpers the tests share: tiny ONNX models with known outputs (:mod:`.onnx_models`) and the
+camera page in chromium (:mod:`.page`).
+
+``tests/support`` is on pytest's ``pythonpath`` (pyproject.toml), so a test imports them as
+``from dicecam_testing.onnx_models import make_model``; test modules never import each other.
+"""
