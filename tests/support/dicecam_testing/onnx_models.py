@@ -24,6 +24,17 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 NAMES7 = "{0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6', 6: 'cocked'}"
 
 
+def _save(graph, path: Path, meta: dict[str, str] | None = None) -> Path:
+    """Write ``graph`` (opset 13, IR 8, checked) to ``path`` with ``meta`` as its metadata."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    if meta:
+        helper.set_model_props(model, meta)
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
 def raw_preds(
     dice: list[tuple[float, float, float, float, dict[int, float]]], nc: int = 7, n: int = 64
 ):
@@ -68,15 +79,10 @@ def make_model(
         helper.make_node("Add", ["lit", "preds"], ["output0"]),
     ]
     graph = helper.make_graph(nodes, "fake_dice_detector", [inp], [out], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
     meta = {"imgsz": str(list(imgsz)), "stride": "32", "task": "detect", "end2end": str(end2end)}
     if names is not None:
         meta["names"] = names
-    helper.set_model_props(model, meta)
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+    return _save(graph, path, meta)
 
 
 def make_classifier(
@@ -98,11 +104,7 @@ def make_classifier(
     ]
     inits.append(numpy_helper.from_array(np.array([1], np.int64), "axis1"))
     graph = helper.make_graph(nodes, "fake_face_classifier", [inp], [out], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+    return _save(graph, path)
 
 
 def bright_is_off(path: Path, classes: int = 2) -> Path:
@@ -126,11 +128,7 @@ def bright_is_off(path: Path, classes: int = 2) -> Path:
         numpy_helper.from_array(np.array([1], np.int64), "one"),
     ]
     graph = helper.make_graph(nodes, "bright_is_off", [inp], [out], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+    return _save(graph, path)
 
 
 def bright_is_a_die(path: Path, **meta: str) -> Path:
