@@ -15,19 +15,14 @@ low enough to keep the new dice; the cocked-die model is copied as it is.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
-import random
 import shlex
 import shutil
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
 
-from vision.evaluate import sibling_path
-from vision.io import TRAINING_SUFFIXES
-
+from .holdout import Split, split_dataset
 from .recipe import Recipe
 
 __all__ = [
@@ -90,115 +85,6 @@ the mean reads worse (0.6 against 0.4: 89.80% of the fresh dice), since it learn
 mean, not to read alone. Eight times as many dice of the new style not helping says the misreads
 left are not for want of examples: they are cocked dice, dice in piles whose top face is hidden and
 whose neighbours' numerals fill the crop, and dice cut by the frame."""
-
-
-def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
-    """The photo's label file (``images/`` -> ``labels/``), or with ``folder="meta"`` and
-    ``suffix=".json"`` its synthetic sidecar; None when there is none."""
-    if "images" not in image.parts[:-1]:
-        return None
-    label = sibling_path(image, folder, suffix)
-    return label if label.is_file() else None
-
-
-def _link_photo(image: Path, label: Path, part: Path, name: str) -> None:
-    """Link a labelled photo into the YOLO folder ``part`` as ``name``, with its sidecar (the
-    dice's states, for the off-table and clear-dice figures) when it has one."""
-    _link(image, part / "images" / name)
-    _link(label, (part / "labels" / name).with_suffix(".txt"))
-    if (meta := _label_for(image, "meta", ".json")) is not None:
-        _link(meta, (part / "meta" / name).with_suffix(".json"))
-
-
-def _link(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists() or dst.is_symlink():
-        dst.unlink()
-    try:
-        os.symlink(src.resolve(), dst)
-    except OSError:
-        shutil.copyfile(src, dst)
-
-
-class Split(NamedTuple):
-    """Where :func:`split_dataset` put the photos (YOLO folders: ``images/`` + ``labels/``)."""
-
-    train: Path
-    """The new photos to train on."""
-    heldout: Path
-    """The new photos held out, to measure on."""
-    n_train: int
-    n_held: int
-    replay: Path
-    """Photos the model already knew, trained on beside ``train`` (maybe empty)."""
-    known: Path
-    """Other photos the model already knew, not replayed: a check that it has not forgotten them
-    (maybe empty)."""
-
-
-def split_dataset(
-    data_dirs: list[Path],
-    out: Path,
-    *,
-    holdout: float = 0.2,
-    replay: list[Path] | None = None,
-    replay_n: int = 300,
-    known_n: int = 60,
-    seed: int = 0,
-) -> Split:
-    """Link labelled photos into ``out/train`` and ``out/heldout`` (YOLO layout),
-    ``replay_n`` random photos of the ``replay`` folders into ``out/replay`` and ``known_n`` others
-    of them into ``out/known``. Replayed and known photos are drawn from those with at least one
-    labelled die.
-
-    The replay photos have a folder of their own, so that what learns from the new photos alone
-    (the face classifier, which replays every known photo at a set share) can tell them apart.
-    """
-    items = []
-    for d in data_dirs:
-        for image in sorted(Path(d).rglob("*")):
-            if (
-                image.suffix.lower() in TRAINING_SUFFIXES
-                and (label := _label_for(image)) is not None
-            ):
-                items.append((image, label))
-    if len(items) < 2:
-        raise ValueError(
-            f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
-        )
-    train, held, replayed, known = (out / p for p in ("train", "heldout", "replay", "known"))
-    for part in (train, held, replayed, known):  # links of an earlier run, maybe of other photos
-        if part.is_dir():
-            shutil.rmtree(part)
-    n_train = n_held = 0
-    for k, (image, label) in enumerate(items):
-        h = int(hashlib.sha1(f"{seed}:{image.name}:{k}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-        part = held if h < holdout else train
-        _link_photo(image, label, part, f"{k:05d}_{image.name}")
-        if part is held:
-            n_held += 1
-        else:
-            n_train += 1
-    if n_held == 0 or n_train == 0:  # tiny sets: force one photo each way
-        raise ValueError(
-            f"split of {len(items)} photos left one side empty; use more photos or another --holdout"
-        )
-    rng = random.Random(seed)
-    pool = []
-    for d in replay or []:  # photos with labelled dice only: an empty label file is most often
-        # a label left out (roboflow-dice's dice_417, 15 dice), and would teach "no die here"
-        pool += [
-            (i, lab)
-            for i in sorted(Path(d).rglob("*"))
-            if i.suffix.lower() in TRAINING_SUFFIXES
-            and (lab := _label_for(i))
-            and lab.read_text().strip()
-        ]
-    drawn = rng.sample(pool, min(replay_n + known_n, len(pool)))
-    for k, (image, label) in enumerate(drawn):
-        part, name = (replayed, f"replay{k:05d}") if k < replay_n else (known, f"known{k:05d}")
-        _link_photo(image, label, part, f"{name}_{image.name}")
-    return Split(train, held, n_train, n_held, replayed, known)
 
 
 def _one_class(onnx_file: Path) -> bool:
