@@ -15,6 +15,8 @@ if any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")):
 
 from service.cli import main  # noqa: E402
 
+from dicecam_testing.folders import yolo_folder  # noqa: E402
+
 RECIPE = """
 name: tiny
 synth: {n: 10, seed: 3, size: [192, 192], val_fraction: 0.2}
@@ -140,63 +142,6 @@ def test_finetune_can_keep_the_detector_and_tune_faces_only(trained: Path, tmp_p
     assert faces != (trained / "tiny-faces.pt").read_bytes()  # the classifier did learn
 
 
-def test_detector_choice_counts_dice_read_right_less_extra_ones():
-    from vision.train.finetune import read_right
-
-    figures = {"face_accuracy": 0.9, "matched_dice": 10, "predicted_dice": 12, "truth_dice": 11}
-    assert read_right(figures) == 9 - 2
-    assert read_right({**figures, "face_accuracy": None, "matched_dice": 0}) == -12
-    assert read_right(None) == 0
-
-
-def _yolo_folder(root: Path, names: list[str]) -> Path:
-    for name in names:
-        (root / "images").mkdir(parents=True, exist_ok=True)
-        (root / "labels").mkdir(parents=True, exist_ok=True)
-        (root / "images" / f"{name}.jpg").write_bytes(b"jpeg")
-        (root / "labels" / f"{name}.txt").write_text("0 0.5 0.5 0.1 0.1\n")
-    return root
-
-
-def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path: Path):
-    from vision.train.finetune import split_dataset
-
-    new = _yolo_folder(tmp_path / "new", [f"new{i}" for i in range(8)])
-    old = _yolo_folder(tmp_path / "old", [f"old{i}" for i in range(7)])
-    out = tmp_path / "split"
-    # an earlier run left links here: they must not stay in the training or the check part
-    _yolo_folder(out / "train", ["stale"])
-    _yolo_folder(out / "known", ["stale"])
-    (new / "meta").mkdir()
-    (new / "meta" / "new0.json").write_text('{"dice": [{"state": "table"}]}')
-    # a label file left empty: never replayed nor used as a known photo
-    (_yolo_folder(tmp_path / "old", ["unlabelled"]) / "labels" / "unlabelled.txt").write_text("")
-    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=10, known_n=2)
-
-    def names(part: Path) -> set[str]:
-        return {p.stem.split("_", 1)[1] for p in (part / "images").iterdir()}
-
-    train, held, replayed = names(split.train), names(split.heldout), names(split.replay)
-    assert train | held == {f"new{i}" for i in range(8)} and not train & held
-    assert (split.n_train, split.n_held) == (len(train), len(held))
-    # a synthetic sidecar (the dice's states) comes along with its photo, wherever it went
-    (sidecar,) = [*split.train.glob("meta/*.json"), *split.heldout.glob("meta/*.json")]
-    assert sidecar.name.endswith("_new0.json") and "table" in sidecar.read_text()
-    assert (sidecar.parent.parent / "images" / f"{sidecar.stem}.jpg").is_file()
-    assert replayed == {f"old{i}" for i in range(7)}  # all 7 asked for 10; not the empty one
-    assert not list(split.known.glob("images/*"))  # none left for the forgetting check
-    split = split_dataset([new], out, holdout=0.3, replay=[old], replay_n=3, known_n=2)
-    # the forgetting check: known photos, none of them replayed
-    replayed, known = names(split.replay), names(split.known)
-    assert len(replayed) == 3 and len(known) == 2 and not known & replayed
-    assert replayed | known <= {f"old{i}" for i in range(7)}
-    assert all(
-        (part / "labels" / f"{p.stem}.txt").is_file()
-        for part in (split.replay, split.known)
-        for p in (part / "images").iterdir()
-    )
-
-
 def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert main(["train", "--recipe", str(tmp_path / "missing.yaml")]) == 2
     assert "recipe not found" in capsys.readouterr().err
@@ -209,7 +154,7 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert main(["train", "--data", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
     # a bad label line is named before any training starts
-    data = _yolo_folder(tmp_path / "data", ["a", "b"])
+    data = yolo_folder(tmp_path / "data", ["a", "b"])
     (data / "labels" / "b.txt").write_text("0 0.5 0.5 0.1 0.1\n2 0.5 nan 0.1 0.1\n")
     assert main(["train", "--data", str(data), "--from", str(tmp_path / "m.onnx")]) == 2
     assert "b.txt:2: expected finite numbers" in capsys.readouterr().err
@@ -226,7 +171,7 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
         capsys.readouterr().err
     )
     # a --from model that is not there is said in one line, before any training
-    good = _yolo_folder(tmp_path / "good", ["a", "b"])
+    good = yolo_folder(tmp_path / "good", ["a", "b"])
     assert main(["train", "--data", str(good), "--from", str(tmp_path / "m")]) == 2
     assert f"--from needs {tmp_path / 'm.onnx'} (the exported model and its checkpoint)" in (
         capsys.readouterr().err
@@ -391,55 +336,6 @@ def test_face_training_mixes_in_replay_crops(tmp_path: Path):
             replay_dirs=[old / "images"],
             replay_share=1.0,
         )
-
-
-def test_a_fine_tuned_detector_that_forgets_the_known_dice_is_not_kept():
-    from vision.train.finetune import detector_verdict
-
-    def figures(right: int, extra: int = 0, dice: int = 100) -> dict:
-        return {
-            "face_accuracy": right / dice,
-            "matched_dice": dice,
-            "predicted_dice": dice + extra,
-            "truth_dice": dice,
-        }
-
-    better = (figures(40, dice=40), figures(35, dice=40))  # held-out: tuned, starting
-    assert detector_verdict(better) == (
-        True,
-        "the fine-tuned one (held-out score 40 against 35 for the starting one)",
-    )
-    assert not detector_verdict((figures(35, dice=40), figures(35, dice=40)))[0]  # a tie
-    # on 300 known dice the margin is 3: 3 more false boxes pass, 4 do not
-    assert detector_verdict(better, (figures(300, extra=3, dice=300), figures(300, dice=300)))[0]
-    keep, note = detector_verdict(better, (figures(300, extra=4, dice=300), figures(300, dice=300)))
-    assert not keep
-    assert note.endswith("but it forgot known dice: score on known photos 296 against 300)")
-
-
-def test_a_fine_tuned_detector_that_reads_fewer_known_photos_exactly_is_not_kept():
-    from vision.train.finetune import detector_verdict, exact_photos
-
-    def figures(right: int, exact: int, photos: int = 60, dice: int = 227) -> dict:
-        return {
-            "face_accuracy": right / dice,
-            "matched_dice": dice,
-            "predicted_dice": dice,
-            "truth_dice": dice,
-            "images": photos,
-            "exact_accuracy": exact / photos,
-        }
-
-    assert exact_photos(figures(200, 42)) == 42
-    assert exact_photos(None) == 0
-    better = (figures(40, 10, 13, 40), figures(35, 8, 13, 40))  # held-out: tuned, starting
-    # measured on 60 known photos (2026-11-25, pastel dice at 1280x960): one more die read
-    # right, but 42 photos exact against 46; the margin is 60 // 30 = 2 photos
-    keep, note = detector_verdict(better, (figures(210, 42), figures(209, 46)))
-    assert not keep
-    assert note.endswith("but it reads fewer known photos exactly: 42 against 46)")
-    assert detector_verdict(better, (figures(210, 44), figures(209, 46)))[0]
-    assert not detector_verdict(better, (figures(210, 43), figures(209, 46)))[0]
 
 
 def test_face_classifiers_join_into_one_model_that_reads_their_mean(tmp_path: Path):
