@@ -9,6 +9,17 @@ import pytest
 
 
 @pytest.fixture
+def table_settings(tmp_path, monkeypatch) -> None:
+    """No user calibration, data folder or table setting leaks into a test: the data folder is
+    the test's own and every table setting is at its default."""
+    from vision.table import TableSettings
+
+    for name in TableSettings.model_fields:
+        monkeypatch.delenv(f"DICECAM_{name.upper()}", raising=False)
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.fixture
 def one_die_scene() -> Callable[..., dict]:
     """Makes a synthetic scene of one die thrown flat on a plain table, seen from straight
     above under even light, sharp: ``one_die_scene(seed, body=..., pip=..., table_color=...,

@@ -69,15 +69,14 @@ def test_an_unsure_grid_gives_no_outline_from_the_threshold_asked(tmp_path):
         SurfaceModel(path, min_certainty=1.5)
 
 
-def test_the_gate_comes_from_the_model_and_the_setting_overrides_it(tmp_path, monkeypatch):
+def test_the_gate_comes_from_the_model_and_the_setting_overrides_it(
+    tmp_path, monkeypatch, table_settings
+):
     path = tmp_path / "stamped.onnx"
     _half_sure_model(path, {"min_certainty": "0.3"})
     rgb = _left_half_red()
     assert SurfaceModel(path).min_certainty == 0.3
     assert SurfaceModel(path).outline(rgb) is None
-    for name in ("DICECAM_CALIBRATION", "DICECAM_TABLE", "DICECAM_OFFTABLE_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(tmp_path / "none.onnx"))
     monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(path))
     assert TableStage.default().model.min_certainty == 0.3

@@ -61,10 +61,7 @@ def test_a_calibrated_boundary_is_not_overruled_by_the_die_model(tmp_path, photo
     assert [d.on_table for d in reading.dice] == [True, True]
 
 
-def test_default_stage_loads_the_die_model_from_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("DICECAM_CALIBRATION", raising=False)
-    monkeypatch.delenv("DICECAM_TABLE", raising=False)
+def test_default_stage_loads_the_die_model_from_settings(tmp_path, monkeypatch, table_settings):
     surface = tmp_path / "surface.onnx"
     from vision.table import DEFAULT_SURFACE_MODEL
 

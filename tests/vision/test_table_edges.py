@@ -9,22 +9,11 @@ import pytest
 from vision.table import EDGE_MIN_CONTRAST, Calibration, TableStage, edge_contrast
 from vision.types import Die, Reading
 
+from dicecam_testing.table import LeftHalfOutline
+
+pytestmark = pytest.mark.usefixtures("table_settings")
+
 LEFT_HALF = [(0.0, 0.0), (320.0, 0.0), (320.0, 480.0), (0.0, 480.0)]
-
-
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
-    for name in ("DICECAM_CALIBRATION", "DICECAM_SURFACE_EDGE_CONTRAST"):
-        monkeypatch.delenv(name, raising=False)
-
-
-class LeftHalf:
-    """Stands in for the outline model: always the left half of the photo."""
-
-    def outline(self, rgb, size, boxes=()):
-        w, h = size
-        return [(0, 0), (w / 2, 0), (w / 2, h), (0, h)]
 
 
 def photo(right=(150, 150, 150), left=(150, 150, 150), noise=0.0, seed=0):
@@ -85,7 +74,7 @@ def test_the_table_step_keeps_on_a_die_past_an_edge_the_photo_does_not_show(monk
     def off(stage, img):
         return stage.apply(Reading(640, 480, [die_past_the_edge()]), img).bust
 
-    learned = TableStage(LeftHalf())
+    learned = TableStage(LeftHalfOutline())
     assert learned.edge_contrast == EDGE_MIN_CONTRAST
     assert not off(learned, photo())  # one plain floor: the outline's edge is not there
     assert off(learned, photo(right=(110, 70, 40)))  # a brown floor beside a grey table
@@ -93,14 +82,16 @@ def test_the_table_step_keeps_on_a_die_past_an_edge_the_photo_does_not_show(monk
     # the photo as decoded at half size: the same calls
     assert off(learned, photo(right=(110, 70, 40))[::2, ::2].copy())
     assert not off(learned, photo()[::2, ::2].copy())
-    assert off(TableStage(LeftHalf(), edge_contrast=0), photo())  # 0: not asked
+    assert off(TableStage(LeftHalfOutline(), edge_contrast=0), photo())  # 0: not asked
     # a calibration is the user's own boundary: not questioned
     half = Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)])
     assert off(TableStage(calibration=half), photo())
     assert "edge_contrast=10.0" in repr(learned)
     assert "edge_contrast" not in repr(TableStage(calibration=half))
     monkeypatch.setenv("DICECAM_SURFACE_EDGE_CONTRAST", "0")
-    assert TableStage(LeftHalf()).edge_contrast == 0 and off(TableStage(LeftHalf()), photo())
+    assert TableStage(LeftHalfOutline()).edge_contrast == 0 and off(
+        TableStage(LeftHalfOutline()), photo()
+    )
     monkeypatch.setenv("DICECAM_SURFACE_EDGE_CONTRAST", "-1")
     with pytest.raises(ValueError, match="surface_edge_contrast"):
-        TableStage(LeftHalf())
+        TableStage(LeftHalfOutline())

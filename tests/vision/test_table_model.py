@@ -21,16 +21,10 @@ from vision.table import (
 )
 from vision.types import Die, Reading
 
+pytestmark = pytest.mark.usefixtures("table_settings")
+
 # seed 7, index 151 at 640x480: a table whose edge crosses the frame, two dice on the floor
 SEED, INDEX = 7, 151
-
-
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path, monkeypatch):
-    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("DICECAM_CALIBRATION", raising=False)
-    monkeypatch.delenv("DICECAM_TABLE", raising=False)
-    monkeypatch.delenv("DICECAM_SURFACE_MODEL", raising=False)
 
 
 @pytest.fixture(scope="module")
