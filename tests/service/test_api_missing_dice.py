@@ -4,42 +4,15 @@
 
 from __future__ import annotations
 
-import io
-
 import httpx
 import pytest
-from PIL import Image
 
 from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
-from vision import Die, Reading, load_image
+from vision import Die
 
-_shots = iter(range(1, 10_000))
-
-
-class QueueReader:
-    """Decodes each photo for real, then reports the next roll of dice it was given."""
-
-    def __init__(self) -> None:
-        self.rolls: list[list[Die]] = []
-
-    def read(self, image, expected_dice=None) -> Reading:
-        img = load_image(image)
-        return Reading(img.width, img.height, self.rolls.pop(0), expected_dice=expected_dice)
-
-
-def dice(values: list[int], off: int = 0) -> list[Die]:
-    out = [Die(v, (10 + 50 * i, 10, 50 + 50 * i, 50), 0.95) for i, v in enumerate(values)]
-    out += [Die(3, (400 + 40 * i, 200, 430 + 40 * i, 230), 0.9, on_table=False) for i in range(off)]
-    return out
-
-
-def jpeg() -> bytes:
-    """A distinct photo each call (the service caches readings by photo bytes)."""
-    buf = io.BytesIO()
-    Image.new("RGB", (640, 480), (30, 100, 50)).save(buf, "JPEG", comment=f"{next(_shots)}")
-    return buf.getvalue()
+from dicecam_testing.turns import QueueReader, dice, jpeg
 
 
 def serve(tmp_path, mode: str | None):

@@ -13,23 +13,10 @@ from PIL import Image
 from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
-from vision import Die, Reading, load_image
+
+from dicecam_testing.turns import QueueReader, dice
 
 pytest.importorskip("service.tracker")
-
-
-class QueueReader:
-    def __init__(self) -> None:
-        self.rolls: list[list[Die]] = []
-
-    def read(self, image, expected_dice=None) -> Reading:
-        img = load_image(image)
-        return Reading(img.width, img.height, self.rolls.pop(0), expected_dice=expected_dice)
-
-
-def dice(values: list[int], off: int = 0) -> list[Die]:
-    out = [Die(v, (10 + 50 * i, 10, 50 + 50 * i, 50), 0.95) for i, v in enumerate(values)]
-    return out + [Die(2, (500, 300, 530, 330), 0.9, on_table=False) for _ in range(off)]
 
 
 _shots = iter(range(1, 10_000))

@@ -3,49 +3,18 @@ busts (no score, or a die off the table), bad moves, and every game scored by /a
 
 from __future__ import annotations
 
-import io
-
 import httpx
 import pytest
-from PIL import Image
 
 from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
-from vision import Die, Reading, load_image
+
+from dicecam_testing.turns import QueueReader, dice, jpeg
 
 scoring = pytest.importorskip("scoring")
 if not hasattr(scoring, "FarkleTurn"):
     pytest.skip("scoring does not export FarkleTurn yet", allow_module_level=True)
-
-
-class QueueReader:
-    """Decodes each photo for real, then reports the next roll of dice it was given."""
-
-    def __init__(self) -> None:
-        self.rolls: list[list[Die]] = []
-
-    def read(self, image, expected_dice=None) -> Reading:
-        img = load_image(image)
-        dice = self.rolls.pop(0)
-        return Reading(img.width, img.height, dice, expected_dice=expected_dice)
-
-
-def dice(values: list[int], off: int = 0) -> list[Die]:
-    out = [Die(v, (10 + 50 * i, 10, 50 + 50 * i, 50), 0.95) for i, v in enumerate(values)]
-    out += [Die(3, (400 + 40 * i, 200, 430 + 40 * i, 230), 0.9, on_table=False) for i in range(off)]
-    return out
-
-
-_shots = iter(range(1, 10_000))
-
-
-def jpeg() -> bytes:
-    """A distinct photo each call (the service caches readings by photo bytes)."""
-    n = next(_shots)
-    buf = io.BytesIO()
-    Image.new("RGB", (640, 480), (30, 100, 50)).save(buf, "JPEG", comment=f"shot {n}")
-    return buf.getvalue()
 
 
 @pytest.fixture(scope="module")

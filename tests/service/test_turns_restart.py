@@ -19,7 +19,9 @@ from PIL import Image
 from service.api.server import BackgroundServer, free_port
 from service.app import create_app
 from service.settings import Settings
-from vision import Die, Reading, load_image
+from vision import Die
+
+from dicecam_testing.turns import QueueReader
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -107,15 +109,6 @@ def test_a_killed_server_loses_no_turn(tmp_path):
         assert r.status_code == 409 and "over" in r.json()["detail"]
     finally:
         third.kill()
-
-
-class QueueReader:
-    def __init__(self) -> None:
-        self.rolls: list[list[Die]] = []
-
-    def read(self, image, expected_dice=None) -> Reading:
-        img = load_image(image)
-        return Reading(img.width, img.height, self.rolls.pop(0), expected_dice=expected_dice)
 
 
 def jpeg(n: int) -> bytes:
