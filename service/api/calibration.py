@@ -19,7 +19,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from service.api.errors import errors
+from service.api.errors import errors, unreadable_photo
 from service.api.uploads import PHOTO_BODY, parse_roll_input
 
 __all__ = ["CalibrationIn", "check_polygon", "router"]
@@ -205,9 +205,7 @@ def _propose(photo: bytes) -> dict[str, Any]:
     try:
         img = load_image(photo)
     except ImageError as exc:
-        raise HTTPException(
-            415, f"not an image dicecam can read (JPEG, PNG, WebP...): {exc}"
-        ) from None
+        raise unreadable_photo(exc) from None
     outline = _surface_model().outline(img.rgb, (img.width, img.height))
     if outline is None:
         note = "no edge seen: the surface fills the frame (every die counts as on it)"

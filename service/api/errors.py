@@ -3,15 +3,20 @@
 Example:
     >>> sorted(errors(404, 422))
     [404, 422]
+    >>> unreadable_photo(ValueError("truncated or corrupt image: <bytes> (broken data)")).detail
+    'dicecam cannot read this photo: truncated or corrupt image: the photo (broken data)'
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from fastapi import HTTPException
 
 from service.http_errors import ErrorBody, error_responses
 
-__all__ = ["ErrorBody", "errors"]
+__all__ = ["ErrorBody", "errors", "unreadable_photo"]
 
 WHY = {
     400: "the body is not valid JSON, or not a readable multipart form",
@@ -29,3 +34,11 @@ WHY = {
 def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The ``responses`` of a service route for these error statuses."""
     return error_responses(WHY, *codes)
+
+
+def unreadable_photo(exc: Exception) -> HTTPException:
+    """The 415 for an uploaded photo the reader cannot decode, saying why in the words of
+    :class:`vision.ImageError` (which names in-memory data ``<bytes>``: here, "the photo")."""
+    reason = re.sub(r": <bytes>$", "", str(exc)).replace("<bytes>", "the photo")
+    reason = reason.removeprefix("cannot read the photo: ")
+    return HTTPException(415, f"dicecam cannot read this photo: {reason}")

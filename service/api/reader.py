@@ -20,6 +20,8 @@ from typing import Any
 
 from fastapi import HTTPException
 
+from service.api.errors import unreadable_photo
+
 __all__ = ["ReaderService"]
 
 log = logging.getLogger("dicecam.service")
@@ -255,9 +257,7 @@ class ReaderService:
             with self._slots:
                 result = reader.read(photo, expected_dice=expected_dice)
         except bad_image as exc:
-            raise HTTPException(
-                415, f"not an image dicecam can read (JPEG, PNG, WebP...): {exc}"
-            ) from None
+            raise unreadable_photo(exc) from None
         except HTTPException:
             raise
         except Exception as exc:

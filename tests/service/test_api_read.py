@@ -93,7 +93,14 @@ def test_not_an_image_is_415_with_a_message(server):
         files={"photo": ("notes.txt", b"hello, not a photo", "text/plain")},
     )
     assert r.status_code == 415
-    assert "not an image" in r.json()["detail"]
+    detail = r.json()["detail"]
+    assert detail.startswith("dicecam cannot read this photo: not an image (expected JPEG")
+    assert "<bytes>" not in detail
+    r = httpx.post(
+        server.url + "/api/read", files={"photo": ("cut.jpg", jpeg()[:300], "image/jpeg")}
+    )
+    assert r.status_code == 415
+    assert r.json()["detail"] == "dicecam cannot read this photo: Truncated File Read"
 
 
 def test_missing_photo_field_is_422(server):
