@@ -131,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
             reading = reader.read(loaded, expected_dice=args.expect)
         except ImageError as exc:
             failed += 1
-            print(f"dicecam read: {photo}: {exc}", file=sys.stderr)
+            said = str(exc) if str(photo) in str(exc) else f"{photo}: {exc}"  # name it once
+            print(f"dicecam read: {said}", file=sys.stderr)
             if args.json:
                 print(json.dumps({"image": photo, "error": str(exc)}), flush=True)
             continue
