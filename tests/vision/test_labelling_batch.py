@@ -88,6 +88,7 @@ def test_label_folder_writes_labels_review_and_unreadable_list(photo_dir, tmp_pa
     # progress: a bar with counts and an ETA on the stream, ending at 6/6
     shown = stream.getvalue()
     assert "ETA" in shown and "6/6" in shown.splitlines()[-1]
+    assert shown.splitlines()[0].endswith("0/6 0.0/s elapsed 0:00 ETA ?")  # none guessed yet
     # review list: the photo without dice first, then confidence ascending
     with (out / "review.csv").open() as fh:
         rows = list(csv.DictReader(fh))

@@ -34,12 +34,13 @@ def _simple(items: Iterable[T], total: int, desc: str, stream: TextIO) -> Iterat
         last_print = now
         elapsed = now - start
         rate = done / elapsed if elapsed > 0 else 0.0
-        eta = (total - done) / rate if rate > 0 else 0.0
+        # no ETA before the first item is done: nothing to estimate it from yet
+        eta = "0:00" if done >= total else _clock((total - done) / rate) if rate > 0 else "?"
         width = 24
         filled = int(width * done / total) if total else width
         line = (
             f"{desc} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
-            f"{rate:.1f}/s elapsed {_clock(elapsed)} ETA {_clock(eta)}"
+            f"{rate:.1f}/s elapsed {_clock(elapsed)} ETA {eta}"
         )
         if tty:
             stream.write("\r" + line + " " * max(0, last_len - len(line)))
