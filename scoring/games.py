@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from functools import lru_cache
 from typing import Any
 
@@ -10,7 +11,7 @@ from scoring.lowhigh import LowHigh
 from scoring.solitaire import SolitaireDice
 from scoring.strategy import FarkleAdvisor
 
-__all__ = ["GAME_NAMES", "HOUSE_RULES", "get_advisor", "get_game"]
+__all__ = ["GAME_NAMES", "HOUSE_RULES", "get_advisor", "get_game", "unknown_game"]
 
 GAME_NAMES = ("morning-roll", "farkle-five", "greed", "solitaire-dice", "low-high")
 
@@ -32,6 +33,18 @@ HOUSE_RULES: dict[str, dict[str, Any]] = {
 """Each game's house rules (the (option) items of READINGS.md) and their defaults."""
 
 
+def unknown_game(name: str) -> str:
+    """What to say of a game name that is not one of :data:`GAME_NAMES`, with the likeliest
+    meant one when the name is close to it.
+
+    >>> unknown_game("farkle")
+    "unknown game 'farkle' (did you mean 'farkle-five'?); expected one of: morning-roll, farkle-five, greed, solitaire-dice, low-high"
+    """
+    near = difflib.get_close_matches(str(name).strip().lower(), GAME_NAMES, n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return f"unknown game {name!r}{hint}; expected one of: {', '.join(GAME_NAMES)}"
+
+
 def get_game(name: str, **house_rules: Any) -> Any:
     """The rules object of a game.
 
@@ -41,7 +54,7 @@ def get_game(name: str, **house_rules: Any) -> Any:
     Raises ``ValueError`` naming the valid games, or the valid house rules of this game.
     """
     if name not in _CLASSES:
-        raise ValueError(f"unknown game {name!r}; expected one of: {', '.join(GAME_NAMES)}")
+        raise ValueError(unknown_game(name))
     allowed = HOUSE_RULES[name]
     unknown = sorted(set(house_rules) - set(allowed))
     if unknown:

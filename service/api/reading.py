@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from scoring import GAME_NAMES
+from scoring import GAME_NAMES, unknown_game
 from service.api.errors import errors
 from service.api.uploads import PHOTO_BODY, PHOTO_OR_VALUES_BODY, RollInput, parse_roll_input
 
@@ -129,7 +129,7 @@ async def score(
     """A photo or typed values -> the legal keeps and the advisor's expected values."""
     games = _games()
     if game not in games:
-        raise HTTPException(422, f"unknown game {game!r}; expected one of {', '.join(games)}")
+        raise HTTPException(422, unknown_game(game))
     roll = await parse_roll_input(request)
     values, off_table, reading = await read_roll(request, roll)
     try:

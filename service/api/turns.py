@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from scoring import GAME_NAMES, get_game
+from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import errors
 from service.api.reading import read_roll
 from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
@@ -77,9 +77,7 @@ def _tracker_url(request: Request) -> str | None:
 @router.post("", status_code=201, summary="Start a turn", responses=errors(400, 413, 422))
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
-        raise HTTPException(
-            422, f"unknown game {body.game!r}; expected one of {', '.join(GAME_NAMES)}"
-        )
+        raise HTTPException(422, unknown_game(body.game))
     try:
         session = _store(request).start(
             body.player.strip(),

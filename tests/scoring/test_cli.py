@@ -90,6 +90,7 @@ def test_strategy_json(capsys):
         (["score", "--game", "morning-roll"] + ["1"] * 8, "at most 6 dice, got 8"),
         (["score", "1", "x"], "got 'x'"),
         (["score", "--game", "yahtzee", "1"], "expected one of: morning-roll"),
+        (["score", "--game", "farkle", "1"], "did you mean 'farkle-five'?"),
         (["advise", "--banked", "25", "1"], "multiple of 50, got 25"),
         (["advise", "--banked", "lots", "1"], "--banked must be an integer"),
         (["advise", "--game", "low-high", "1"], "no strategy advisor"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from scoring import GAME_NAMES, Keep, get_game
+from scoring import GAME_NAMES, Keep, get_game, unknown_game
 
 
 def keeps_of(game, dice):
@@ -162,6 +162,10 @@ def test_get_game_errors_name_valid_choices():
         ValueError, match="morning-roll, farkle-five, greed, solitaire-dice, low-high"
     ):
         get_game("yahtzee")
+    with pytest.raises(ValueError, match=r"'farkle' \(did you mean 'farkle-five'\?\)"):
+        get_game("farkle")
+    assert "did you mean 'solitaire-dice'" in unknown_game("Solitaire")
+    assert "did you mean" not in unknown_game("yahtzee")
     with pytest.raises(ValueError, match="valid: three_pairs_any"):
         get_game("morning-roll", boxcars=True)
     with pytest.raises(ValueError, match="true or false"):
