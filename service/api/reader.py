@@ -189,7 +189,7 @@ class ReaderService:
             if self._installed == generation or not hasattr(reader, "table"):
                 self._installed = generation
                 return
-            from vision.table import TOLERANCE, TableSettings, TableStage
+            from vision.table import TableSettings, TableStage
 
             settings = TableSettings()
             if not settings.table:  # DICECAM_TABLE=0: no table step at all
@@ -198,29 +198,24 @@ class ReaderService:
             current = reader.table
             model = getattr(current, "model", None)
             dice_model = getattr(current, "dice_model", None)
-            tolerance = getattr(current, "tolerance", TOLERANCE)
-            learned_tolerance = getattr(current, "learned_tolerance", None)
-            die_check = getattr(current, "die_check", None) or getattr(reader, "verify", None)
-            min_confidence = getattr(current, "min_confidence", settings.offtable_min_conf)
-            min_die_check = getattr(current, "min_die_check", None)
-            edge_contrast = getattr(current, "edge_contrast", None)
             if calibration is None and model is None:
                 model = _learned_outline_model()
             if calibration is None and model is not None and dice_model is None:
                 dice_model = _learned_offtable_model()  # the learned outline's partner
             if calibration is None and model is None:
                 reader.table = None
-            else:  # the reader's own stage, with the service's calibration
-                reader.table = TableStage(
-                    model,
-                    calibration,
-                    tolerance=tolerance,
-                    learned_tolerance=learned_tolerance,
-                    dice_model=dice_model,
-                    min_confidence=min_confidence,
-                    die_check=die_check,
-                    min_die_check=min_die_check,
-                    edge_contrast=edge_contrast,
+            else:  # the reader's own stage, every setting kept, with the service's calibration
+                surface = {
+                    "model": model,
+                    "calibration": calibration,
+                    "dice_model": dice_model,
+                    "die_check": getattr(current, "die_check", None)
+                    or getattr(reader, "verify", None),
+                }
+                reader.table = (
+                    current.replace(**surface)
+                    if isinstance(current, TableStage)
+                    else TableStage(min_confidence=settings.offtable_min_conf, **surface)
                 )
             self._installed = generation
 

@@ -211,3 +211,28 @@ def test_learned_outline_takes_its_model_and_certainty_gate_from_the_settings(
     assert learned_outline().min_certainty == 0.7
     monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(tmp_path / "none.onnx"))
     assert learned_outline() is None
+
+
+def test_replace_keeps_every_setting_and_checks_the_new_ones():
+    """The service swaps the surface of the reader's stage (its calibration) with ``replace``:
+    every other setting stays as the stage had it."""
+    check = FixedDieCheck({})
+    stage = TableStage(
+        LeftHalfOutline(),
+        tolerance=0.4,
+        learned_tolerance=1.25,
+        dice_model=SureOffModel(),
+        min_confidence=0.3,
+        die_check=check,
+        min_die_check=0.9,
+        edge_contrast=7.5,
+    )
+    calibration = Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)])
+    fixed = stage.replace(calibration=calibration, model=None)
+    assert fixed is not stage and stage.calibration is None
+    assert fixed.calibration is calibration and fixed.model is None
+    assert fixed.dice_model is stage.dice_model and fixed.die_check is check
+    assert (fixed.tolerance, fixed.learned_tolerance, fixed.min_confidence) == (0.4, 1.25, 0.3)
+    assert (fixed.min_die_check, fixed.edge_contrast) == (0.9, 7.5)
+    with pytest.raises(ValueError, match="min_die_check"):
+        stage.replace(min_die_check=2.0)

@@ -16,9 +16,10 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vision.table.calibration import Calibration, TableSettings
 from vision.table.dice import CONTEXT, DEFAULT_OFFTABLE_MODEL, OffTableModel
@@ -162,6 +163,20 @@ class TableStage:
         self.edge_contrast = float(EDGE_MIN_CONTRAST if edge_contrast is None else edge_contrast)
         if self.edge_contrast < 0:
             raise ValueError(f"expected edge_contrast of 0 or more, got {self.edge_contrast}")
+
+    def replace(self, **changes: Any) -> TableStage:
+        """A copy with ``changes`` (any argument of the constructor) and every other setting as
+        this stage has it, checked as the constructor checks them.
+
+        Example:
+            >>> learned = TableStage(learned_tolerance=0.5, min_confidence=0.3)
+            >>> fixed = learned.replace(calibration=Calibration([(0, 0), (1, 0), (0, 1)]))
+            >>> fixed.calibration is not None, fixed.learned_tolerance, fixed.min_confidence
+            (True, 0.5, 0.3)
+        """
+        names = list(inspect.signature(TableStage).parameters)  # each kept under its own name
+        kept = {name: getattr(self, name) for name in names}
+        return TableStage(**{**kept, **changes})
 
     @classmethod
     def default(cls, *, threads: int = 1, die_check: DieCheck | None = None) -> TableStage | None:
