@@ -107,9 +107,10 @@ def make_classifier(
     return _save(graph, path)
 
 
-def bright_is_off(path: Path, classes: int = 2) -> Path:
+def bright_is_off(path: Path, classes: int = 2, meta: dict[str, str] | None = None) -> Path:
     """logits (on, off) = (0, 40 * (mean brightness - 0.5)): P(off) > 0.5 on bright crops
-    (48 x 48), P(last class) > 0.99 on bright crops and < 0.01 on dark ones."""
+    (48 x 48), P(last class) > 0.99 on bright crops and < 0.01 on dark ones; ``meta`` in the
+    file's metadata."""
     inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 48, 48])
     out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", classes])
     w = np.zeros((1, classes), np.float32)
@@ -128,16 +129,10 @@ def bright_is_off(path: Path, classes: int = 2) -> Path:
         numpy_helper.from_array(np.array([1], np.int64), "one"),
     ]
     graph = helper.make_graph(nodes, "bright_is_off", [inp], [out], inits)
-    return _save(graph, path)
+    return _save(graph, path, meta)
 
 
 def bright_is_a_die(path: Path, **meta: str) -> Path:
     """:func:`bright_is_off` with ``meta`` in the file: P(second class) > 0.99 on bright crops,
     < 0.01 on dark ones (a die check's P(a die), a cocked-die model's P(cocked))."""
-    bright_is_off(path)
-    model = onnx.load(str(path))
-    for key, value in meta.items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save(model, str(path))
-    return path
+    return bright_is_off(path, meta=meta)
