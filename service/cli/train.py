@@ -168,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
         from vision.train.recipe import load_recipe
 
         recipe = load_recipe(args.recipe)
-        recipe.card_extra_text()  # a missing hand-written card section fails now
+        recipe.card_overview_text()  # a missing hand-written card section fails now
+        recipe.card_extra_text()
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     if args.replay < 0:

@@ -47,3 +47,31 @@ def test_card_lists_the_figures_it_was_given(tmp_path: Path):
     )
     assert "- real: not measured" in text
     assert json.loads(card.with_suffix(".json").read_text())["evaluations"]["real"] is None
+
+
+def test_card_puts_the_overview_before_the_data_and_extra_sections_last(tmp_path: Path):
+    card = write_card(
+        tmp_path / "m.md",
+        name="m",
+        summary="A model.",
+        data=["Synthetic: 10 photos."],
+        command="dicecam train",
+        recipe={},
+        evaluations={},
+        overview="## At a glance\nToday's figures.\n",
+        extra="## Speed\n1.5 ms.\n",
+    )
+    text = card.read_text()
+    assert text.startswith("# m\n\nA model.\n\nWritten ")
+    assert "\n\n## At a glance\nToday's figures.\n\n## Data\n" in text
+    assert text.endswith("## Speed\n1.5 ms.\n")
+    plain = write_card(
+        tmp_path / "p.md",
+        name="p",
+        summary="A model.",
+        data=[],
+        command="c",
+        recipe={},
+        evaluations={},
+    ).read_text()
+    assert "At a glance" not in plain and plain.startswith("# p\n\nA model.\n\nWritten ")

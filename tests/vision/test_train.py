@@ -40,7 +40,11 @@ def trained(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("train")
     recipe = root / "recipe.yaml"
     (root / "card-extra.md").write_text("## Speed\nHand-measured: 1.5 ms.\n")
-    recipe.write_text(RECIPE + f"card_extra: {root / 'card-extra.md'}\n")
+    (root / "card-overview.md").write_text("## At a glance\nA tiny model.\n")
+    recipe.write_text(
+        RECIPE
+        + f"card_extra: {root / 'card-extra.md'}\ncard_overview: {root / 'card-overview.md'}\n"
+    )
     out = root / "models"
     code = main(["train", "--recipe", str(recipe), "--work", str(root / "work"), "--out", str(out)])
     assert code == 0
@@ -62,6 +66,7 @@ def test_one_epoch_training_ships_models_the_reader_loads(trained: Path, tmp_pat
     assert figures["synthetic test (seed 5, held out)"]["images"] == 3
     assert "dicecam train --recipe tiny.yaml" in text  # the recipe's reproduce commands
     assert text.endswith("## Speed\nHand-measured: 1.5 ms.\n")  # the recipe's card_extra
+    assert text.index("## At a glance\nA tiny model.") < text.index("## Data")  # card_overview
 
     reader = DiceReader(detector, conf=0.0)
     assert reader.imgsz == (128, 128)
@@ -149,6 +154,9 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     lost.write_text(f"card_extra: {tmp_path / 'nowhere.md'}\n")
     assert main(["train", "--recipe", str(lost), "--stage", "card"]) == 2
     assert "card_extra file is missing: " in capsys.readouterr().err
+    lost.write_text(f"card_overview: {tmp_path / 'nowhere.md'}\n")
+    assert main(["train", "--recipe", str(lost), "--stage", "card"]) == 2
+    assert "card_overview file is missing: " in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx")]) == 2
     assert "--data" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path / "nope")]) == 2

@@ -71,9 +71,11 @@ def write_card(
     evaluations: dict[str, dict[str, Any] | None],
     notes: list[str] | None = None,
     extra: str | None = None,
+    overview: str | None = None,
 ) -> Path:
-    """Write a Markdown model card (and its figures as JSON beside it); ``extra`` Markdown
-    (hand-written sections) goes at the end."""
+    """Write a Markdown model card (and its figures as JSON beside it); ``overview`` Markdown
+    (the card at a glance) goes before the data, ``extra`` Markdown (hand-written
+    sections) at the end."""
     path = Path(path)
     lines = [
         f"# {name}",
@@ -83,6 +85,7 @@ def write_card(
         f"Written {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} on {platform.machine()} "
         f"({platform.python_version()}).",
         "",
+        *([overview.strip(), ""] if overview else []),
         "## Data",
         *[f"- {d}" for d in data],
         f"- {ATTRIBUTION}",

@@ -77,9 +77,20 @@ class Recipe(BaseModel):
     reproduce: list[str] = Field(default_factory=list)
     """The commands that made the shipped model, for its card (default: the command run)."""
     notes: list[str] = Field(default_factory=list)
+    card_overview: Path | None = None
+    """Hand-written Markdown (the card at a glance: what ships, today's figures) placed before
+    the card's data each time it is written; a relative path is from the repository."""
     card_extra: Path | None = None
     """Hand-written Markdown (measured speed, limits) appended to the card each time it is
     written; a relative path is from the repository."""
+
+    def card_overview_text(self) -> str | None:
+        """The text of ``card_overview``, or None when unset.
+
+        Raises:
+            FileNotFoundError: ``card_overview`` is set but the file is missing.
+        """
+        return _hand_written("card_overview", self.card_overview)
 
     def card_extra_text(self) -> str | None:
         """The text of ``card_extra``, or None when unset.
@@ -87,17 +98,22 @@ class Recipe(BaseModel):
         Raises:
             FileNotFoundError: ``card_extra`` is set but the file is missing.
         """
-        if self.card_extra is None:
-            return None
-        path = self.card_extra if self.card_extra.is_absolute() else REPO / self.card_extra
-        if not path.is_file():
-            raise FileNotFoundError(f"the recipe's card_extra file is missing: {path}")
-        return path.read_text()
+        return _hand_written("card_extra", self.card_extra)
 
     def real_dirs(self) -> list[Path]:
         """The real photo folders that exist here (relative paths are from the repository)."""
         dirs = [p if p.is_absolute() else (REPO / p).resolve() for p in self.real]
         return [p for p in dirs if p.is_dir()]
+
+
+def _hand_written(field: str, path: Path | None) -> str | None:
+    """The text of the hand-written card file a recipe's ``field`` names, None when unset."""
+    if path is None:
+        return None
+    path = path if path.is_absolute() else REPO / path
+    if not path.is_file():
+        raise FileNotFoundError(f"the recipe's {field} file is missing: {path}")
+    return path.read_text()
 
 
 def load_recipe(path: str | Path | None = None) -> Recipe:

@@ -159,7 +159,8 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             recipe=recipe.model_dump(mode="json"),
             evaluations=evaluations,
             notes=recipe.notes,
-            extra=recipe.card_extra_text(),  # `dicecam train` checked it before training
+            extra=recipe.card_extra_text(),  # `dicecam train` checked both before training
+            overview=recipe.card_overview_text(),
         )
         print(f"model card -> {card}")
     return 0
