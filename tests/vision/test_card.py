@@ -8,6 +8,19 @@ from pathlib import Path
 from vision.train.card import write_card
 
 
+def _card(path: Path, **changes) -> Path:
+    """A card of a model "m" written to ``path``, with ``changes`` to the arguments."""
+    args = dict(
+        name="m",
+        summary="A model.",
+        data=["Synthetic: 10 photos."],
+        command="dicecam train",
+        recipe={"epochs": 1},
+        evaluations={},
+    )
+    return write_card(path, **(args | changes))
+
+
 def test_card_lists_the_figures_it_was_given(tmp_path: Path):
     figures = {
         "images": 10,
@@ -27,15 +40,7 @@ def test_card_lists_the_figures_it_was_given(tmp_path: Path):
         "photos_to_check": 4,
         "table": {"recall": 0.25, "bust_recall": 0.5, "false_bust_rate": 0.1},
     }
-    card = write_card(
-        tmp_path / "m.md",
-        name="m",
-        summary="A model.",
-        data=["Synthetic: 10 photos."],
-        command="dicecam train",
-        recipe={"epochs": 1},
-        evaluations={"synthetic test": figures, "real": None},
-    )
+    card = _card(tmp_path / "m.md", evaluations={"synthetic test": figures, "real": None})
     text = card.read_text()
     (line,) = [ln for ln in text.splitlines() if ln.startswith("- synthetic test")]
     assert line == (
@@ -50,14 +55,8 @@ def test_card_lists_the_figures_it_was_given(tmp_path: Path):
 
 
 def test_card_puts_the_overview_before_the_data_and_extra_sections_last(tmp_path: Path):
-    card = write_card(
+    card = _card(
         tmp_path / "m.md",
-        name="m",
-        summary="A model.",
-        data=["Synthetic: 10 photos."],
-        command="dicecam train",
-        recipe={},
-        evaluations={},
         overview="## At a glance\nToday's figures.\n",
         extra="## Speed\n1.5 ms.\n",
     )
@@ -65,13 +64,5 @@ def test_card_puts_the_overview_before_the_data_and_extra_sections_last(tmp_path
     assert text.startswith("# m\n\nA model.\n\nWritten ")
     assert "\n\n## At a glance\nToday's figures.\n\n## Data\n" in text
     assert text.endswith("## Speed\n1.5 ms.\n")
-    plain = write_card(
-        tmp_path / "p.md",
-        name="p",
-        summary="A model.",
-        data=[],
-        command="c",
-        recipe={},
-        evaluations={},
-    ).read_text()
-    assert "At a glance" not in plain and plain.startswith("# p\n\nA model.\n\nWritten ")
+    plain = _card(tmp_path / "p.md").read_text()
+    assert "At a glance" not in plain and plain.startswith("# m\n\nA model.\n\nWritten ")
