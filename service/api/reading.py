@@ -127,8 +127,7 @@ async def score(
     highest_kept: int = Query(0, ge=0, le=6, description="Low-High: highest face kept so far"),
 ) -> dict[str, Any]:
     """A photo or typed values -> the legal keeps and the advisor's expected values."""
-    games = _games()
-    if game not in games:
+    if game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(game))
     roll = await parse_roll_input(request)
     values, off_table, reading = await read_roll(request, roll)
