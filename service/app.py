@@ -99,6 +99,12 @@ def create_app(
 
         submitter = TrackerSubmitter(Path(settings.data_dir).expanduser() / "outbox")
     app.state.turns = TurnStore(submitter=submitter, database=_turns_database(settings))
+    if settings.outbox_retry_s > 0 and callable(getattr(submitter, "retry", None)):
+        from service.api.submit import Every
+
+        retries = Every(settings.outbox_retry_s, app.state.turns.retry_queued, name="outbox")
+        app.router.add_event_handler("startup", retries.start)
+        app.router.add_event_handler("shutdown", retries.stop)
     if app.state.turns.database is not None:
         app.router.add_event_handler("shutdown", app.state.turns.database.dispose)
 

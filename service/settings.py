@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     tracker_admin_timezone: str = "UTC"
     tracker_token: str | None = None
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
+    outbox_retry_s: float = 30.0
+    """How often the service tries again the Morning Roll turns it queued while the tracker was
+    down (``DICECAM_OUTBOX_RETRY_S``; each turn also backs off on its own; 0: never, leave them
+    to ``dicecam outbox deliver``)."""
     live_settle_frames: int = 3
     """Live mode: identical consecutive readings before the page takes a roll."""
     calibration: Path | None = None

@@ -152,3 +152,31 @@ class TurnStore:
                 session.submission = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"}
         for roll in session.rolls:
             roll.photo = None
+
+    def retry_queued(self) -> int:
+        """Try again the turns whose submission is ``queued`` (the tracker was down), through
+        the submitter's ``retry``; a turn whose receipt changes is saved. Returns how many
+        changed."""
+        retry = getattr(self.submitter, "retry", None)
+        if retry is None:
+            return 0
+        with self._lock:
+            queued = [
+                t for t in self._turns.values() if (t.submission or {}).get("status") == "queued"
+            ]
+        changed = 0
+        for session in queued:
+            try:
+                receipt = retry(session)
+            except Exception:  # the next pass tries again; the turn stays queued
+                log.exception("turn %s: retrying its submission failed", session.id)
+                continue
+            if receipt is None or receipt == session.submission:
+                continue
+            session.submission = receipt
+            changed += 1
+            try:
+                self.save(session)
+            except TurnError:
+                log.warning("turn %s: its new receipt could not be saved", session.id)
+        return changed

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from service.turns import TurnSession
 
-__all__ = ["TrackerSubmitter", "as_jpeg"]
+__all__ = ["Every", "TrackerSubmitter", "as_jpeg"]
 
 log = logging.getLogger("dicecam.service")
 
@@ -48,13 +50,7 @@ class TrackerSubmitter:
         self.retries = retries
 
     def __call__(self, session: TurnSession) -> dict[str, Any]:
-        from service.tracker_client import (
-            RollEvidence,
-            TrackerClient,
-            TrackerRejected,
-            TrackerUnavailable,
-            TurnSubmission,
-        )
+        from service.tracker_client import RollEvidence, TurnSubmission
 
         if not session.tracker_url:
             return {"status": "not-submitted", "detail": "no tracker configured"}
@@ -63,11 +59,6 @@ class TrackerSubmitter:
                 "status": "not-submitted",
                 "detail": "log in to the tracker on the page to submit Morning Roll turns",
             }
-        transport = None
-        if session.tracker_url.startswith("https://127.0.0.1"):
-            import httpx
-
-            transport = httpx.HTTPTransport(verify=False)  # our own self-signed certificate
         rolls = [
             RollEvidence(values=r.values, reading=r.reading, photo=as_jpeg(r.photo))
             for r in session.rolls
@@ -75,25 +66,92 @@ class TrackerSubmitter:
         submission = TurnSubmission(
             player=session.player,
             score=session.points,
-            idempotency_key=f"dicecam-{session.id}",
+            idempotency_key=_key(session),
             rolls=rolls[:60],
         )
-        with TrackerClient(
+        with self._client(session) as client:
+            receipt = self._receipt(lambda: client.submit_turn(submission))
+        assert receipt is not None  # submit_turn answers the stored turn or raises
+        return receipt
+
+    def retry(self, session: TurnSession) -> dict[str, Any] | None:
+        """Try again a turn this submitter queued (:meth:`__call__` answered ``queued``): its
+        new receipt, or None while it waits for its next try (the outbox backs off) or the
+        outbox no longer holds it."""
+        if not (session.tracker_url and session.tracker_token):
+            return None
+        with self._client(session) as client:
+            try:
+                return self._receipt(lambda: client.deliver(_key(session)))
+            except KeyError:
+                return None
+
+    def _client(self, session: TurnSession) -> Any:
+        from service.tracker_client import TrackerClient
+
+        transport = None
+        if session.tracker_url.startswith("https://127.0.0.1"):
+            import httpx
+
+            transport = httpx.HTTPTransport(verify=False)  # our own self-signed certificate
+        return TrackerClient(
             session.tracker_url,
             token=session.tracker_token,
             outbox_dir=self.outbox_dir,
             retries=self.retries,
             backoff=0.2,
             transport=transport,
-        ) as client:
+        )
+
+    def _receipt(self, send: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
+        from service.tracker_client import TrackerRejected, TrackerUnavailable
+
+        try:
+            stored = send()
+        except TrackerUnavailable as exc:
+            return {
+                "status": "queued",
+                "detail": f"{exc}; kept in the outbox ({self.outbox_dir}): the service tries "
+                "again on its own, `dicecam outbox deliver` sends it at once",
+            }
+        except TrackerRejected as exc:
+            return {"status": "rejected", "detail": exc.detail}
+        return None if stored is None else {"status": "submitted", "turn": stored}
+
+
+def _key(session: TurnSession) -> str:
+    """The turn's idempotency key: a turn is stored once however often it is sent."""
+    return f"dicecam-{session.id}"
+
+
+class Every:
+    """Calls ``task`` every ``seconds`` in a daemon thread, from :meth:`start` to :meth:`stop`
+    (the service's retries of queued turns). An error is logged and the next call comes.
+
+    Example:
+        >>> ticks = []
+        >>> loop = Every(0.01, lambda: ticks.append(1)); loop.start(); loop.stop()
+    """
+
+    def __init__(self, seconds: float, task: Callable[[], object], *, name: str = "dicecam-every"):
+        self.seconds, self.task, self.name = seconds, task, name
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.seconds):
             try:
-                stored = client.submit_turn(submission)
-            except TrackerUnavailable as exc:
-                return {
-                    "status": "queued",
-                    "detail": f"{exc}; kept in the outbox ({self.outbox_dir}), "
-                    "`dicecam outbox deliver` sends it later",
-                }
-            except TrackerRejected as exc:
-                return {"status": "rejected", "detail": exc.detail}
-        return {"status": "submitted", "turn": stored}
+                self.task()
+            except Exception:
+                log.exception("%s: the periodic task failed", self.name)

@@ -51,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     o.add_argument("action", choices=["list", "deliver"])
     _client_args(o)
+    o.add_argument(
+        "--retarget",
+        action="store_true",
+        help="deliver: send turns queued for another tracker URL to this one (their URL was wrong)",
+    )
     o.set_defaults(func=run_outbox)
 
 
@@ -189,30 +194,13 @@ def run_submit(args: argparse.Namespace) -> int:
 
 
 def run_outbox(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        return _list_outbox(args)
     from service.tracker_client import TrackerAuthError
 
     client = _client(args)
-    if args.action == "list":
-        for state in ("pending", "rejected", "delivered"):
-            for e in client.outbox.entries(state):
-                print(
-                    json.dumps(
-                        {
-                            "state": state,
-                            "key": e.key,
-                            "tracker": e.base_url,
-                            "player": e.turn.get("player"),
-                            "score": e.turn.get("score"),
-                            "attempts": e.attempts,
-                            "error": e.last_error,
-                        }
-                    )
-                )
-        for path in client.outbox.unreadable():
-            print(f"unreadable outbox file (left as is): {path}", file=sys.stderr)
-        return 0
     try:
-        report = client.deliver_pending(force=True)
+        report = client.deliver_pending(force=True, retarget=args.retarget)
     except TrackerAuthError as exc:
         raise UsageError(exc.detail) from exc
     print(
@@ -221,4 +209,41 @@ def run_outbox(args: argparse.Namespace) -> int:
     )
     for key, why in report.rejected.items():
         print(f"rejected {key}: {why}", file=sys.stderr)
-    return 1 if report.pending else 0
+    for key, player in report.other_players.items():
+        print(
+            f"left queued {key}: a turn of {player!r}, whose own token must deliver it",
+            file=sys.stderr,
+        )
+    for key, url in report.other_trackers.items():
+        print(
+            f"left queued {key}: queued for the tracker at {url} (deliver it with --url {url}, "
+            "or send it here with --retarget)",
+            file=sys.stderr,
+        )
+    waiting = report.pending or report.other_players or report.other_trackers
+    return 1 if waiting or report.rejected else 0
+
+
+def _list_outbox(args: argparse.Namespace) -> int:
+    """Print every turn in the outbox as a JSON line; reads the folder only (no tracker)."""
+    from service.tracker_client import Outbox
+
+    outbox = Outbox(args.outbox_dir)
+    for state in ("pending", "rejected", "delivered"):
+        for e in outbox.entries(state):
+            print(
+                json.dumps(
+                    {
+                        "state": state,
+                        "key": e.key,
+                        "tracker": e.base_url,
+                        "player": e.turn.get("player"),
+                        "score": e.turn.get("score"),
+                        "attempts": e.attempts,
+                        "error": e.last_error,
+                    }
+                )
+            )
+    for path in outbox.unreadable():
+        print(f"unreadable outbox file (left as is): {path}", file=sys.stderr)
+    return 0

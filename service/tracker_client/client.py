@@ -10,7 +10,6 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -74,17 +73,15 @@ class TurnSubmission(BaseModel):
 
 @dataclass
 class DeliveryReport:
-    """What ``deliver_pending`` did: results by key, refusals by key, keys still waiting."""
+    """What ``deliver_pending`` did: results by key, refusals by key, keys still waiting, and
+    the queued turns it left alone: another player's (by key, the player: this token may not
+    submit them) and another tracker's (by key, that tracker's URL)."""
 
     delivered: dict[str, dict[str, Any]] = field(default_factory=dict)
     rejected: dict[str, str] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)
-
-
-def _default_outbox() -> Path:
-    from service.settings import Settings
-
-    return Path(Settings().data_dir).expanduser() / "outbox"
+    other_players: dict[str, str] = field(default_factory=dict)
+    other_trackers: dict[str, str] = field(default_factory=dict)
 
 
 def _detail(resp: httpx.Response) -> str:
@@ -131,7 +128,7 @@ class TrackerClient:
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
-        self.outbox = Outbox(outbox_dir if outbox_dir is not None else _default_outbox())
+        self.outbox = Outbox(outbox_dir)
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
         self._lock = threading.Lock()
 
@@ -203,32 +200,44 @@ class TrackerClient:
         be delivered now (it stays queued for :meth:`deliver_pending`), :class:`TrackerRejected`
         when the tracker refused it (kept under ``rejected/`` with the reason).
         """
-        entry = self.queue(turn)
-        if entry.state == "delivered":
-            return entry.result or {}
-        if entry.state == "rejected":
-            raise TrackerRejected(0, entry.last_error or "rejected earlier")
+        self.queue(turn)
         tries = self.retries if retries is None else retries
         for attempt in range(tries + 1):
             try:
-                return self._deliver(entry)
+                return self.deliver(turn.idempotency_key, force=True) or {}
             except TrackerUnavailable:
                 if attempt == tries:
                     raise
                 time.sleep(self._delay(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def deliver_pending(self, *, force: bool = False) -> DeliveryReport:
-        """Try every queued turn for this tracker once (those due, or all with ``force``)."""
+    def deliver_pending(self, *, force: bool = False, retarget: bool = False) -> DeliveryReport:
+        """Try every queued turn for this tracker once (those due, or all with ``force``).
+
+        With a token, only its player's turns are sent (the tracker refuses the others; they
+        stay queued for their own player). Turns queued for another tracker URL are left alone,
+        or, with ``retarget``, sent here instead (the URL they were queued for was wrong).
+        """
         report = DeliveryReport()
         now = time.time()
+        mine: str | None = None
         for entry in self.outbox.entries("pending"):
             if entry.base_url.rstrip("/") != self.base_url:
-                continue
+                if not retarget:
+                    report.other_trackers[entry.key] = entry.base_url
+                    continue
+                entry.base_url = self.base_url
+                self.outbox.write(entry)
             if not force and entry.next_attempt_at > now:
                 report.pending.append(entry.key)
                 continue
             try:
+                if self.token and mine is None:
+                    mine = self.me()["name"]
+                player = str(entry.turn.get("player", ""))
+                if mine is not None and player.strip().lower() != mine.strip().lower():
+                    report.other_players[entry.key] = player
+                    continue
                 report.delivered[entry.key] = self._deliver(entry)
             except TrackerAuthError:
                 report.pending.append(entry.key)
@@ -238,6 +247,28 @@ class TrackerClient:
             except TrackerRejected as exc:
                 report.rejected[entry.key] = exc.detail
         return report
+
+    def deliver(self, key: str, *, force: bool = False) -> dict[str, Any] | None:
+        """Deliver the queued turn ``key`` if it is due (or with ``force``): the tracker's
+        stored turn, or None while it waits for its next try. A turn delivered earlier answers
+        its stored result; one refused earlier raises :class:`TrackerRejected` again.
+
+        Raises KeyError when the outbox holds no such turn.
+        """
+        entry = self.outbox.find(key)
+        if entry is None:
+            raise KeyError(f"no turn {key!r} in the outbox {self.outbox.directory}")
+        if entry.state == "delivered":
+            return entry.result or {}
+        if entry.state == "rejected":
+            raise TrackerRejected(0, entry.last_error or "rejected earlier")
+        if not force and entry.next_attempt_at > time.time():
+            return None
+        return self._deliver(entry)
+
+    def me(self) -> dict[str, Any]:
+        """The player this client's token belongs to, as the tracker stored them."""
+        return self._request("GET", "/api/v1/me").json()
 
     def deliver_forever(self, stop: threading.Event, *, poll: float = 5.0) -> None:
         """Deliver queued turns until ``stop`` is set (run it in a background thread)."""

@@ -87,7 +87,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 class Outbox:
-    """A folder of turns waiting for (or done with) delivery.
+    """A folder of turns waiting for (or done with) delivery (default ``<data dir>/outbox``).
 
     Example:
         >>> box = Outbox(tmp_path)  # doctest: +SKIP
@@ -96,7 +96,11 @@ class Outbox:
         ['k1']
     """
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        if directory is None:  # the service's: <data dir>/outbox
+            from service.settings import Settings
+
+            directory = Path(Settings().data_dir).expanduser() / "outbox"
         self.directory = Path(directory).expanduser()
         for state in STATES:
             (self.directory / state).mkdir(parents=True, exist_ok=True)

@@ -50,13 +50,14 @@ def server(tmp_path):
         srv.client.close()
 
 
-def login(client: httpx.Client, name: str) -> str:
+def login(client: httpx.Client, name: str, prefix: str = "/tracker") -> str:
+    """Register ``name`` on the tracker at ``prefix`` and return a token of theirs."""
     r = client.post(
-        "/tracker/api/v1/players",
+        f"{prefix}/api/v1/players",
         json={"name": name, "password": "correct horse", "timezone": open_timezone()},
     )
     assert r.status_code == 201, r.text
-    r = client.post("/tracker/api/v1/tokens", json={"name": name, "password": "correct horse"})
+    r = client.post(f"{prefix}/api/v1/tokens", json={"name": name, "password": "correct horse"})
     return r.json()["token"]
 
 
@@ -146,6 +147,39 @@ def test_an_unreachable_tracker_queues_the_turn_in_the_outbox(tmp_path):
     assert "cannot reach the tracker" in t["submission"]["detail"]
     pending = list(Outbox(tmp_path / "outbox").entries("pending"))
     assert [(e.turn["player"], e.turn["score"]) for e in pending] == [("shea", 0)]
+
+
+def test_a_queued_turn_is_sent_once_the_tracker_is_back(tmp_path):
+    """The service tries its queued turns again on its own (``DICECAM_OUTBOX_RETRY_S``), and
+    the turn's receipt says when the tracker took it."""
+    import time
+
+    from service.api.server import free_port
+    from service.tracker import create_app as create_tracker_app
+
+    port = free_port()
+    tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
+    with BackgroundServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
+        token = login(rc, "lena", prefix="")
+    settings = Settings(
+        data_dir=tmp_path / "svc", tracker_url=f"http://127.0.0.1:{port}", outbox_retry_s=0.2
+    )
+    with BackgroundServer(create_app(settings, reader=QueueReader())) as srv:
+        c = httpx.Client(base_url=srv.url, timeout=60)
+        t = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token}).json()
+        t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
+        assert t["submission"]["status"] == "queued", t["submission"]
+        assert "tries again on its own" in t["submission"]["detail"]
+        with BackgroundServer(tracker, port=port) as remote:
+            deadline = time.monotonic() + 30
+            while (got := c.get(f"/api/v1/turns/{t['id']}").json())["submission"][
+                "status"
+            ] == "queued" and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert got["submission"]["status"] == "submitted", got["submission"]
+            history = httpx.get(f"{remote.url}/api/v1/players/lena/turns").json()["turns"]
+        assert [(h["score"], h["id"]) for h in history] == [(0, got["submission"]["turn"]["id"])]
+        c.close()
 
 
 def test_evidence_photos_are_jpeg_and_small_enough_for_the_tracker():

@@ -143,6 +143,10 @@ def test_submit_while_tracker_down_then_outbox_deliver(
     assert out.returncode == 1 and "queued in the outbox" in out.stderr
     pending = list((Path(env["DICECAM_DATA_DIR"]) / "outbox" / "pending").glob("*.json"))
     assert len(pending) == 1
+    listed = dicecam("outbox", "list", env=env)  # reads the folder: no tracker URL needed
+    assert listed.returncode == 0, listed.stderr
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [(r["state"], r["player"], r["score"]) for r in rows] == [("pending", "molly", 300)]
 
     proc = start_tracker(unused_port, db, env)  # back up
     try:

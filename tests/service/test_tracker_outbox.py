@@ -126,6 +126,67 @@ def test_bad_token_keeps_the_turn_pending(app, serve, tmp_path):
     client.close()
 
 
+def queue_offline(tmp_path, unused_port, *turns: TurnSubmission) -> str:
+    """Queue ``turns`` in the outbox at ``tmp_path`` for a tracker nobody answers; its URL."""
+    url = f"http://127.0.0.1:{unused_port}"
+    with TrackerClient(url, token="t", outbox_dir=tmp_path, retries=0) as offline:
+        for turn in turns:
+            with pytest.raises(TrackerUnavailable):
+                offline.submit_turn(turn)
+    return url
+
+
+def test_one_players_token_leaves_the_others_turns_queued(
+    app, serve, seed_players, tmp_path, unused_port
+):
+    """A token delivers its own player's turns; another player's stay queued for their own
+    token (they were moved to rejected/ for good, out of every later delivery)."""
+    auths = seed_players(app, ["gail", "hank"])
+    gail, hank = TurnSubmission(player="gail", score=300), TurnSubmission(player="Hank", score=50)
+    queue_offline(tmp_path, unused_port, gail, hank)
+    serve(app, port=unused_port)
+    url = f"http://127.0.0.1:{unused_port}"
+    with TrackerClient(url, token=auths["gail"]["Authorization"][7:], outbox_dir=tmp_path) as c:
+        report = c.deliver_pending(force=True)
+    assert list(report.delivered) == [gail.idempotency_key] and not report.rejected
+    assert report.other_players == {hank.idempotency_key: "Hank"}
+    assert [e.key for e in c.outbox.entries("pending")] == [hank.idempotency_key]
+    with TrackerClient(url, token=auths["hank"]["Authorization"][7:], outbox_dir=tmp_path) as c:
+        report = c.deliver_pending(force=True)
+    assert list(report.delivered) == [hank.idempotency_key] and not report.other_players
+    assert c.outbox.counts() == {"pending": 0, "delivered": 2, "rejected": 0}
+
+
+def test_turns_queued_for_another_tracker_are_named_or_retargeted(
+    app, serve, seed_players, tmp_path, unused_port
+):
+    token = seed_players(app, ["ivy"])["ivy"]["Authorization"][7:]
+    turn = TurnSubmission(player="ivy", score=400)
+    wrong = queue_offline(tmp_path, unused_port, turn)  # queued for a mistyped tracker URL
+    client = TrackerClient(serve(app).url, token=token, outbox_dir=tmp_path)
+    report = client.deliver_pending(force=True)
+    assert report.other_trackers == {turn.idempotency_key: wrong} and not report.delivered
+    report = client.deliver_pending(force=True, retarget=True)
+    assert list(report.delivered) == [turn.idempotency_key] and not report.other_trackers
+    assert client.outbox.find(turn.idempotency_key).base_url == client.base_url
+    client.close()
+
+
+def test_deliver_one_turn_by_key(app, serve, seed_players, tmp_path, unused_port):
+    token = seed_players(app, ["jo"])["jo"]["Authorization"][7:]
+    turn = TurnSubmission(player="jo", score=100)
+    queue_offline(tmp_path, unused_port, turn)
+    serve(app, port=unused_port)
+    client = TrackerClient(f"http://127.0.0.1:{unused_port}", token=token, outbox_dir=tmp_path)
+    assert client.deliver(turn.idempotency_key) is None  # backing off: not due yet
+    stored = client.deliver(turn.idempotency_key, force=True)
+    assert stored["score"] == 100
+    assert client.deliver(turn.idempotency_key)["id"] == stored["id"]  # answered from disk
+    with pytest.raises(KeyError, match="no turn 'nope' in the outbox"):
+        client.deliver("nope")
+    client.close()
+
+
 def test_outbox_writes_are_atomic_and_leave_no_temp_files(tmp_path):
     box = Outbox(tmp_path)
     entry = OutboxEntry(key="k" * 12, base_url="http://x", turn={"score": 50})
