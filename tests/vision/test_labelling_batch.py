@@ -186,6 +186,30 @@ def test_import_names_photos_it_cannot_find(photo_dir, tmp_path, capsys):
     assert "4 labelled photo(s) not found" in capsys.readouterr().err
 
 
+def test_yolo_import_passes_over_broken_photos_no_label_names(photo_dir, tmp_path):
+    """`dicecam label` lists a broken file as unreadable; importing its YOLO labels from the
+    same folder must not stop there (it crashed reading every photo's size), while a label
+    whose own photo is broken is named."""
+    from vision.labelling import LabelFormatError
+
+    (photo_dir / "empty.jpg").write_bytes(b"")
+    run = label_folder(
+        photo_dir,
+        SceneReader(photo_dir),
+        tmp_path / "y",
+        "yolo",
+        show_progress=False,
+        images="none",
+    )
+    assert "empty.jpg" in [u.name for u in run.unreadable]
+    photos = read_labels(tmp_path / "y", image_root=photo_dir)
+    assert sorted(p.name for p in photos) == sorted(SCENES)
+    assert sum(len(p.dice) for p in photos) == 5
+    (photo_dir / "roll1.jpg").write_text("no longer a photo")
+    with pytest.raises(LabelFormatError, match=r"roll1\.jpg: its labels need the photo's size"):
+        read_labels(tmp_path / "y", image_root=photo_dir)
+
+
 def test_roboflow_eval_round_trips_through_every_format(roboflow_eval, tmp_path):
     """The real photo set's labels: YOLO -> COCO -> Label Studio -> YOLO keeps every die."""
     truth = read_yolo(roboflow_eval)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TextIO
@@ -276,13 +276,37 @@ def read_labels(
         root = Path(image_root)
         found = {_flat_stem(p.relative_to(root)): p for p in find_photos(root)}
         found.update({p.stem: p for p in found.values() if p.stem not in found})
-        photos = read_yolo(path, sizes={stem: image_size(p) for stem, p in found.items()})
+        photos = read_yolo(path, sizes=_PhotoSizes(found))
         for photo in photos:
             if photo.image is None and Path(photo.name).stem in found:
                 photo.image = found[Path(photo.name).stem]
                 photo.name = photo.image.relative_to(root).as_posix()
         return photos
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+class _PhotoSizes(Mapping[str, tuple[int, int]]):
+    """Photo sizes by label stem, each read when a label asks for it: a broken photo that no
+    label names costs nothing, one a label names is a clear error."""
+
+    def __init__(self, photos: dict[str, Path]) -> None:
+        self.photos = photos
+
+    def __getitem__(self, stem: str) -> tuple[int, int]:
+        path = self.photos[stem]
+        try:
+            return image_size(path)
+        except OSError as exc:
+            raise LabelFormatError(
+                f"{path}: its labels need the photo's size, but it is not an image that can be "
+                f"read ({exc})"
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.photos)
+
+    def __len__(self) -> int:
+        return len(self.photos)
 
 
 def _flat_stem(rel: Path) -> str:

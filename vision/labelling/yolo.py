@@ -17,7 +17,7 @@ attributes: off-table flags and confidences are not carried; cocked dice become 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vision.types import Die
@@ -190,7 +190,7 @@ def _glob_escape(text: str) -> str:
 
 
 def read_yolo(
-    root: str | os.PathLike[str], *, sizes: dict[str, tuple[int, int]] | None = None
+    root: str | os.PathLike[str], *, sizes: Mapping[str, tuple[int, int]] | None = None
 ) -> list[LabelledPhoto]:
     """Read a YOLO dataset (ultralytics ``images/ labels/`` or CVAT ``obj_train_data/``).
 
