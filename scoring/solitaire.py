@@ -40,6 +40,26 @@ class SolitaireSheet:
         self.free_rides = 0
         self.turns = 0
 
+    def add_reject(self, face: int) -> None:
+        """Mark one reject of ``face`` (as a sheet carried over from earlier rolls). Raises
+        ``ValueError`` for a face that is not 1 to 6, or a fourth reject face (S3).
+
+        Example:
+            >>> sheet = SolitaireSheet()
+            >>> for face in (1, 1, 5):
+            ...     sheet.add_reject(face)
+            >>> sheet.reject_faces
+            [1, 5]
+        """
+        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+            raise ValueError(f"a reject face must be 1 to 6, got {face!r}")
+        if face not in self.reject_faces and len(self.reject_faces) == 3:
+            raise ValueError(
+                f"a sheet has three reject faces at most, {self.reject_faces}; "
+                f"{face} would be a fourth (S3)"
+            )
+        self.rejects[face] += 1
+
     @property
     def reject_faces(self) -> list[int]:
         """Faces rejected at least once, in face order (three at most)."""

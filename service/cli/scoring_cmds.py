@@ -123,7 +123,7 @@ def run_score(args: argparse.Namespace) -> int:
         if args.game == "solitaire-dice":
             sheet = SolitaireSheet()
             for face in _dice([args.rejects]) if args.rejects.strip() else []:
-                sheet.rejects[face] += 1
+                sheet.add_reject(face)
             result = game.score(dice, sheet)
         elif args.game == "low-high":
             result = game.score(dice, _int(args.highest_kept, "--highest-kept"))

@@ -95,6 +95,18 @@ def test_strategy_json(capsys):
         (["advise", "--banked", "lots", "1"], "--banked must be an integer"),
         (["advise", "--game", "low-high", "1"], "no strategy advisor"),
         (["score", "--game", "solitaire-dice", "1", "2"], "expected 5 dice, got 2"),
+        (
+            ["score", "--game", "solitaire-dice", "--rejects", "1,9", "1", "2", "3", "4", "5"],
+            "a reject face must be 1 to 6, got 9",
+        ),
+        (
+            ["score", "--game", "solitaire-dice", "--rejects", "0", "1", "2", "3", "4", "5"],
+            "a reject face must be 1 to 6, got 0",
+        ),
+        (
+            ["score", "--game", "solitaire-dice", "--rejects", "1,2,3,4", "1", "2", "3", "4", "5"],
+            "4 would be a fourth (S3)",
+        ),
         (["score"], "no dice given"),
         (["score", "--rule", "three_pairs_any", "1"], "KEY=VALUE"),
     ],
