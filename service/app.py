@@ -16,7 +16,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from service.api import ReaderService, UploadLimitMiddleware, build_api_router
+from service.api import ReaderService, build_api_router
+from service.body_limit import BodyLimitMiddleware
 from service.http_errors import answer_405_with_allow
 from service.settings import Settings
 from service.turn_store import TurnStore
@@ -109,7 +110,13 @@ def create_app(
         app.router.add_event_handler("shutdown", app.state.turns.database.dispose)
 
     max_bytes = int(settings.max_upload_mb * 1_000_000)
-    app.add_middleware(UploadLimitMiddleware, max_bytes=max_bytes)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=max_bytes,
+        prefix="/api/",  # the mounted tracker keeps its own limit
+        detail=f"upload too large: the limit is {settings.max_upload_mb:g} MB "
+        "(DICECAM_MAX_UPLOAD_MB); send a smaller photo",
+    )
 
     answer_405_with_allow(app)
 

@@ -7,9 +7,8 @@ from fastapi import APIRouter
 from service.api import calibration, reading, turns
 from service.api.errors import ErrorBody, errors
 from service.api.reader import ReaderService
-from service.api.uploads import UploadLimitMiddleware
 
-__all__ = ["ErrorBody", "ReaderService", "UploadLimitMiddleware", "build_api_router", "errors"]
+__all__ = ["ErrorBody", "ReaderService", "build_api_router", "errors"]
 
 
 def build_api_router() -> APIRouter:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import HTTPException, Request
 from starlette.datastructures import UploadFile
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["PHOTO_FIELDS", "RollInput", "UploadLimitMiddleware", "parse_roll_input", "parse_values"]
+__all__ = ["PHOTO_FIELDS", "RollInput", "parse_roll_input", "parse_values"]
 
 PHOTO_FIELDS = ("photo", "file", "image")
 """Multipart field names accepted for the photo (``photo`` is the documented one)."""
@@ -69,84 +67,6 @@ PHOTO_BODY: dict[str, Any] = {
         },
     }
 }
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class UploadLimitMiddleware:
-    """Answer 413 to a request under ``prefix`` whose body is larger than ``max_bytes``, before
-    the app reads it all (the mounted tracker keeps its own limits).
-
-    Checks ``Content-Length`` first, then counts the bytes of a streamed (chunked) body.
-    """
-
-    def __init__(self, app: ASGIApp, max_bytes: int, prefix: str = "/api/") -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-        self.prefix = prefix
-
-    def _message(self) -> bytes:
-        mb = self.max_bytes / 1_000_000
-        return json.dumps(
-            {
-                "detail": f"upload too large: the limit is {mb:g} MB "
-                "(DICECAM_MAX_UPLOAD_MB); send a smaller photo"
-            }
-        ).encode()
-
-    async def _reject(self, send: Send) -> None:
-        body = self._message()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["method"] in ("GET", "HEAD", "OPTIONS")
-            or not scope["path"].startswith(self.prefix)
-        ):
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        length = headers.get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._reject(send)
-            return
-        seen = 0
-        started = False
-
-        async def counting_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await self._reject(send)
 
 
 @dataclass(slots=True)
@@ -219,7 +139,7 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
     if ctype == "multipart/form-data":
         try:
             form = await request.form()
-        except (HTTPException, _TooLarge):
+        except HTTPException:
             raise
         except Exception as exc:  # malformed multipart body
             raise HTTPException(400, f"could not parse the multipart form: {exc}") from None

@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from service.body_limit import BodyLimitMiddleware
 from service.http_errors import answer_405_with_allow
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
@@ -66,30 +67,17 @@ def create_app(
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": _describe(exc.errors())}, status_code=422)
 
-    app.add_middleware(BodyLimit, limit=int(_max_body_mb() * 2**20))
+    limit = int(_max_body_mb() * 2**20)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=limit,
+        detail=f"expected a request of at most {limit} bytes (DICECAM_MAX_UPLOAD_MB), "
+        "got a larger one",
+    )
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(forms.router)
     return app
-
-
-class BodyLimit:
-    """413 for a request whose Content-Length is over ``limit`` bytes (plain ASGI middleware)."""
-
-    def __init__(self, app, limit: int) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http":
-            length = dict(scope["headers"]).get(b"content-length", b"")
-            if length.isdigit() and int(length) > self.limit:
-                detail = (
-                    f"expected a request of at most {self.limit} bytes (DICECAM_MAX_UPLOAD_MB), "
-                    f"got {int(length)} bytes"
-                )
-                await JSONResponse({"detail": detail}, status_code=413)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def _max_body_mb() -> float:

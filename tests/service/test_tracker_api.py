@@ -4,6 +4,7 @@ validation, evidence, pages, admin corrections; on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import base64
+import json
 import uuid
 
 import httpx
@@ -286,6 +287,12 @@ def test_oversized_request_is_refused_with_413(sqlite_url, clock, serve, monkeyp
             r.status_code == 413
             and "expected a request of at most 10485 bytes" in r.json()["detail"]
         )
+        body = json.dumps(big).encode()  # streamed in chunks: no Content-Length to check
+        chunks = (body[i : i + 4096] for i in range(0, len(body), 4096))
+        r = http.post(
+            "/api/v1/turns", content=chunks, headers={**auth, "content-type": "application/json"}
+        )
+        assert r.status_code == 413 and "at most 10485 bytes" in r.json()["detail"]
         assert http.post("/api/v1/turns", json=turn("heather"), headers=auth).status_code == 201
     app.state.db.dispose()
 
