@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,7 +200,13 @@ def _open(
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             im = Image.open(fp)
     except Image.DecompressionBombError as exc:
-        raise ImageError(f"image too large: {label} ({exc})") from None
+        # Pillow refuses past twice its own limit before dicecam sees the size: say it as ours
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f" is {int(found.group(1)) / 1e6:.0f} megapixels" if found else ""
+        limit = min(max_image_pixels, 2 * (Image.MAX_IMAGE_PIXELS or max_image_pixels))
+        raise ImageError(
+            f"image too large: {label}{size} (limit {limit / 1e6:.0f}); downscale it first"
+        ) from None
     except UnidentifiedImageError:
         raise ImageError(
             f"not an image (expected JPEG, PNG, WebP, AVIF, HEIC, BMP, TIFF or GIF data): {label}"

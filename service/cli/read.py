@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read the dice in photos",
         description="Read every die in each photo: top value, box and confidence.",
     )
-    p.add_argument("photos", nargs="+", metavar="PHOTO", help="image files (or folders of them)")
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="image files (or folders: every photo under them)")
     p.add_argument("--json", action="store_true", help="print one JSON object per photo per line")
     p.add_argument("--annotate", metavar="OUT/", type=Path, help="write annotated photos here")
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
@@ -48,14 +48,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _expand(photos: list[str]) -> list[str]:
-    from vision.io import IMAGE_SUFFIXES
+    """The photos named, a folder standing for every photo under it (subfolders too, as
+    ``dicecam label`` takes them); a folder without any stays, to be reported."""
+    from vision.labelling import find_photos
 
     out: list[str] = []
     for photo in photos:
         path = Path(photo)
         if path.is_dir():
-            found = sorted(str(p) for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-            out += found or [photo]  # an empty folder reports itself as an error
+            out += [str(p) for p in find_photos(path)] or [photo]
         else:
             out.append(photo)
     return out
@@ -121,6 +122,12 @@ def run(args: argparse.Namespace) -> int:
     side = reader.decode_side if args.annotate is None else max(reader.decode_side, ANNOTATE_SIDE)
     for photo in _expand(args.photos):
         t0 = time.perf_counter()
+        if Path(photo).is_dir():
+            failed += 1
+            print(f"dicecam read: no photos in the folder {photo} (nor under it)", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"image": photo, "error": "no photos in the folder"}), flush=True)
+            continue
         try:
             loaded = load_image(
                 photo,

@@ -59,10 +59,15 @@ def test_read_a_folder_takes_every_photo_format_and_only_photos(model, tmp_path,
     im.save(folder / "b.png")
     pillow_heif.from_pillow(im).save(folder / "IMG_0001.HEIC")
     (folder / "notes.txt").write_text("not a photo")
+    (folder / "2026-11-26").mkdir()  # subfolders are read too, as `dicecam label` reads them
+    im.save(folder / "2026-11-26" / "c.jpg")
+    (folder / "empty").mkdir()
     assert main(["read", "--json", "--model", str(model), str(folder)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [Path(r["image"]).name for r in lines] == ["IMG_0001.HEIC", "a.jpg", "b.png"]
+    assert [Path(r["image"]).name for r in lines] == ["c.jpg", "IMG_0001.HEIC", "a.jpg", "b.png"]
     assert all(r["values"] == [5] and (r["width"], r["height"]) == (640, 480) for r in lines)
+    assert main(["read", "--model", str(model), str(folder / "empty")]) == 1
+    assert "no photos in the folder" in capsys.readouterr().err
 
 
 def test_read_summary_expect_and_annotate(model, photos, tmp_path, capsys):
