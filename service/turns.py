@@ -139,8 +139,10 @@ class TurnSession:
         photo: bytes | None = None,
         missing: int = 0,
         missing_is_bust: bool = True,
+        typed: bool = False,
     ) -> None:
         """Record a roll of the dice left. Dice off the table bust a Morning Roll turn at once.
+        ``typed``: the values were typed (corrections sent with the ``photo`` too).
 
         ``missing``: dice the photo did not show (only for values read from a photo; typed
         values must count every die). They bust a Morning Roll turn when ``missing_is_bust``,
@@ -173,7 +175,8 @@ class TurnSession:
                 f" and {off_table} off it" if off_table else ""
             )
             raise TurnError(
-                f"this roll should have {expected} dice, but {'the photo shows' if photo else 'got'} "
+                f"this roll should have {expected} dice, but "
+                f"{'the photo shows' if photo and not typed else 'the values typed give'} "
                 f"{shown} ({values}); retake the photo or type the values",
                 422,
             )

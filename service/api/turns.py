@@ -127,6 +127,7 @@ async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
                 photo=roll.photo,
                 missing=missing,
                 missing_is_bust=missing_is_bust,
+                typed=roll.values is not None,
             )
             return _view(request, session)
 

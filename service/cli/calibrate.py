@@ -142,6 +142,17 @@ def run(args: argparse.Namespace) -> int:
             if args.normalised:
                 cal = Calibration(pts, image=str(args.photo))
             else:
+                far = [
+                    (x, y)
+                    for x, y in pts
+                    if not (-w / 2 <= x <= 1.5 * w and -h / 2 <= y <= 1.5 * h)
+                ]
+                if far:
+                    x, y = far[0]
+                    raise UsageError(
+                        f"expected boundary points in the photo's pixels (it is {w}x{h}), got "
+                        f"{x:g},{y:g}, more than half the photo beyond its edge"
+                    )
                 cal = Calibration.from_pixels(pts, w, h, image=str(args.photo))
         except CalibrationError as exc:
             raise UsageError(f"{exc} (photo is {w}x{h} pixels)") from None

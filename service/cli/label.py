@@ -184,6 +184,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     _check_out(args.out, args.overwrite)
     photos = _read(args)
+    if not photos:  # an empty training folder would only fail later, in `dicecam train`
+        raise UsageError(f"expected labelled photos in {args.source}, got none")
     try:
         data_yaml = write_training_folder(
             photos, args.out, images="copy" if args.copy else "link", cocked_class=args.cocked_class

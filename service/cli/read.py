@@ -32,7 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="read the dice in photos",
         description="Read every die in each photo: top value, box and confidence.",
     )
-    p.add_argument("photos", nargs="+", metavar="PHOTO", help="image files (or folders: every photo under them)")
+    p.add_argument(
+        "photos",
+        nargs="+",
+        metavar="PHOTO",
+        help="image files (or folders: every photo under them)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object per photo per line")
     p.add_argument("--annotate", metavar="OUT/", type=Path, help="write annotated photos here")
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")

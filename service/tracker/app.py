@@ -24,6 +24,9 @@ def _utcnow() -> datetime:
 def _describe(errors) -> str:
     parts = []
     for err in errors:
+        if err.get("type") == "json_invalid":  # loc: the character where parsing stopped
+            parts.append("the request body is not valid JSON")
+            continue
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
         if "input" in err and err.get("type") != "missing" and "got " not in msg:

@@ -79,8 +79,12 @@ def test_typed_values_and_corrections_stay_strict(bust_server):
     t = start(bust_server)
     r = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [1, 5, 2, 3]})
     assert r.status_code == 422 and "should have 6 dice" in r.json()["detail"]
-    r = photo_roll(bust_server, t["id"], dice([1, 5, 2, 3]), values="1,5,2,3")
-    assert r.status_code == 422 and "should have 6 dice" in r.json()["detail"]
+    r = photo_roll(bust_server, t["id"], dice([1, 5, 2, 3, 4]), values="1,5,2,3")
+    # the message speaks of the values typed, not of the photo's five dice
+    assert (
+        r.status_code == 422
+        and "should have 6 dice, but the values typed give 4" in (r.json()["detail"])
+    )
     after = c.get(f"/api/v1/turns/{t['id']}").json()
     assert (after["rolls"], after["awaiting"], after["bust"]) == (0, "roll", False)
 

@@ -127,6 +127,14 @@ def test_registration_validation_errors_are_clear(sqlite_tracker, body, status, 
     assert http.get("/api/v1/rollcall").json()["players"] == []
 
 
+def test_malformed_json_is_named_as_such(sqlite_tracker):
+    http, _ = sqlite_tracker
+    r = http.post(
+        "/api/v1/players", content=b'{"name":', headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 422 and r.json() == {"detail": "the request body is not valid JSON"}
+
+
 def test_name_taken_regardless_of_case(sqlite_tracker, join):
     http, _ = sqlite_tracker
     join(http, "Heather")

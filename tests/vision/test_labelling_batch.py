@@ -174,6 +174,10 @@ def test_cli_errors_are_one_line_and_exit_2(photo_dir, tmp_path):
     assert r.returncode == 2 and "not JSON" in r.stderr and r.stderr.count("\n") == 1
     r = dicecam("labels", "import", str(tmp_path / "missing"), "--out", str(tmp_path / "t"))
     assert r.returncode == 2 and "no such file or folder" in r.stderr
+    (tmp_path / "none.json").write_text("[]")  # a Label Studio export of no task
+    r = dicecam("labels", "import", str(tmp_path / "none.json"), "--out", str(tmp_path / "t"))
+    assert r.returncode == 2 and "expected labelled photos in" in r.stderr
+    assert not (tmp_path / "t").exists()
 
 
 def test_import_names_photos_it_cannot_find(photo_dir, tmp_path, capsys):
