@@ -98,7 +98,9 @@ def create_app(
     if submitter is _DEFAULT:
         from service.api.submit import TrackerSubmitter
 
-        submitter = TrackerSubmitter(Path(settings.data_dir).expanduser() / "outbox")
+        submitter = TrackerSubmitter(
+            Path(settings.data_dir).expanduser() / "outbox", embedded=not settings.tracker_url
+        )
     app.state.turns = TurnStore(submitter=submitter, database=_turns_database(settings))
     if settings.outbox_retry_s > 0 and callable(getattr(submitter, "retry", None)):
         from service.api.submit import Every

@@ -70,8 +70,13 @@ def _tracker_url(request: Request) -> str | None:
         return str(settings.tracker_url)
     if not getattr(request.app.state, "tracker_mounted", False):
         return None
-    server = request.scope.get("server") or ("127.0.0.1", request.url.port)
-    return f"{request.url.scheme}://127.0.0.1:{server[1]}/tracker"
+    host, port = request.scope.get("server") or ("127.0.0.1", request.url.port)
+    # the address the request came in on (a LAN address when serving phones); loopback when
+    # the server listens on every interface
+    if host in ("0.0.0.0", "::", "", None):
+        host = "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
+    return f"{request.url.scheme}://{host}:{port}/tracker"
 
 
 @router.post("", status_code=201, summary="Start a turn", responses=errors(400, 413, 422))

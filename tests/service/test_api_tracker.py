@@ -98,6 +98,17 @@ def test_a_banked_turn_reaches_the_tracker_with_its_evidence(server):
     assert c.get(f"/api/v1/turns/{t['id']}").json()["bust"] is True
 
 
+def test_the_embedded_tracker_is_reached_on_the_address_the_server_listens_on(tmp_path):
+    """Served on one address only (a LAN address, for phones), turns reach the embedded
+    tracker there; they went to 127.0.0.1, where nothing listened, and stayed queued."""
+    app = create_app(Settings(data_dir=tmp_path), reader=QueueReader())
+    with BackgroundServer(app, host="127.0.0.2") as srv, httpx.Client(base_url=srv.url) as c:
+        token = login(c, "nina")
+        t = c.post("/api/v1/turns", json={"player": "nina", "tracker_token": token}).json()
+        t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
+        assert t["submission"]["status"] == "submitted", t["submission"]
+
+
 def test_without_a_token_the_turn_is_kept_and_not_submitted(server):
     c = server.client
     t = c.post("/api/v1/turns", json={"player": "mike"}).json()
