@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from service.api import calibration, reading, turns
+from service.api import calibration, reading, tracker_login, turns
 from service.api.errors import ErrorBody, errors
 from service.api.reader import ReaderService
 
@@ -18,6 +18,7 @@ def build_api_router() -> APIRouter:
     v1.include_router(reading.router)
     v1.include_router(turns.router)
     v1.include_router(calibration.router)
+    v1.include_router(tracker_login.router)
     api.include_router(v1)
     api.add_api_route(
         "/api/read",

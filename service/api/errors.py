@@ -20,13 +20,15 @@ __all__ = ["ErrorBody", "errors", "unreadable_photo"]
 
 WHY = {
     400: "the body is not valid JSON, or not a readable multipart form",
-    404: "no turn with this id (turns are kept a day)",
+    401: "the tracker refused the name and password",
+    404: "no turn with this id (turns are kept a day), or no tracker to log in to",
     409: "the turn does not allow this move now (it is over, or dice are missing from the photo)",
     413: "the upload is larger than the service accepts (DICECAM_MAX_UPLOAD_MB)",
     415: "the photo is not an image dicecam can read, or the body is of an unknown type",
     422: "a field is missing or out of range, or the values cannot be scored",
     500: "the service failed; nothing was changed",
-    503: "the dice reader could not be loaded; type the values by hand meanwhile",
+    503: "the dice reader could not be loaded (type the values by hand meanwhile), or the "
+    "tracker cannot be reached",
 }
 """What each error status of the service API means."""
 

@@ -89,18 +89,21 @@ class TrackerSubmitter:
                 return None
 
     def _client(self, session: TurnSession) -> Any:
+        return self.client(session.tracker_url, token=session.tracker_token)
+
+    def client(self, url: str, *, token: str | None = None) -> Any:
+        """A :class:`service.tracker_client.TrackerClient` for ``url`` with this submitter's
+        outbox, trusting the embedded tracker's self-signed certificate."""
         from service.tracker_client import TrackerClient
 
         transport = None
-        if session.tracker_url.startswith("https://") and (
-            self.embedded or session.tracker_url.startswith("https://127.0.0.1")
-        ):
+        if url.startswith("https://") and (self.embedded or url.startswith("https://127.0.0.1")):
             import httpx
 
             transport = httpx.HTTPTransport(verify=False)  # our own self-signed certificate
         return TrackerClient(
-            session.tracker_url,
-            token=session.tracker_token,
+            url,
+            token=token,
             outbox_dir=self.outbox_dir,
             retries=self.retries,
             backoff=0.2,

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import errors
 from service.api.reading import read_roll
+from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
 from service.turn_store import TurnStore
 from service.turns import TurnError, TurnSession
@@ -33,7 +34,7 @@ class NewTurn(BaseModel):
         json_schema_extra={"enum": list(TURN_GAMES)},
     )
     tracker_token: str | None = Field(
-        None, description="the player's tracker token (POST /tracker/api/v1/tokens), to submit"
+        None, description="the player's tracker token (POST /api/v1/tracker/tokens), to submit"
     )
 
 
@@ -63,22 +64,6 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     return session.to_dict()
 
 
-def _tracker_url(request: Request) -> str | None:
-    """The remote tracker of the settings, else the embedded one reached over loopback."""
-    settings = request.app.state.settings
-    if settings.tracker_url:
-        return str(settings.tracker_url)
-    if not getattr(request.app.state, "tracker_mounted", False):
-        return None
-    host, port = request.scope.get("server") or ("127.0.0.1", request.url.port)
-    # the address the request came in on (a LAN address when serving phones); loopback when
-    # the server listens on every interface
-    if host in ("0.0.0.0", "::", "", None):
-        host = "127.0.0.1"
-    host = f"[{host}]" if ":" in host else host
-    return f"{request.url.scheme}://{host}:{port}/tracker"
-
-
 @router.post("", status_code=201, summary="Start a turn", responses=errors(400, 413, 422))
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
@@ -87,7 +72,7 @@ async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
         session = _store(request).start(
             body.player.strip(),
             body.game,
-            tracker_url=_tracker_url(request),
+            tracker_url=tracker_url(request),
             tracker_token=body.tracker_token,
         )
     except TurnError as exc:

@@ -35,7 +35,7 @@ async function trackerLogin(evt) {
   const name = ui.player.value.trim();
   if (!name) { ui.trackerNote.textContent = "Type the player's name above first."; return; }
   try {
-    const out = await api("/tracker/api/v1/tokens", {
+    const out = await api("/api/v1/tracker/tokens", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name, password: ui.password.value }),
@@ -45,7 +45,7 @@ async function trackerLogin(evt) {
     ui.trackerNote.textContent = `Logged in as ${out.player.name}: Morning Roll turns are submitted.`;
   } catch (err) {
     ui.trackerNote.textContent = err.status === 404
-      ? "No tracker on this server (dicecam serve --no-tracker)."
+      ? "No tracker to submit to (dicecam serve --no-tracker, and no --tracker-url)."
       : `Tracker login failed: ${err.message}`;
   }
 }

@@ -71,6 +71,12 @@ def test_read_returns_the_reading_json(server):
     assert server.reader.calls == 1  # the second read of the same photo is served from cache
 
 
+def test_without_a_tracker_logging_in_says_so(server):
+    login = {"name": "mike", "password": "correct horse"}
+    r = httpx.post(server.url + "/api/v1/tracker/tokens", json=login)
+    assert r.status_code == 404 and "no tracker" in r.json()["detail"]
+
+
 def test_a_dice_count_is_part_of_the_cached_reading(server):
     photo = jpeg()
     files = {"photo": ("roll.jpg", photo, "image/jpeg")}

@@ -111,6 +111,8 @@ def test_the_embedded_tracker_is_reached_on_the_address_the_server_listens_on(tm
 
 def test_without_a_token_the_turn_is_kept_and_not_submitted(server):
     c = server.client
+    r = c.post("/api/v1/tracker/tokens", json={"name": "mike", "password": "correct horse"})
+    assert r.status_code == 401  # no such player on the embedded tracker
     t = c.post("/api/v1/turns", json={"player": "mike"}).json()
     t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
     assert t["bust"] and t["submission"]["status"] == "not-submitted"
@@ -126,14 +128,19 @@ def test_turns_go_to_a_remote_tracker_when_one_is_configured(tmp_path):
             "/api/v1/players",
             json={"name": "jacob", "password": "correct horse", "timezone": open_timezone()},
         )
-        token = rc.post(
-            "/api/v1/tokens", json={"name": "jacob", "password": "correct horse"}
-        ).json()["token"]
         settings = Settings(data_dir=tmp_path / "svc", tracker_url=remote.url)
         app = create_app(settings, reader=QueueReader())
         with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
             assert c.get("/api/v1/health").json()["tracker"] == remote.url
             assert c.get("/tracker/api/v1/rounds").status_code == 404  # nothing embedded
+            # the page logs in through the service, which asks the remote tracker
+            login = {"name": "jacob", "password": "wrong password"}
+            r = c.post("/api/v1/tracker/tokens", json=login)
+            assert r.status_code == 401, r.text
+            login["password"] = "correct horse"
+            r = c.post("/api/v1/tracker/tokens", json=login)
+            assert r.status_code == 201 and r.json()["player"]["name"] == "jacob", r.text
+            token = r.json()["token"]
             t = c.post("/api/v1/turns", json={"player": "jacob", "tracker_token": token}).json()
             t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [5, 2, 2, 3, 4, 6]}).json()
             t = c.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [5]}).json()

@@ -1,0 +1,75 @@
+"""Log the page's player in to the Morning Roll tracker the service submits to, embedded or
+remote (``DICECAM_TRACKER_URL``): the page asks the service, which asks that tracker."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from service.api.errors import errors
+
+__all__ = ["router", "tracker_url"]
+
+router = APIRouter(prefix="/tracker", tags=["tracker"])
+
+
+def tracker_url(request: Request) -> str | None:
+    """The remote tracker of the settings, else the embedded one at the address the request
+    came in on (a LAN address when serving phones; loopback when listening everywhere)."""
+    settings = request.app.state.settings
+    if settings.tracker_url:
+        return str(settings.tracker_url)
+    if not getattr(request.app.state, "tracker_mounted", False):
+        return None
+    host, port = request.scope.get("server") or ("127.0.0.1", request.url.port)
+    if host in ("0.0.0.0", "::", "", None):
+        host = "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
+    return f"{request.url.scheme}://{host}:{port}/tracker"
+
+
+class Login(BaseModel):
+    name: str = Field(..., min_length=1, max_length=80)
+    password: str = Field(..., min_length=1, max_length=200)
+
+
+@router.post(
+    "/tokens",
+    status_code=201,
+    summary="Log in to the tracker turns are submitted to",
+    responses=errors(401, 404, 413, 422, 503),
+)
+async def login(request: Request, body: Login) -> dict[str, Any]:
+    """A bearer token for ``tracker_token`` when starting a turn, and the player it is for."""
+    url = tracker_url(request)
+    if url is None:
+        raise HTTPException(
+            404, "no tracker: this server runs with --no-tracker and no DICECAM_TRACKER_URL"
+        )
+    make = getattr(request.app.state.turns.submitter, "client", None)
+    if not callable(make):  # a submitter of the caller's own (tests): a plain client
+        from service.tracker_client import TrackerClient
+
+        outbox = Path(request.app.state.settings.data_dir).expanduser() / "outbox"
+        make = partial(TrackerClient, outbox_dir=outbox)
+    return await run_in_threadpool(_login, make(url), body)
+
+
+def _login(client: Any, body: Login) -> dict[str, Any]:
+    from service.tracker_client import TrackerAuthError, TrackerRejected, TrackerUnavailable
+
+    with client:
+        try:
+            token = client.login(body.name, body.password)
+            return {"token": token, "player": client.me()}
+        except TrackerAuthError as exc:
+            raise HTTPException(401, exc.detail) from None
+        except TrackerUnavailable as exc:
+            raise HTTPException(503, str(exc)) from None
+        except TrackerRejected as exc:
+            raise HTTPException(exc.status, exc.detail) from None
