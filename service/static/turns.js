@@ -21,9 +21,39 @@ export async function newTurn(evt) {
     state.live.taken = null;
     renderTurn(turn);
   } catch (err) {
+    clearTurn(); // the turn on screen is not the one asked for: nothing to keep or bank
     // games played roll by roll (solitaire-dice, low-high) are scored without a turn
-    state.turn = null;
-    say(err.message);
+    say(err.status === 422 && /keep-and-reroll/.test(err.message)
+      ? `${ui.game.value} is scored roll by roll: read or type each roll, there is no turn to start.`
+      : err.message);
+  }
+}
+
+function clearTurn() {
+  state.turn = null;
+  ui.total.textContent = "0";
+  ui.diceLeft.textContent = "–";
+  ui.state.textContent = "no turn";
+  ui.bank.disabled = true;
+  ui.keeps.innerHTML = "";
+}
+
+// A move on the turn (keep, bank), one at a time: a second tap while the first is on its way
+// answered "this turn is over" over the first one's receipt.
+async function move(path, options) {
+  if (state.busy || !state.turn) return;
+  state.busy = true;
+  ui.bank.disabled = true;
+  for (const b of ui.keeps.querySelectorAll("button")) b.disabled = true;
+  try {
+    renderTurn(await api(`/api/v1/turns/${state.turn.id}/${path}`, options));
+    return true;
+  } catch (err) {
+    say(err.message, "bust");
+    if (state.turn) renderKeeps(state.turn.keeps || [], state.turn.awaiting === "keep" ? keep : null);
+    return false;
+  } finally {
+    state.busy = false;
   }
 }
 
@@ -145,23 +175,14 @@ function renderScore(scored) {
 }
 
 async function keep(k) {
-  try {
-    const turn = await api(`/api/v1/turns/${state.turn.id}/keep`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ dice: k.dice }),
-    });
-    renderTurn(turn);
-    if (state.stream) showPreview();
-  } catch (err) {
-    say(err.message, "bust");
-  }
+  const done = await move("keep", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ dice: k.dice }),
+  });
+  if (done && state.stream) showPreview();
 }
 
 export async function bank() {
-  try {
-    renderTurn(await api(`/api/v1/turns/${state.turn.id}/bank`, { method: "POST" }));
-  } catch (err) {
-    say(err.message, "bust");
-  }
+  await move("bank", { method: "POST" });
 }

@@ -99,7 +99,9 @@ def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
         page.locator("#keeps li button").first.click()
         expect(page.locator("#turn-total")).to_have_text(str(total + 100))
         expect(page.locator("#bank")).to_be_enabled()
-        page.click("#bank")
+        page.dblclick("#bank")  # a double tap banks once, and its receipt stays on screen
+        expect(page.locator("#message")).to_contain_text(f"Banked {total + 100} points")
+        page.wait_for_timeout(500)
         expect(page.locator("#message")).to_contain_text(f"Banked {total + 100} points")
         expect(page.locator("#turn-state")).to_have_text("banked")
 
@@ -133,11 +135,19 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
     with BackgroundServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(server.url + "/")
         page.fill("#player", "kenny")
+        page.click("#new-turn")  # a Morning Roll turn under way, then the game changes
+        page.fill("#typed", "1 2 2 3 4 6")
+        page.click("#typed-form button")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
         page.select_option("#game", "solitaire-dice")
         page.click("#new-turn")
-        expect(page.locator("#message")).to_contain_text("POST /api/v1/score?game=solitaire-dice")
+        expect(page.locator("#message")).to_contain_text("solitaire-dice is scored roll by roll")
+        expect(page.locator("#turn-state")).to_have_text("no turn")  # the old turn is cleared
+        expect(page.locator("#keeps li")).to_have_count(0)
         page.fill("#typed", "1 2 3 4 5")
         page.click("#typed-form button")
         options = page.locator("#keeps li.option")
@@ -148,6 +158,7 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
         page.click("#typed-form button")  # no turn started for greed: the roll is just scored
         expect(page.locator("#keeps li button").first).to_contain_text("Keep 1 5")
         expect(page.locator("#keeps li button").first).to_contain_text("150 pts")
+        assert not errors, errors
         browser.close()
 
 
