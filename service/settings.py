@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "get_settings"]
@@ -16,9 +17,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DICECAM_", extra="ignore")
 
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(8000, ge=0, le=65535)
     data_dir: Path = Path.home() / ".dicecam"
-    max_upload_mb: float = 20.0
+    max_upload_mb: float = Field(20.0, gt=0, allow_inf_nan=False)
     tracker: bool = True
     """Mount the embedded Morning Roll tracker at ``/tracker`` (``dicecam serve --no-tracker``)."""
     tracker_url: str | None = None
@@ -31,11 +32,11 @@ class Settings(BaseSettings):
     tracker_admin_timezone: str = "UTC"
     tracker_token: str | None = None
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
-    outbox_retry_s: float = 30.0
+    outbox_retry_s: float = Field(30.0, ge=0, allow_inf_nan=False)
     """How often the service tries again the Morning Roll turns it queued while the tracker was
     down (``DICECAM_OUTBOX_RETRY_S``; each turn also backs off on its own; 0: never, leave them
     to ``dicecam outbox deliver``)."""
-    live_settle_frames: int = 3
+    live_settle_frames: int = Field(3, ge=1, le=100)
     """Live mode: identical consecutive readings before the page takes a roll."""
     calibration: Path | None = None
     """A fixed camera's boundary polygon (``DICECAM_CALIBRATION``, as ``dicecam calibrate``);

@@ -17,11 +17,23 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-__all__ = ["UsageError", "build_parser", "main", "settings_error"]
+__all__ = ["UsageError", "build_parser", "main", "check_port", "settings_error"]
 
 
 class UsageError(Exception):
     """A problem with what the user asked for: printed as one line, exit status 2."""
+
+
+def check_port(port: int | None) -> int | None:
+    """A ``--port`` as given (None: not given), or UsageError unless it is 0 to 65535.
+
+    Example:
+        >>> check_port(8000)
+        8000
+    """
+    if port is not None and not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0 to 65535, got {port}")
+    return port
 
 
 def build_parser() -> argparse.ArgumentParser:

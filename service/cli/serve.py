@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 
-from service.cli import UsageError
+from service.cli import UsageError, check_port
 
 __all__ = ["register", "run"]
 
@@ -39,9 +40,7 @@ def run(args: argparse.Namespace) -> int:
         overrides["host"] = args.host
     elif args.https:
         overrides["host"] = "0.0.0.0"
-    if args.port is not None:
-        if not 0 <= args.port <= 65535:
-            raise UsageError(f"--port must be 0 to 65535, got {args.port}")
+    if check_port(args.port) is not None:
         overrides["port"] = args.port
     if args.no_tracker:
         overrides["tracker"] = False
@@ -54,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
     if args.max_upload_mb is not None:
-        if args.max_upload_mb <= 0:
+        if not math.isfinite(args.max_upload_mb) or args.max_upload_mb <= 0:
             raise UsageError(f"--max-upload-mb must be positive, got {args.max_upload_mb}")
         overrides["max_upload_mb"] = args.max_upload_mb
     try:
@@ -77,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
         if settings.host in ("0.0.0.0", "::"):
             for addr in lan_addresses():
                 print(f"dicecam: on a phone on this network open https://{addr}:{settings.port}/")
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except ValueError as exc:  # e.g. DICECAM_TRACKER_ADMIN_* that would not do
+        raise UsageError(str(exc)) from exc
     scheme = "https" if ssl else "http"
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     print(f"dicecam: serving {scheme}://{shown}:{settings.port}/", flush=True)

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from service.cli import UsageError
+from service.cli import UsageError, check_port
 
 __all__ = ["register"]
 
@@ -68,6 +68,7 @@ def _client_args(p: argparse.ArgumentParser) -> None:
 def run_tracker(args: argparse.Namespace) -> int:
     from service.settings import Settings
 
+    check_port(args.port)
     settings = Settings()
     if args.create_admin:
         return _create_admin(args, settings)
@@ -97,6 +98,7 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
     from pydantic import ValidationError
 
     from service.tracker import store
+    from service.tracker.app import describe_errors
     from service.tracker.db import default_database_url, make_engine, make_sessionmaker, migrate
     from service.tracker.rules import InvalidTimezone, zone
 
@@ -125,10 +127,10 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
             player = store.ensure_admin(
                 session, args.create_admin, password, args.timezone, datetime.now(UTC)
             )
-        except (ValidationError, store.TrackerError) as exc:
-            raise UsageError(
-                str(exc).splitlines()[0] if isinstance(exc, ValidationError) else str(exc)
-            ) from exc
+        except ValidationError as exc:
+            raise UsageError(describe_errors(exc.errors())) from None
+        except store.TrackerError as exc:
+            raise UsageError(str(exc)) from exc
         session.commit()
         print(f"administrator {player.name} ready")
     return 0

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
 from service.body_limit import BodyLimitMiddleware
 from service.http_errors import answer_405_with_allow
@@ -21,7 +22,8 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _describe(errors) -> str:
+def describe_errors(errors) -> str:
+    """One sentence for pydantic's validation ``errors``: each field, what was wrong, what came."""
     parts = []
     for err in errors:
         if err.get("type") == "json_invalid":  # loc: the character where parsing stopped
@@ -29,7 +31,8 @@ def _describe(errors) -> str:
             continue
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        if "input" in err and err.get("type") != "missing" and "got " not in msg:
+        secret = any("password" in str(x) for x in err.get("loc", ()))  # never echoed back
+        if "input" in err and err.get("type") != "missing" and "got " not in msg and not secret:
             got = repr(err["input"])
             msg = f"{msg} (got {got[:80]}{'...' if len(got) > 80 else ''})"
         parts.append(f"{loc}: {msg}")
@@ -68,7 +71,7 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": _describe(exc.errors())}, status_code=422)
+        return JSONResponse({"detail": describe_errors(exc.errors())}, status_code=422)
 
     limit = int(_max_body_mb() * 2**20)
     app.add_middleware(
@@ -99,6 +102,11 @@ def _bootstrap_admin(app: FastAPI) -> None:
     if not (name and password):
         return
     tz = getattr(settings, "tracker_admin_timezone", "UTC")
-    with app.state.db.writing() as session:
-        store.ensure_admin(session, name, password, tz, app.state.clock())
-        session.commit()
+    try:
+        with app.state.db.writing() as session:
+            store.ensure_admin(session, name, password, tz, app.state.clock())
+            session.commit()
+    except ValidationError as exc:
+        raise ValueError(
+            "DICECAM_TRACKER_ADMIN_NAME, _PASSWORD or _TIMEZONE: " + describe_errors(exc.errors())
+        ) from None

@@ -149,15 +149,15 @@ def authenticate(session: Session, token: str | None) -> Player:
 def ensure_admin(
     session: Session, name: str, password: str, timezone: str, now: datetime
 ) -> Player:
-    """Create the administrator ``name``, or make an existing player one (password reset)."""
+    """Create the administrator ``name``, or make an existing player one (password reset).
+
+    Raises:
+        pydantic.ValidationError: the name, password or time zone would not do for a player.
+    """
+    reg = Registration(name=name, password=password, timezone=timezone)  # checked either way
     player = session.scalar(select(Player).where(Player.name_key == _key(name)))
     if player is None:
-        return register(
-            session,
-            Registration(name=name, password=password, timezone=timezone),
-            now,
-            is_admin=True,
-        )
+        return register(session, reg, now, is_admin=True)
     player.is_admin = True
     if not verify_password(player.password_hash, password):
         player.password_hash = hash_password(password)

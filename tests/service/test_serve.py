@@ -107,20 +107,36 @@ def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "env", "message"),
     [
-        (["--tracker-url", "ftp://x"], "--tracker-url must start with http://"),
-        (["--max-upload-mb", "0"], "--max-upload-mb must be positive"),
-        (["--port", "70000"], "--port must be 0 to 65535"),
+        (["serve", "--tracker-url", "ftp://x"], {}, "--tracker-url must start with http://"),
+        (["serve", "--max-upload-mb", "0"], {}, "--max-upload-mb must be positive"),
+        (["serve", "--max-upload-mb", "nan"], {}, "--max-upload-mb must be positive"),
+        (["serve", "--port", "70000"], {}, "--port must be 0 to 65535"),
+        (["tracker", "--port", "70000"], {}, "--port must be 0 to 65535"),
+        # settings out of range were taken (a port uvicorn wrapped, a limit of -1 MB refusing
+        # every upload) or crashed (nan)
+        (["serve"], {"DICECAM_PORT": "99999"}, "DICECAM_PORT: Input should be less than"),
+        (["serve"], {"DICECAM_MAX_UPLOAD_MB": "nan"}, "DICECAM_MAX_UPLOAD_MB: Input should be"),
+        (["serve"], {"DICECAM_MAX_UPLOAD_MB": "-1"}, "DICECAM_MAX_UPLOAD_MB: Input should be"),
+        (["serve"], {"DICECAM_OUTBOX_RETRY_S": "-5"}, "DICECAM_OUTBOX_RETRY_S: Input should be"),
+        (["serve"], {"DICECAM_LIVE_SETTLE_FRAMES": "0"}, "DICECAM_LIVE_SETTLE_FRAMES: Input"),
+        (
+            ["serve", "--port", "0"],
+            {"DICECAM_TRACKER_ADMIN_NAME": "<bad>", "DICECAM_TRACKER_ADMIN_PASSWORD": "short"},
+            "DICECAM_TRACKER_ADMIN_NAME, _PASSWORD or _TIMEZONE: name: expected a name",
+        ),
     ],
 )
-def test_serve_usage_errors_exit_2_with_one_line(tmp_path, args, message):
+def test_serve_usage_errors_exit_2_with_one_line(tmp_path, args, env, message):
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve", *args],
+        [sys.executable, "-m", "service.cli", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "DICECAM_DATA_DIR": str(tmp_path), **env},
     )
-    assert proc.returncode == 2
+    assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "'short'" not in proc.stderr  # a password is never echoed

@@ -124,6 +124,7 @@ def test_registration_validation_errors_are_clear(sqlite_tracker, body, status, 
     r = http.post("/api/v1/players", json=body)
     assert r.status_code == status
     assert isinstance(r.json()["detail"], str) and needle in r.json()["detail"]
+    assert "'short'" not in r.json()["detail"]  # a password is never echoed back
     assert http.get("/api/v1/rollcall").json()["players"] == []
 
 
