@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from service.tracker import store
 from service.tracker.api import DB, Now, root, writing
 from service.tracker.pages import _page
-from service.tracker.schemas import Registration, TurnIn
+from service.tracker.schemas import Credentials, Registration, TurnIn
 from service.tracker.security import hash_password
 
 __all__ = ["router"]
@@ -65,7 +65,8 @@ def add_roll(
 ) -> HTMLResponse:
     base = root(request)
     try:
-        player = store.check_password(session, name, password)
+        creds = Credentials(name=name, password=password)  # stripped as the API strips them
+        player = store.check_password(session, creds.name, creds.password)
         turn_in = TurnIn(
             player=player.name,
             score=score.strip(),
