@@ -134,20 +134,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--holdout",
         type=float,
-        default=0.2,
+        default=None,
         help="with --from: share of --data photos held out for evaluation (default 0.2)",
     )
     p.add_argument(
         "--replay",
         type=int,
-        default=300,
+        default=None,
         help="with --from: photos the model already knew (the recipe's real photos) trained "
         "again with the new ones so the detector does not forget them (default 300)",
     )
     p.add_argument(
         "--detector",
         choices=("auto", "tune", "keep"),
-        default="auto",
+        default=None,
         help="with --from: keep the fine-tuned detector only if it reads the held-out photos "
         "better and 60 known photos (not replayed) no worse, less 1%% of their dice (auto, "
         "default), always (tune), or keep the starting detector and fine-tune the face "
@@ -172,8 +172,7 @@ def run(args: argparse.Namespace) -> int:
         recipe.card_extra_text()
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    if args.replay < 0:
-        raise UsageError(f"--replay must be 0 or more photos, got {args.replay}")
+    _check_fine_tuning(args)
     if args.freeze is not None and not 0 <= args.freeze <= 22:
         raise UsageError(f"--freeze must be 0 to 22 layers, got {args.freeze}")
     if args.epochs is not None:
@@ -182,7 +181,11 @@ def run(args: argparse.Namespace) -> int:
         recipe.detector.epochs = args.epochs
         recipe.detector.time_hours = None
     if args.time_hours is not None:
+        if not args.time_hours > 0:
+            raise UsageError(f"--time-hours must be above 0, got {args.time_hours}")
         recipe.detector.time_hours = args.time_hours
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.init is not None:
         if args.init.suffix != ".pt" or not args.init.is_file():
             raise UsageError(f"--init must be a detector checkpoint (.pt file), got {args.init}")
@@ -212,6 +215,8 @@ def run(args: argparse.Namespace) -> int:
     if args.faces_join and args.from_model is not None:
         raise UsageError("--faces-join trains a classifier to join; it does not go with --from")
     if args.faces_epochs is not None:
+        if args.faces_epochs < 1:
+            raise UsageError(f"--faces-epochs must be at least 1, got {args.faces_epochs}")
         recipe.faces.epochs = args.faces_epochs
     if args.faces_blur is not None:
         if not 0.0 <= args.faces_blur <= 1.0:
@@ -222,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--faces-lr is a learning rate above 0, got {args.faces_lr}")
         recipe.faces.lr = args.faces_lr
     if args.synth is not None:
+        if args.synth < 0:
+            raise UsageError(f"--synth must be 0 or more images, got {args.synth}")
         recipe.synth.n = args.synth
     for d in args.data or []:
         if not d.is_dir():
@@ -243,8 +250,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.from_model is not None:
         from vision.train.finetune import finetune
+        from vision.train.holdout import SplitError
 
-        return finetune(recipe, args)
+        try:
+            return finetune(recipe, args)
+        except SplitError as exc:
+            raise UsageError(f"--data: {exc}") from None
 
     from vision.train.run import train_reader
 
@@ -254,6 +265,30 @@ def run(args: argparse.Namespace) -> int:
         if args.stage != "int8":
             raise
         raise UsageError(str(exc)) from None  # no float weights to quantize: said before any data
+
+
+FINE_TUNING = {"holdout": 0.2, "replay": 300, "detector": "auto"}
+"""The options of ``--from`` alone (with ``--freeze``), and their defaults."""
+
+
+def _check_fine_tuning(args: argparse.Namespace) -> None:
+    """Options of fine-tuning go with ``--from`` only (without it a whole new model would be
+    trained, into models/ by default); with it, their defaults are filled in and checked."""
+    given = [f"--{k}" for k in (*FINE_TUNING, "freeze") if getattr(args, k) is not None]
+    if args.from_model is None:
+        if given:
+            raise UsageError(
+                f"{', '.join(given)} go with --from (fine-tuning a shipped model); without it "
+                "dicecam train trains a whole new model from the recipe"
+            )
+        return
+    for key, default in FINE_TUNING.items():
+        if getattr(args, key) is None:
+            setattr(args, key, default)
+    if not 0 < args.holdout < 1:
+        raise UsageError(f"--holdout is a share above 0 and under 1, got {args.holdout}")
+    if args.replay < 0:
+        raise UsageError(f"--replay must be 0 or more photos, got {args.replay}")
 
 
 def _check_labels(folder: Path) -> None:

@@ -190,6 +190,19 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "--replay must be 0 or more photos, got -1" in capsys.readouterr().err
     assert main(["train", "--from", str(tmp_path / "m.onnx"), "--freeze", "40"]) == 2
     assert "--freeze must be 0 to 22 layers, got 40" in capsys.readouterr().err
+    assert main(["train", "--from", str(tmp_path / "m.onnx"), "--holdout", "1.5"]) == 2
+    assert "--holdout is a share above 0 and under 1, got 1.5" in capsys.readouterr().err
+    # fine-tuning's options without --from would train a whole new model into models/
+    assert main(["train", "--data", str(good), "--holdout", "0.3", "--replay", "9"]) == 2
+    assert "--holdout, --replay go with --from" in capsys.readouterr().err
+    assert main(["train", "--faces-epochs", "0"]) == 2
+    assert "--faces-epochs must be at least 1, got 0" in capsys.readouterr().err
+    # too few labelled photos to hold any out: one line, not a traceback
+    one = yolo_folder(tmp_path / "one", ["a"])
+    shipped = Path(__file__).resolve().parents[2] / "models" / "dicecam-reader.onnx"
+    argv = ["train", "--from", str(shipped), "--data", str(one), "--work", str(tmp_path / "w")]
+    assert main(argv) == 2
+    assert "--data: expected labelled photos (images/ + labels/)" in capsys.readouterr().err
     ckpt = tmp_path / "a.pt"
     ckpt.write_bytes(b"not a checkpoint")
     assert main(["train", "--soup", str(ckpt)]) == 2

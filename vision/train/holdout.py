@@ -20,7 +20,7 @@ from typing import NamedTuple
 from vision.evaluate import sibling_path
 from vision.io import TRAINING_SUFFIXES
 
-__all__ = ["Split", "split_dataset"]
+__all__ = ["Split", "SplitError", "split_dataset"]
 
 
 def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
@@ -67,6 +67,10 @@ class Split(NamedTuple):
     (maybe empty)."""
 
 
+class SplitError(ValueError):
+    """The photos given cannot be split into training and held-out photos."""
+
+
 def split_dataset(
     data_dirs: list[Path],
     out: Path,
@@ -94,7 +98,7 @@ def split_dataset(
             ):
                 items.append((image, label))
     if len(items) < 2:
-        raise ValueError(
+        raise SplitError(
             f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
         )
     train, held, replayed, known = (out / p for p in ("train", "heldout", "replay", "known"))
@@ -111,7 +115,7 @@ def split_dataset(
         else:
             n_train += 1
     if n_held == 0 or n_train == 0:  # tiny sets: force one photo each way
-        raise ValueError(
+        raise SplitError(
             f"split of {len(items)} photos left one side empty; use more photos or another --holdout"
         )
     rng = random.Random(seed)
