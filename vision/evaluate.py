@@ -172,6 +172,8 @@ def find_images(
             p.suffix.lower() in IMAGE_SUFFIXES for p in (root / "images").iterdir()
         ):
             return _images_in(root / "images"), None
+        if (root / "images").is_dir() and not any((root / "images").iterdir()):
+            raise DatasetError(f"no photos in {root / 'images'}: the folder is empty")
         for name in ("data.yaml", "data.yml", "dataset.yaml"):
             if (root / name).is_file():
                 yaml_path = root / name
@@ -334,6 +336,12 @@ def evaluate_dataset(
     images, names = find_images(dataset, split)
     if not images:
         raise DatasetError(f"no images found in {dataset} (split {split!r})")
+    if not any(sibling_path(i, "labels", ".txt").is_file() for i in images):
+        raise DatasetError(
+            f"no label file for any of the {len(images)} photos of {dataset}: expected "
+            f"labels/ beside images/ (e.g. {sibling_path(images[0], 'labels', '.txt')}); "
+            "evaluating needs the true dice"
+        )
     if limit is not None:
         images = images[:limit]
     if reader is None:

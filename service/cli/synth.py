@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.start < 0:
         raise UsageError(f"--start must be 0 or more, got {args.start}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, got {args.seed}")
     if not 64 <= args.tile <= 2048:
         raise UsageError(f"--tile must be between 64 and 2048 pixels, got {args.tile}")
     if args.cols < 1:

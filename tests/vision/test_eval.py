@@ -253,6 +253,16 @@ def test_evaluate_dataset_rejects_an_empty_dataset(tmp_path):
     (tmp_path / "images" / "val").mkdir(parents=True)
     with pytest.raises(DatasetError, match="no images"):
         evaluate_dataset(tmp_path, reader=object())
+    flat = tmp_path / "flat"
+    (flat / "images").mkdir(parents=True)
+    with pytest.raises(DatasetError, match="no photos in .*images: the folder is empty"):
+        evaluate_dataset(flat, reader=object())
+    # photos without a single label file: no truth to measure against (it printed 0% figures)
+    from PIL import Image
+
+    Image.new("RGB", (64, 64)).save(flat / "images" / "a.png")
+    with pytest.raises(DatasetError, match="no label file for any of the 1 photos"):
+        evaluate_dataset(flat, reader=object())
 
 
 @pytest.mark.slow

@@ -58,6 +58,8 @@ def test_synth_usage_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["synth", "--out", str(tmp_path / "d"), "--wide-styles", "-1"]) == 2
     assert main(["synth", "--out", str(tmp_path / "d"), "--stone-share", "1.5"]) == 2
     assert "--stone-share must be between 0 and 1" in capsys.readouterr().err
+    assert main(["synth", "--n", "1", "--out", str(tmp_path / "d"), "--seed", "-1"]) == 2
+    assert "--seed must be 0 or more, got -1" in capsys.readouterr().err  # was a traceback
     assert not (tmp_path / "d").exists()
 
 
