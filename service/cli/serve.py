@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from service.cli import UsageError, check_port
 
@@ -60,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings(**overrides)
     except Exception as exc:
         raise UsageError(f"bad setting: {exc}") from None
+    try:  # turns, the outbox and the tracker all live there
+        Path(settings.data_dir).expanduser().mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot use the data dir {settings.data_dir}: {exc}") from None
 
     import uvicorn
 

@@ -81,6 +81,8 @@ def run_tracker(args: argparse.Namespace) -> int:
         app = create_app(args.database_url)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    except OSError as exc:  # e.g. a data dir that cannot be made
+        raise UsageError(f"cannot open the tracker database: {exc}") from None
     except OperationalError as exc:
         raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
     uvicorn.run(

@@ -81,8 +81,9 @@ ui.retake.addEventListener("click", () => {
 ui.bank.addEventListener("click", bank);
 ui.typedForm.addEventListener("submit", async (evt) => {
   evt.preventDefault();
-  const values = ui.typed.value.split(/[\s,]+/).filter(Boolean).map(Number);
-  if (!values.length || values.some((v) => !Number.isInteger(v) || v < 1 || v > 6)) {
+  const tokens = ui.typed.value.split(/[\s,]+/).filter(Boolean);
+  const values = tokens.map(Number);
+  if (!tokens.length || tokens.some((t) => !/^[1-6]$/.test(t))) { // "0x1", "1e0", "+1": no
     say("Type the dice values as numbers 1 to 6, like 1 5 5 2 3 6.");
     return;
   }

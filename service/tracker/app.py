@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from service.body_limit import BodyLimitMiddleware
@@ -70,8 +70,12 @@ def create_app(
     answer_405_with_allow(app)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": describe_errors(exc.errors())}, status_code=422)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        detail = describe_errors(exc.errors())
+        path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
+        if not path.startswith("/api/"):  # a page or a form: a person reads the answer
+            return pages.error_page(request, detail, 422)
+        return JSONResponse({"detail": detail}, status_code=422)
 
     limit = int(_max_body_mb() * 2**20)
     app.add_middleware(

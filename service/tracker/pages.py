@@ -15,7 +15,7 @@ from service.tracker import store
 from service.tracker.api import DB, Now, TurnId, Year, root
 from service.tracker.models import Turn
 
-__all__ = ["router"]
+__all__ = ["error_page", "router"]
 
 router = APIRouter(include_in_schema=False)  # HTML for browsers, not the JSON API
 
@@ -52,6 +52,13 @@ def _turn_link(base: str, turn: Turn, text: str) -> str:
 
 def _error(request: Request, exc: store.TrackerError) -> HTMLResponse:
     return _page(request, "Not found", f"<p>{escape(str(exc))}</p>", status=exc.status)
+
+
+def error_page(request: Request, message: str, status: int) -> HTMLResponse:
+    """A page that says what was wrong with the address or the form sent (not JSON: a
+    person sees it)."""
+    title = "Not found" if status == 404 else "Cannot do that"
+    return _page(request, title, f"<p>{escape(message)}</p>", status=status)
 
 
 @router.get("/", response_class=HTMLResponse)

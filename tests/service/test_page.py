@@ -140,6 +140,7 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
         page.goto(server.url + "/")
         page.fill("#player", "kenny")
         page.click("#new-turn")  # a Morning Roll turn under way, then the game changes
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
         page.fill("#typed", "1 2 2 3 4 6")
         page.click("#typed-form button")
         expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
@@ -154,6 +155,9 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
         expect(options.first).to_contain_text("combos")
         assert options.count() >= 3
         page.select_option("#game", "greed")
+        page.fill("#typed", "0x1 5 2 3 3")  # Number() took it for a 1
+        page.click("#typed-form button")
+        expect(page.locator("#message")).to_contain_text("Type the dice values as numbers 1 to 6")
         page.fill("#typed", "1 5 2 3 3")
         page.click("#typed-form button")  # no turn started for greed: the roll is just scored
         expect(page.locator("#keeps li button").first).to_contain_text("Keep 1 5")

@@ -121,6 +121,12 @@ def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):
         (["serve"], {"DICECAM_MAX_UPLOAD_MB": "-1"}, "DICECAM_MAX_UPLOAD_MB: Input should be"),
         (["serve"], {"DICECAM_OUTBOX_RETRY_S": "-5"}, "DICECAM_OUTBOX_RETRY_S: Input should be"),
         (["serve"], {"DICECAM_LIVE_SETTLE_FRAMES": "0"}, "DICECAM_LIVE_SETTLE_FRAMES: Input"),
+        (["serve", "--port", "0"], {"DICECAM_DATA_DIR": "/dev/null/d"}, "cannot use the data dir"),
+        (
+            ["tracker", "--database-url", "sqlite:////dev/null/d/t.db"],
+            {},
+            "cannot open the tracker database",
+        ),
         (
             ["serve", "--port", "0"],
             {"DICECAM_TRACKER_ADMIN_NAME": "<bad>", "DICECAM_TRACKER_ADMIN_PASSWORD": "short"},

@@ -136,6 +136,16 @@ def test_malformed_json_is_named_as_such(sqlite_tracker):
     assert r.status_code == 422 and r.json() == {"detail": "the request body is not valid JSON"}
 
 
+def test_pages_answer_a_bad_address_with_a_page_and_the_api_with_json(sqlite_tracker):
+    http, _ = sqlite_tracker
+    for path in ("/turns/abc", "/rounds/1800", "/players/x?round=abc"):
+        r = http.get(path)
+        assert r.status_code == 422 and r.headers["content-type"].startswith("text/html"), path
+        assert "<h1>Cannot do that</h1>" in r.text
+    r = http.get("/api/v1/turns/abc")
+    assert r.status_code == 422 and "path.turn_id" in r.json()["detail"]
+
+
 def test_name_taken_regardless_of_case(sqlite_tracker, join):
     http, _ = sqlite_tracker
     join(http, "Heather")
