@@ -152,6 +152,7 @@ def create_app(
             "games": list(GAME_NAMES),
             "max_upload_mb": settings.max_upload_mb,
             "live_settle_frames": settings.live_settle_frames,
+            "outbox_retry_s": settings.outbox_retry_s,
             "missing_dice": settings.missing_dice,
         }
 

@@ -12,6 +12,7 @@ async function loadConfig() {
     const cfg = await api("/api/v1/config");
     state.settleFrames = cfg.live_settle_frames || 3;
     state.missingDice = cfg.missing_dice || "bust";
+    state.outboxRetryS = cfg.outbox_retry_s || 0;
     ui.game.innerHTML = "";
     for (const g of cfg.games) {
       const opt = document.createElement("option");

@@ -144,6 +144,20 @@ function renderTurn(turn) {
     ui.message.textContent += ` Tracker: ${s.status}${s.detail ? ` (${s.detail})` : ""}.`;
   }
   renderKeeps(turn.keeps || [], turn.awaiting === "keep" ? keep : null);
+  watchQueued(turn);
+}
+
+// A turn queued while the tracker was down: the service sends it on its own, so look again
+// (at the service's pace, at most every 5 s) and show its receipt once it changes.
+function watchQueued(turn) {
+  if (!turn.submission || turn.submission.status !== "queued" || !state.outboxRetryS) return;
+  setTimeout(async () => {
+    if (!state.turn || state.turn.id !== turn.id || state.busy) return;
+    try {
+      const now = await api(`/api/v1/turns/${turn.id}`);
+      if (state.turn && state.turn.id === now.id) renderTurn(now);
+    } catch (_) { /* the service is away: the next turn says so */ }
+  }, Math.max(5, state.outboxRetryS) * 1000);
 }
 
 function renderScore(scored) {

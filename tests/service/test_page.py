@@ -305,3 +305,50 @@ def test_a_value_the_reader_is_unsure_of_is_marked_and_waits_for_the_player(tmp_
         page.click("#use-roll")
         expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
         browser.close()
+
+
+def test_a_turn_queued_while_the_tracker_is_down_shows_submitted_once_it_is_back(tmp_path):
+    """The page logs in through the service to a remote tracker (``--tracker-url``); a turn
+    finished while that tracker is down says queued, and the page shows it submitted once the
+    service's own retries delivered it."""
+    import httpx
+    from playwright.sync_api import expect, sync_playwright
+
+    from service.api.server import free_port
+    from service.tracker import create_app as create_tracker_app
+
+    from .test_api_tracker import login
+
+    chromium_or_skip()
+    video = write_y4m(DrawnRoll().image, tmp_path / "roll.y4m")
+    port = free_port()
+    tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
+    with BackgroundServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
+        login(rc, "olga", prefix="")  # an account on the remote tracker
+    settings = Settings(
+        data_dir=tmp_path / "svc", tracker_url=f"http://127.0.0.1:{port}", outbox_retry_s=0.5
+    )
+    app = create_app(settings, reader=TruthReader([]))
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/")
+        page.fill("#player", "olga")
+        with BackgroundServer(tracker, port=port):
+            page.click("#tracker summary")
+            page.fill("#password", "correct horse")
+            page.press("#password", "Enter")
+            expect(page.locator("#tracker-note")).to_contain_text("Logged in as olga")
+        page.click("#new-turn")  # the tracker is down now
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        page.fill("#typed", "2 2 3 4 6 6")
+        page.click("#typed-form button")
+        expect(page.locator("#message")).to_contain_text("Tracker: queued")
+        with BackgroundServer(tracker, port=port) as remote:
+            expect(page.locator("#message")).to_contain_text("Tracker: submitted", timeout=20_000)
+            turns = httpx.get(f"{remote.url}/api/v1/players/olga/turns").json()["turns"]
+        assert [t["score"] for t in turns] == [0]
+        assert not errors, errors
+        browser.close()
