@@ -2,15 +2,38 @@
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import factorial, prod
 
-__all__ = ["check_dice", "counts_of", "distinct_rolls", "is_submultiset", "roll_probability"]
+__all__ = [
+    "as_int",
+    "check_dice",
+    "counts_of",
+    "distinct_rolls",
+    "is_submultiset",
+    "roll_probability",
+]
 
 FACES = (1, 2, 3, 4, 5, 6)
+
+
+def as_int(value: object) -> int | None:
+    """``value`` as a plain int when it is a whole number (a numpy integer too), else None;
+    a bool is not a number of dice or points.
+
+    >>> as_int(3), as_int(True), as_int(2.0)
+    (3, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def check_dice(
@@ -30,12 +53,14 @@ def check_dice(
     """
     if isinstance(dice, str | bytes):
         raise ValueError(f"expected a sequence of die faces, got the string {dice!r}")
-    values = list(dice)
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, int):
+    values = []
+    for value in dice:
+        face = as_int(value)
+        if face is None:
             raise ValueError(f"a die face must be an integer 1 to 6, got {value!r}")
-        if not 1 <= value <= 6:
-            raise ValueError(f"a die face must be 1 to 6, got {value}")
+        if not 1 <= face <= 6:
+            raise ValueError(f"a die face must be 1 to 6, got {face}")
+        values.append(face)
     n = len(values)
     if exact is not None and n != exact:
         raise ValueError(f"expected {exact} dice, got {n}")

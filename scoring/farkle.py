@@ -118,10 +118,11 @@ class FarkleRules:
 
     def score(self, dice: Any) -> dict[str, Any]:
         """JSON-ready summary: ``bust``, ``max_points`` and ``keeps``."""
-        found = self.keeps(dice)
+        roll = self.check(dice)  # once: ``dice`` may be a generator
+        found = self.keeps(roll)
         return {
             "game": self.name,
-            "dice": list(self.check(dice)),
+            "dice": list(roll),
             "bust": not found,
             "max_points": max((k.points for k in found), default=0),
             "keeps": [k.to_dict() for k in found],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from scoring.dice import check_dice
+from scoring.dice import as_int, check_dice
 
 __all__ = ["LowHigh", "LowHighGame", "LowHighTurn"]
 
@@ -33,8 +33,9 @@ class LowHigh:
             raise ValueError(f"low-high scoring must be 'dice' or 'pips', got {scoring!r}")
         if cancel not in ("ascending", "descending"):
             raise ValueError(f"low-high cancel must be 'ascending' or 'descending', got {cancel!r}")
-        if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
-            raise ValueError(f"low-high target must be a positive integer, got {target!r}")
+        given, target = target, as_int(target)
+        if target is None or target <= 0:
+            raise ValueError(f"low-high target must be a positive integer, got {given!r}")
         self.scoring, self.cancel, self.target = scoring, cancel, target
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from scoring.dice import check_dice
+from scoring.dice import as_int, check_dice
 
 __all__ = ["COMBO_VALUES", "SolitaireDice", "SolitaireGame", "SolitaireSheet"]
 
@@ -51,8 +51,9 @@ class SolitaireSheet:
             >>> sheet.reject_faces
             [1, 5]
         """
-        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
-            raise ValueError(f"a reject face must be 1 to 6, got {face!r}")
+        given, face = face, as_int(face)
+        if face is None or not 1 <= face <= 6:
+            raise ValueError(f"a reject face must be 1 to 6, got {given!r}")
         if face not in self.reject_faces and len(self.reject_faces) == 3:
             raise ValueError(
                 f"a sheet has three reject faces at most, {self.reject_faces}; "

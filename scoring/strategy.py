@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.dice import distinct_rolls
+from scoring.dice import as_int, distinct_rolls
 from scoring.farkle import FarkleRules
 
 __all__ = ["FarkleAdvisor", "Option"]
@@ -324,8 +324,9 @@ class FarkleAdvisor:
 
 
 def _check_banked(total: Any) -> int:
-    if isinstance(total, bool) or not isinstance(total, int):
-        raise ValueError(f"points kept this turn must be an integer, got {total!r}")
+    given, total = total, as_int(total)
+    if total is None:
+        raise ValueError(f"points kept this turn must be an integer, got {given!r}")
     if total < 0 or total % STEP:
         raise ValueError(
             f"points kept this turn must be a non-negative multiple of 50, got {total}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.dice import check_dice, is_submultiset
+from scoring.dice import as_int, check_dice, is_submultiset
 from scoring.farkle import FarkleRules, Keep
 
 __all__ = ["FarkleGame", "FarkleTurn", "ScoringError"]
@@ -234,8 +234,9 @@ class FarkleGame:
         """Credit ``points`` (0 for a bust) to the current player and pass the dice on."""
         if self.finished:
             raise ScoringError("the game is over")
-        if isinstance(points, bool) or not isinstance(points, int) or points < 0 or points % 50:
-            raise ScoringError(f"turn points must be a non-negative multiple of 50, got {points!r}")
+        given, points = points, as_int(points)
+        if points is None or points < 0 or points % 50:
+            raise ScoringError(f"turn points must be a non-negative multiple of 50, got {given!r}")
         player = self.players[self._index]
         added = 0
         if not self.on_board[player] and points >= self.game.entry_threshold and points > 0:

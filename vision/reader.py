@@ -26,6 +26,8 @@ Example:
 
 from __future__ import annotations
 
+import operator
+import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -292,9 +294,11 @@ class DiceReader:
         """
         if batch_size < 1:
             raise ValueError(f"expected batch_size >= 1, got {batch_size}")
-        if expected_dice is not None and expected_dice < 1:
-            raise ValueError(
-                f"expected a dice count of 1 or more, got expected_dice={expected_dice}"
+        expected_dice = _dice_count(expected_dice)
+        if isinstance(images, (str, bytes, bytearray, memoryview, os.PathLike)):
+            raise TypeError(
+                f"read_batch takes a list of images, got one {type(images).__name__}: "
+                "use read() for a single photo, or wrap it in a list"
             )
         step = self.fixed_batch or batch_size
         readings: list[Reading] = []
@@ -352,3 +356,25 @@ class DiceReader:
             max_image_pixels=s.max_image_pixels,
             max_decoded_pixels=s.max_decoded_pixels,
         )
+
+
+def _dice_count(value: object) -> int | None:
+    """``expected_dice`` as a plain int of 1 or more (a numpy integer is taken), or None.
+
+    Example:
+        >>> _dice_count(None), _dice_count(6)
+        (None, 6)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"expected a dice count of 1 or more, got expected_dice={value!r}")
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise ValueError(
+            f"expected a whole dice count of 1 or more, got expected_dice={value!r}"
+        ) from None
+    if count < 1:
+        raise ValueError(f"expected a dice count of 1 or more, got expected_dice={count}")
+    return count

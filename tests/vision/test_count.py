@@ -3,6 +3,7 @@ the die check holds to be dice are added, and the reading says how many of each.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +122,14 @@ def test_a_faint_box_the_die_check_takes_for_a_die_fills_the_count(detector, pho
     assert [d.box for d in reader.read(photo, expected_dice=1).dice] == [plain.dice[0].box]
     with pytest.raises(ValueError, match="a dice count of 1 or more, got expected_dice=0"):
         reader.read(photo, expected_dice=0)
+    # a whole count only (2.5 dropped dice and reported half a die missing); numpy's is taken
+    for bad in (2.5, True, "3"):
+        with pytest.raises(ValueError, match=r"dice count of 1 or more, got expected_dice="):
+            reader.read(photo, expected_dice=bad)
+    counted = reader.read(photo, expected_dice=np.int64(3))
+    assert type(counted.expected_dice) is int and json.dumps(counted.to_dict())
+    with pytest.raises(TypeError, match="read_batch takes a list of images, got one str"):
+        reader.read_batch("roll.jpg")  # it read the path one letter at a time
 
 
 def test_too_many_dice_for_the_count_drop_the_least_likely(detector, photo):

@@ -1,0 +1,37 @@
+"""What the games take as dice and points: numpy integers (a reading's values often are), any
+iterable once, never bools or floats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scoring import SolitaireSheet, get_advisor, get_game
+from scoring.dice import check_dice
+
+
+def test_numpy_integers_are_dice_and_points():
+    roll = np.array([1, 1, 1, 5, 2, 3])
+    game = get_game("morning-roll")
+    assert game.best_score(roll) == game.best_score([1, 1, 1, 5, 2, 3]) == 1050
+    assert check_dice(roll) == (1, 1, 1, 2, 3, 5)
+    assert all(type(v) is int for v in check_dice(roll))  # JSON-ready
+    advice = get_advisor("morning-roll").advise([5, 1, 2], banked=np.int64(200))
+    assert advice == get_advisor("morning-roll").advise([5, 1, 2], banked=200)
+    sheet = SolitaireSheet()
+    sheet.add_reject(np.int64(4))
+    assert sheet.reject_faces == [4]
+
+
+def test_a_generator_is_read_once():
+    game = get_game("morning-roll")
+    scored = game.score(v for v in [1, 5])  # it was checked twice: the second time empty
+    assert scored["dice"] == [1, 5] and scored["max_points"] == 150
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, "1", None])
+def test_bools_floats_and_strings_are_not_dice(bad):
+    with pytest.raises(ValueError, match="a die face must be an integer 1 to 6"):
+        check_dice([bad, 2, 3])
+    with pytest.raises(ValueError, match="points kept this turn must be an integer"):
+        get_advisor("morning-roll").advise([5, 1, 2], banked=bad)
