@@ -22,6 +22,7 @@ from typing import Any
 from vision.types import Die
 
 from .model import (
+    COCKED_NAME,
     VALUE_NAMES,
     ImageMode,
     LabelFormatError,
@@ -40,6 +41,8 @@ from .model import (
 __all__ = ["coco_dict", "read_coco", "write_coco"]
 
 ANNOTATIONS = Path("annotations") / "instances_default.json"
+COCKED_ID = 7
+"""The category of a cocked die read without a top face (``"cocked"``)."""
 
 
 def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | None = None) -> dict:
@@ -51,7 +54,7 @@ def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | No
             {"id": image_id, "file_name": file_name, "width": photo.width, "height": photo.height}
         )
         for die in photo.dice:
-            if not 1 <= die.value <= 6:
+            if not (1 <= die.value <= 6 or (die.value == 0 and die.cocked)):
                 raise ValueError(f"{photo.name}: die value must be 1..6 for COCO, got {die.value}")
             x1, y1, x2, y2 = (float(v) for v in die.box)
             w, h = x2 - x1, y2 - y1
@@ -59,7 +62,7 @@ def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | No
                 {
                     "id": len(annotations) + 1,
                     "image_id": image_id,
-                    "category_id": die.value,
+                    "category_id": die.value or COCKED_ID,  # 0: cocked, no top face
                     "bbox": [round(x1, 3), round(y1, 3), round(w, 3), round(h, 3)],
                     "area": round(w * h, 3),
                     "segmentation": [],
@@ -76,7 +79,8 @@ def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | No
         "info": {"description": "dice labelled by dicecam", "version": "1.0"},
         "licenses": [],
         "categories": [
-            {"id": i, "name": n, "supercategory": "die"} for i, n in enumerate(VALUE_NAMES, 1)
+            *({"id": i, "name": n, "supercategory": "die"} for i, n in enumerate(VALUE_NAMES, 1)),
+            {"id": COCKED_ID, "name": COCKED_NAME, "supercategory": "die"},
         ],
         "images": images,
         "annotations": annotations,

@@ -18,6 +18,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlparse
@@ -54,7 +55,7 @@ def labelstudio_config() -> str:
     """The labelling config XML matching the tasks :func:`write_labelstudio` writes."""
     labels = "\n".join(
         f'    <Label value="{n}" background="{c}"/>'
-        for n, c in zip(VALUE_NAMES, _COLOURS, strict=True)
+        for n, c in zip((*VALUE_NAMES, COCKED), (*_COLOURS, "#808080"), strict=True)
     )
     return (
         "<View>\n"
@@ -74,7 +75,7 @@ def labelstudio_config() -> str:
 def _regions(photo: LabelledPhoto, *, human: bool = False) -> list[dict[str, Any]]:
     results = []
     for i, die in enumerate(photo.dice):
-        if not 1 <= die.value <= 6:
+        if not (1 <= die.value <= 6 or (die.value == 0 and die.cocked)):
             raise ValueError(
                 f"{photo.name}: die value must be 1..6 for Label Studio, got {die.value}"
             )
@@ -95,7 +96,8 @@ def _regions(photo: LabelledPhoto, *, human: bool = False) -> list[dict[str, Any
             "origin": "manual" if human else "prediction",
         }
         rect = {**common, "from_name": FROM_NAME, "type": "rectanglelabels"}
-        rect["value"] = {**geometry, "rectanglelabels": [str(die.value)]}
+        label = str(die.value) if die.value else COCKED  # 0: cocked, no top face
+        rect["value"] = {**geometry, "rectanglelabels": [label]}
         if not human:
             rect["score"] = round(label_confidence(die), 4)
         results.append(rect)
@@ -196,20 +198,50 @@ def _locate(name: str, roots: Sequence[Path]) -> Path | None:
     return None
 
 
-def _pick_result(task: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
-    """The corrected result (latest annotation not cancelled), else the best prediction."""
-    annotations = [a for a in task.get("annotations") or [] if not a.get("was_cancelled")]
+def _when(annotation: dict[str, Any]) -> datetime:
+    """When an annotation was last saved (Label Studio's ISO times, offsets and all)."""
+    text = str(annotation.get("updated_at") or annotation.get("created_at") or "")
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _pick_result(task: dict[str, Any]) -> tuple[list[dict[str, Any]], bool] | None:
+    """The corrected result (latest annotation not cancelled), else the best prediction; None
+    for a task whose every annotation was cancelled (skipped by the person reviewing it: its
+    prediction is not a label anyone checked)."""
+    given = task.get("annotations") or []
+    annotations = [a for a in given if not a.get("was_cancelled")]
+    if given and not annotations:
+        return None
     if annotations:
-        latest = max(
-            enumerate(annotations),
-            key=lambda ia: (str(ia[1].get("updated_at") or ia[1].get("created_at") or ""), ia[0]),
-        )[1]
-        return list(latest.get("result") or []), True
+        latest = max(enumerate(annotations), key=lambda ia: (_when(ia[1]), ia[0]))[1]
+        return _merge_regions(list(latest.get("result") or [])), True
     predictions = task.get("predictions") or []
     if predictions:
         best = max(predictions, key=lambda p: float(p.get("score") or 0.0))
-        return list(best.get("result") or []), False
+        return _merge_regions(list(best.get("result") or [])), False
     return [], False
+
+
+def _merge_regions(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A config of ``<Rectangle>`` and ``<Labels>`` gives each region as a ``rectangle`` and a
+    ``labels`` result of the same id: join them into the ``rectanglelabels`` of ours."""
+    labels = {r.get("id"): r for r in results if r.get("type") == "labels" and r.get("id")}
+    merged = []
+    for r in results:
+        if r.get("type") == "rectangle":
+            names = ((labels.get(r.get("id")) or {}).get("value") or {}).get("labels") or []
+            r = {
+                **r,
+                "type": "rectanglelabels",
+                "value": {**(r.get("value") or {}), "rectanglelabels": names},
+            }
+        if r.get("type") != "labels" or r.get("id") not in labels:
+            merged.append(r)
+    return merged
 
 
 def _box(value: dict[str, Any], width: int, height: int, where: str) -> tuple[float, ...]:
@@ -228,14 +260,17 @@ def _box(value: dict[str, Any], width: int, height: int, where: str) -> tuple[fl
     return check_box((min(xs), min(ys), max(xs), max(ys)), where)
 
 
-def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> LabelledPhoto:
+def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> LabelledPhoto | None:
     data = task.get("data") or {}
     url = data.get("image") or next((v for v in data.values() if isinstance(v, str)), None)
     if not url:
         raise LabelFormatError(f"{where}: expected data.image (the photo), got {data!r}")
     name = str(data.get("name") or _image_name(str(url)))
     image = _locate(_image_name(str(url)), roots) or _locate(name, roots)
-    results, _human = _pick_result(task)
+    picked = _pick_result(task)
+    if picked is None:
+        return None
+    results, _human = picked
     rects = [r for r in results if r.get("type") == "rectanglelabels"]
     sizes = [(r.get("original_width"), r.get("original_height")) for r in rects]
     if sizes and all(sizes[0]):
@@ -282,7 +317,8 @@ def read_labelstudio(
     """Read a Label Studio JSON export (or our own ``tasks.json``) into labelled photos.
 
     For each task the latest annotation that was not cancelled wins (the human correction, even
-    when it removed every box); a task nobody annotated falls back to its best prediction.
+    when it removed every box); a task nobody annotated falls back to its best prediction, and
+    one whose every annotation was cancelled (skipped) is left out.
     Photos are found under ``image_root`` (default: the export's folder) by name, then basename.
 
     Raises:
@@ -304,5 +340,7 @@ def read_labelstudio(
     for n, task in enumerate(data, 1):
         where = f"{path}: task {task.get('id', n)}"
         with entry(where):
-            photos.append(_task_photo(task, roots, where))
+            photo = _task_photo(task, roots, where)
+        if photo is not None:
+            photos.append(photo)
     return photos

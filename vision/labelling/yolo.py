@@ -24,6 +24,7 @@ from vision.types import Die
 
 from .model import (
     COCKED_NAME,
+    IMAGE_EXTENSIONS,
     VALUE_NAMES,
     ImageMode,
     LabelFormatError,
@@ -42,11 +43,22 @@ SUBSET = "train"
 CVAT_DIR = "cvat-yolo-1.1"
 
 
-def _line(die: Die, width: int, height: int, cocked_class: bool) -> str:
-    x1, y1, x2, y2 = (float(v) for v in die.box)
+def _line(die: Die, width: int, height: int, cocked_class: bool) -> str | None:
+    """The label line of ``die``, its box clipped to the photo (ultralytics drops a photo whose
+    labels run past its edges); None for a box with no area left in the photo."""
     cls = 6 if cocked_class and die.cocked else die.value - 1
+    if die.value == 0 and die.cocked and not cocked_class:
+        raise ValueError(
+            "a cocked die read without a top face has no class 1..6: write YOLO with "
+            "--cocked-class (class 6 'cocked')"
+        )
     if not 0 <= cls <= 6:
         raise ValueError(f"die value must be 1..6 to write YOLO, got {die.value}")
+    x1, y1, x2, y2 = (float(v) for v in die.box)
+    x1, x2 = (min(max(v, 0.0), width) for v in (x1, x2))
+    y1, y2 = (min(max(v, 0.0), height) for v in (y1, y2))
+    if x2 <= x1 or y2 <= y1:
+        return None
     cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
     w, h = (x2 - x1) / width, (y2 - y1) / height
     return f"{cls} {cx:.7f} {cy:.7f} {w:.7f} {h:.7f}"
@@ -80,7 +92,8 @@ def write_yolo(
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
             place_image(Path(photo.image), img_dir / flat, images)
-        text = "".join(_line(d, photo.width, photo.height, cocked_class) + "\n" for d in photo.dice)
+        lines = (_line(d, photo.width, photo.height, cocked_class) for d in photo.dice)
+        text = "".join(f"{line}\n" for line in lines if line is not None)
         stem = Path(flat).stem
         (lbl_dir / f"{stem}.txt").write_text(text)
         (cvat_dir / f"{stem}.txt").write_text(text)
@@ -177,10 +190,12 @@ def _label_dirs(root: Path) -> list[tuple[Path, Path | None]]:
 
 
 def _find_image(folder: Path | None, stem: str) -> Path | None:
+    """The photo named ``stem`` plus a photo suffix in ``folder`` (not ``stem.a.jpg``, nor an
+    iPhone's ``stem.AAE`` sidecar)."""
     if folder is None:
         return None
     for path in sorted(folder.glob(f"{_glob_escape(stem)}.*")):
-        if path.suffix.lower() != ".txt" and path.is_file():
+        if path.stem == stem and path.suffix.lower() in IMAGE_EXTENSIONS and path.is_file():
             return path
     return None
 
@@ -209,12 +224,17 @@ def read_yolo(
     if not pairs:
         raise FileNotFoundError(f"no labels/ or obj_*_data/ folder of .txt labels in {root}")
     photos: list[LabelledPhoto] = []
-    seen: set[str] = set()
+    seen: set[Path] = set()
     for lbl_dir, img_dir in pairs:
         for txt in sorted(lbl_dir.glob("*.txt")):
-            if txt.stem in seen or txt.name in {"train.txt", "valid.txt", "val.txt", "test.txt"}:
+            if txt.resolve() in seen or txt.name in {
+                "train.txt",
+                "valid.txt",
+                "val.txt",
+                "test.txt",
+            }:
                 continue
-            seen.add(txt.stem)
+            seen.add(txt.resolve())  # the same stem in two splits is two photos
             image = _find_image(img_dir, txt.stem)
             if sizes and txt.stem in sizes:
                 width, height = sizes[txt.stem]
