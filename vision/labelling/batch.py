@@ -14,7 +14,14 @@ from vision.types import Reading
 
 from .coco import read_coco, write_coco
 from .labelstudio import read_labelstudio, write_labelstudio
-from .model import ImageMode, LabelFormatError, LabelledPhoto, find_photos, image_size
+from .model import (
+    ImageMode,
+    LabelFormatError,
+    LabelledPhoto,
+    find_photos,
+    flat_names,
+    image_size,
+)
 from .progress import progress
 from .review import write_review
 from .yolo import read_yolo, write_yolo
@@ -274,8 +281,11 @@ def read_labels(
         if image_root is None:
             return read_yolo(path)
         root = Path(image_root)
-        found = {_flat_stem(p.relative_to(root)): p for p in find_photos(root)}
-        found.update({p.stem: p for p in found.values() if p.stem not in found})
+        listed = find_photos(root)
+        # the label names `dicecam label` gave them: x.jpg and x.png are x.txt and x_2.txt
+        named = [LabelledPhoto(p.relative_to(root).as_posix(), 0, 0, [], p) for p in listed]
+        found = {Path(n).stem: p for n, p in zip(flat_names(named), listed, strict=True)}
+        found.update({p.stem: p for p in listed if p.stem not in found})  # other tools' names
         photos = read_yolo(path, sizes=_PhotoSizes(found))
         for photo in photos:
             if photo.image is None and Path(photo.name).stem in found:
@@ -307,10 +317,6 @@ class _PhotoSizes(Mapping[str, tuple[int, int]]):
 
     def __len__(self) -> int:
         return len(self.photos)
-
-
-def _flat_stem(rel: Path) -> str:
-    return rel.with_suffix("").as_posix().replace("/", "__")
 
 
 def write_training_folder(
