@@ -40,7 +40,7 @@
     } else {
       ui.status.textContent = view.error ? `not used: ${view.error}` : "not calibrated: the learned outline is used";
     }
-    ui.remove.disabled = !view.calibration;
+    ui.remove.disabled = !view.calibration && !view.error; // a broken file can be removed too
   }
 
   async function refresh() {
@@ -67,13 +67,19 @@
     await open(blob, "camera.jpg");
   }
 
+  let opened = 0; // the photo on screen: a proposal for an earlier one is dropped
+
   async function open(blob, name) {
+    const mine = ++opened;
+    let image;
     try {
-      cal.image = await createImageBitmap(blob);
+      image = await createImageBitmap(blob);
     } catch (_) {
       ui.note.textContent = "Cannot show this file: choose a photo (JPEG, PNG, WebP).";
       return;
     }
+    if (mine !== opened) return;
+    cal.image = image;
     cal.name = name;
     cal.width = cal.image.width; cal.height = cal.image.height;
     cal.points = [];
@@ -85,12 +91,14 @@
     form.append("photo", blob, name);
     try {
       const out = await call("/api/v1/calibration/proposal", { method: "POST", body: form });
+      if (mine !== opened) return; // another photo was opened meanwhile
       const sx = cal.width / out.width, sy = cal.height / out.height;
       cal.proposal = out.outline && out.outline.length >= 3
         ? out.outline.map(([x, y]) => [Math.round(x * sx * 10) / 10, Math.round(y * sy * 10) / 10])
         : null;
       ui.note.textContent = `${out.note}. Tap the corners of the surface, or use the proposal.`;
     } catch (err) {
+      if (mine !== opened) return;
       ui.note.textContent = `No proposal (${err.message}). Tap the corners of the surface.`;
     }
     ui.proposal.disabled = !cal.proposal;

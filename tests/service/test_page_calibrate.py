@@ -98,5 +98,14 @@ def test_tap_corners_save_and_remove_the_calibration(tmp_path):
         expect(page.locator("#calib-status")).to_contain_text("not calibrated")
         assert api.get("/api/v1/calibration").json()["calibration"] is None
         assert not (tmp_path / "calibration.json").exists()
+
+        # a broken calibration file is not used, and the page can remove it (its button was
+        # disabled, as for no file at all)
+        (tmp_path / "calibration.json").write_text("{not json")
+        page.reload()
+        expect(page.locator("#calib-status")).to_contain_text("not used")
+        page.click("#calib-remove")
+        expect(page.locator("#calib-status")).to_contain_text("not calibrated")
+        assert not (tmp_path / "calibration.json").exists()
         assert not errors, errors
         browser.close()
