@@ -100,6 +100,15 @@ def check_polygon(points: list[list[float]], width: int, height: int) -> list[tu
             f"expected a boundary enclosing some of the image, got {share:.2%} of it "
             "(points on a line, or too close together)"
         )
+    for k in range(n):  # a corner where the boundary runs back along the edge it came by
+        a, b, c = pts[k - 1], pts[k], pts[(k + 1) % n]
+        u, v = (b[0] - a[0], b[1] - a[1]), (c[0] - b[0], c[1] - b[1])
+        dot = u[0] * v[0] + u[1] * v[1]
+        if dot < 0 and abs(u[0] * v[1] - u[1] * v[0]) <= 1e-6 * -dot:
+            raise ValueError(
+                f"the boundary turns back along itself at point {k + 1} ({b[0]:g}, {b[1]:g}); "
+                "expected the corners in order around the surface"
+            )
     return pts
 
 

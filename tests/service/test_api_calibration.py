@@ -157,6 +157,10 @@ def test_a_file_written_by_the_cli_applies_without_a_restart(server, roll):
             "crosses itself",
         ),
         ({"points": [[0, 0], [0, 0], [600, 0], [0, 400]], "width": 640, "height": 480}, "distinct"),
+        (  # a spike back along the top edge: no crossing, but no boundary either
+            {"points": [[0, 0], [640, 0], [320, 0], [0, 480]], "width": 640, "height": 480},
+            "turns back along itself at point 2 (640, 0)",
+        ),
         ({"points": [[0, 0, 1], [600, 0], [0, 400]], "width": 640, "height": 480}, "[x, y]"),
         ({"points": [[0, 0], [600, 0], [0, 400]], "width": 0, "height": 480}, "'width'"),
         ({"points": [[0, 0], [600, 0], [0, 400]], "height": 480}, "missing field 'width'"),
