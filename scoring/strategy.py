@@ -338,7 +338,9 @@ def _option_table(game: FarkleRules, n: int):
     """Rolls of ``n`` dice grouped by what they allow: ``(groups, bust_chance, mean_best)``.
 
     Each group is ``(probability, options)`` with options ``(kind, next_n, points // 50)``;
-    per kind and next dice count only the highest-scoring keep matters.
+    per kind and next dice count only the highest-scoring keep matters, and where a total
+    ending in 50 may not be banked (F2) the highest of each ending: keeping a 5 alone (+50)
+    can beat keeping a 1 (+100) when only the total it makes can be banked.
     """
     sigs: dict[tuple, float] = {}
     bust = 0.0
@@ -348,7 +350,7 @@ def _option_table(game: FarkleRules, n: int):
         if not keeps:
             bust += p
             continue
-        best: dict[tuple[str, int], int] = {}
+        best: dict[tuple[str, int, int], int] = {}
         for k in keeps:
             left = n - len(k.dice)
             kind = (
@@ -361,9 +363,10 @@ def _option_table(game: FarkleRules, n: int):
                 else _FREE
             )
             nn = game.n_dice if left == 0 else left
-            key = (kind, nn)
-            best[key] = max(best.get(key, 0), k.points // STEP)
-        sig = tuple(sorted((kind, nn, dp) for (kind, nn), dp in best.items()))
+            dp = k.points // STEP
+            key = (kind, nn, dp % 2 if game.no_bank_on_50 else 0)
+            best[key] = max(best.get(key, 0), dp)
+        sig = tuple(sorted((kind, nn, dp) for (kind, nn, _end), dp in best.items()))
         sigs[sig] = sigs.get(sig, 0.0) + p
         gain += p * max(k.points for k in keeps)
     return [(p, list(sig)) for sig, p in sigs.items()], bust, gain

@@ -237,6 +237,11 @@ class FarkleGame:
         given, points = points, as_int(points)
         if points is None or points < 0 or points % 50:
             raise ScoringError(f"turn points must be a non-negative multiple of 50, got {given!r}")
+        if self.game.no_bank_on_50 and points % 100:
+            raise ScoringError(
+                f"{self.game.name} banks no total ending in 50 (F2): got {points}; "
+                "the turn had to roll again"
+            )
         player = self.players[self._index]
         added = 0
         if not self.on_board[player] and points >= self.game.entry_threshold and points > 0:

@@ -35,3 +35,21 @@ def test_bools_floats_and_strings_are_not_dice(bad):
         check_dice([bad, 2, 3])
     with pytest.raises(ValueError, match="points kept this turn must be an integer"):
         get_advisor("morning-roll").advise([5, 1, 2], banked=bad)
+
+
+def test_farkle_five_with_free_keeps_advises_exactly_under_the_50_rule():
+    """Where a total ending in 50 cannot be banked (F2), a smaller keep can beat a larger one
+    (keep the 5 alone to bank, or all five 5s to roll on); the advisor kept only the largest
+    per kind and dice left, and advised banking 9000 where rolling on is worth 9004.6."""
+    advice = get_advisor("farkle-five", free_keep=True).advise([5, 5, 5, 5, 5], banked=8950)
+    assert (advice[0].keep, advice[0].then) == ((5, 5, 5, 5, 5), "roll")
+    assert advice[0].expected == pytest.approx(9004.616, abs=0.01)
+
+
+def test_a_farkle_five_game_banks_no_total_ending_in_50():
+    from scoring import FarkleGame, ScoringError
+
+    game = FarkleGame(get_game("farkle-five"), ["a", "b"])
+    with pytest.raises(ScoringError, match="banks no total ending in 50"):
+        game.record(550)
+    assert game.record(600) == 600
