@@ -39,7 +39,7 @@ from vision.boxes import letterbox, nms
 from vision.config import VisionSettings
 from vision.faces import faces_model_for
 from vision.faint import SureFaint
-from vision.io import ImageSource, LoadedImage, load_image
+from vision.io import ImageError, ImageSource, LoadedImage, load_image
 from vision.looks import rect_input_shape
 from vision.passes import read_chunk
 from vision.stages import ModelError, default_table, load_stage
@@ -302,9 +302,9 @@ class DiceReader:
             )
         step = self.fixed_batch or batch_size
         readings: list[Reading] = []
-        chunk: list[ImageSource | LoadedImage] = []
-        for image in images:
-            chunk.append(image)
+        chunk: list[tuple[int, ImageSource | LoadedImage]] = []
+        for item in enumerate(images):
+            chunk.append(item)
             if len(chunk) == step:
                 readings.extend(self._read_chunk(chunk, expected_dice))
                 chunk = []
@@ -339,12 +339,17 @@ class DiceReader:
         return self._session.run(blob, lane=1 if second else 0)
 
     def _read_chunk(
-        self, chunk: list[ImageSource | LoadedImage], expected_dice: int | None
+        self, chunk: list[tuple[int, ImageSource | LoadedImage]], expected_dice: int | None
     ) -> list[Reading]:
         loaded: list[tuple[LoadedImage, float]] = []
-        for image in chunk:
+        for k, image in chunk:
             t0 = time.perf_counter()
-            img = image if isinstance(image, LoadedImage) else self._load(image)
+            try:
+                img = image if isinstance(image, LoadedImage) else self._load(image)
+            except ImageError as exc:
+                if isinstance(image, (str, os.PathLike)) or (k == 0 and len(chunk) == 1):
+                    raise  # the message names the file, or there is one image only
+                raise ImageError(f"image {k} of the batch: {exc}") from None
             loaded.append((img, time.perf_counter() - t0))
         return read_chunk(self, loaded, expected_dice)
 

@@ -130,6 +130,10 @@ def test_a_faint_box_the_die_check_takes_for_a_die_fills_the_count(detector, pho
     assert type(counted.expected_dice) is int and json.dumps(counted.to_dict())
     with pytest.raises(TypeError, match="read_batch takes a list of images, got one str"):
         reader.read_batch("roll.jpg")  # it read the path one letter at a time
+    from vision.io import ImageError
+
+    with pytest.raises(ImageError, match=r"^image 1 of the batch: .*not an image"):
+        reader.read_batch([photo, b"not a photo"])  # which of the in-memory inputs
 
 
 def test_too_many_dice_for_the_count_drop_the_least_likely(detector, photo):
