@@ -214,27 +214,6 @@ def test_yolo_import_passes_over_broken_photos_no_label_names(photo_dir, tmp_pat
         read_labels(tmp_path / "y", image_root=photo_dir)
 
 
-def test_yolo_import_pairs_photos_that_share_a_stem(tmp_path):
-    """x.jpg and x.png are labelled x.txt and x_2.txt; importing from the photos' folder paired
-    x_2.txt with no photo and x.txt with the wrong one."""
-    from vision.labelling import LabelledPhoto, write_labels
-
-    root = tmp_path / "photos"
-    root.mkdir()
-    Image.new("RGB", (200, 100)).save(root / "x.jpg")
-    Image.new("RGB", (50, 400)).save(root / "x.png")
-    photos = [
-        LabelledPhoto("x.jpg", 200, 100, [Die(1, (10, 10, 30, 30), 0.9)], root / "x.jpg"),
-        LabelledPhoto("x.png", 50, 400, [Die(2, (5, 5, 25, 25), 0.9)] * 2, root / "x.png"),
-    ]
-    write_labels(photos, tmp_path / "y", "yolo", images="none")
-    got = {
-        p.image.name: (p.width, p.height, len(p.dice))
-        for p in read_labels(tmp_path / "y", image_root=root)
-    }
-    assert got == {"x.jpg": (200, 100, 1), "x.png": (50, 400, 2)}
-
-
 def test_roboflow_eval_round_trips_through_every_format(roboflow_eval, tmp_path):
     """The real photo set's labels: YOLO -> COCO -> Label Studio -> YOLO keeps every die."""
     truth = read_yolo(roboflow_eval)
