@@ -226,6 +226,7 @@ class ReaderService:
             self._calibration is not None
             and not hasattr(reader, "table")
             and hasattr(result, "dice")
+            and self._calibration.fits(result.width, result.height)
         ):
             from vision.table import apply_table
 

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         pts = parse_points(args.points)
         try:
             if args.normalised:
-                cal = Calibration(pts, image=str(args.photo))
+                cal = Calibration(pts, image=str(args.photo), aspect=w / h)
             else:
                 far = [
                     (x, y)

@@ -31,6 +31,23 @@ def test_stage_default_uses_the_calibration_and_can_be_turned_off(monkeypatch):
     assert TableStage.default() is None
 
 
+def test_a_boundary_drawn_on_a_photo_of_another_shape_is_not_stretched_onto_it(tmp_path):
+    """Drawn on a 4:3 photo, the boundary fits 4:3 frames of any size; a 16:9 or portrait frame
+    gets the learned outline instead (stretched, the drawn one busted dice on the table)."""
+    right_half = Calibration.from_pixels([(320, 0), (640, 0), (640, 480), (320, 480)], 640, 480)
+    stage = TableStage(calibration=right_half, model=LeftHalfOutline())
+    rgb = np.zeros((8, 8, 3), np.uint8)
+    assert stage.outline(rgb, 1280, 960) == [(640, 0), (1280, 0), (1280, 960), (640, 960)]
+    assert stage.outline(rgb, 1280, 720) == [(0, 0), (640, 0), (640, 720), (0, 720)]
+    assert stage.outline(rgb, 480, 640) == [(0, 0), (240, 0), (240, 640), (0, 640)]
+    die = Die(3, (100, 300, 140, 340), 0.9)  # in the left half: off the drawn boundary
+    assert stage.apply(Reading(1280, 960, [die]), rgb).bust
+    assert not stage.apply(Reading(1280, 720, [die]), rgb).bust
+    loaded = Calibration.load(right_half.save(tmp_path / "cal.json"))
+    assert loaded.aspect == pytest.approx(4 / 3, abs=1e-4) and not loaded.fits(1280, 720)
+    assert Calibration([(0, 0), (0.5, 0), (0.5, 1)]).fits(1280, 720)  # files from before
+
+
 def test_faint_boxes_off_the_surface_are_dropped_and_confident_ones_bust():
     calibration = Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)])  # left half of 640x480
     dice = [

@@ -106,6 +106,9 @@ class Calibration:
     image: str | None = None
     """The photo it was made from (for the record)."""
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    aspect: float | None = None
+    """Width over height of the photo it was drawn on: a frame of another shape (16:9 against
+    4:3, portrait against landscape) would stretch it (:meth:`fits`). None: any photo."""
 
     def __post_init__(self) -> None:
         self.points = _check(self.points)
@@ -117,7 +120,24 @@ class Calibration:
         """A calibration from a polygon in pixels of a ``width`` x ``height`` photo."""
         if width <= 0 or height <= 0:
             raise CalibrationError(f"expected a positive photo size, got {width}x{height}")
-        return cls([(float(x) / width, float(y) / height) for x, y in points], image=image)
+        return cls(
+            [(float(x) / width, float(y) / height) for x, y in points],
+            image=image,
+            aspect=width / height,
+        )
+
+    def fits(self, width: int, height: int) -> bool:
+        """Whether a ``width`` x ``height`` photo has the shape this boundary was drawn on
+        (within 3%); one that does not is read with the learned outline instead.
+
+        Example:
+            >>> cal = Calibration.from_pixels([(0, 0), (640, 0), (320, 480)], 640, 480)
+            >>> cal.fits(1280, 960), cal.fits(1280, 720), cal.fits(480, 640)
+            (True, False, False)
+        """
+        if self.aspect is None or width <= 0 or height <= 0:
+            return True
+        return abs(width / height / self.aspect - 1) <= 0.03
 
     def outline(self, width: int, height: int) -> Outline:
         """The polygon in pixels of a ``width`` x ``height`` photo."""
@@ -129,6 +149,7 @@ class Calibration:
             "points": [[round(x, 5), round(y, 5)] for x, y in self.points],
             "image": self.image,
             "created": self.created,
+            "aspect": None if self.aspect is None else round(self.aspect, 5),
         }
 
     @classmethod
@@ -150,12 +171,15 @@ class Calibration:
                 f"{path}: expected a JSON object with a 'points' list, got "
                 f"{type(data).__name__ if not isinstance(data, dict) else sorted(data)}"
             )
-        image = data.get("image")
+        image, aspect = data.get("image"), data.get("aspect")
         try:
+            if aspect is not None and not (isinstance(aspect, int | float) and aspect > 0):
+                raise CalibrationError(f"expected 'aspect' a positive number, got {aspect!r}")
             return cls(
                 [tuple(p) for p in data["points"]],
                 image=None if image is None else str(image),
                 created=str(data.get("created", "")),
+                aspect=None if aspect is None else float(aspect),
             )
         except (TypeError, ValueError) as exc:  # CalibrationError is a ValueError too
             raise CalibrationError(f"{path}: {exc}") from None

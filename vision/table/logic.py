@@ -214,7 +214,7 @@ class TableStage:
         """The surface polygon in pixels of a ``width`` x ``height`` photo (``rgb`` may be that
         photo decoded smaller); ``boxes``, the dice found in those pixels, for a model that
         reads them."""
-        if self.calibration is not None:
+        if self.calibration is not None and self.calibration.fits(width, height):
             return self.calibration.outline(width, height)
         if self.model is None or rgb is None:
             return None
@@ -226,7 +226,9 @@ class TableStage:
         (``min_die_check``)."""
         boxes = [d.box for d in reading.dice]
         outline = self.outline(rgb, reading.width, reading.height, boxes)
-        drawn = self.calibration is not None
+        drawn = self.calibration is not None and self.calibration.fits(
+            reading.width, reading.height
+        )
         apply_table(reading, outline, tolerance=self.tolerance if drawn else self.learned_tolerance)
         if not drawn and self.edge_contrast > 0 and rgb is not None and outline:
             self._keep_without_edge(reading, rgb, outline)
