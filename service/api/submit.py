@@ -71,7 +71,7 @@ class TrackerSubmitter:
             idempotency_key=_key(session),
             rolls=rolls[:60],
         )
-        with self._client(session) as client:
+        with self.client(session.tracker_url, token=session.tracker_token) as client:
             receipt = self._receipt(lambda: client.submit_turn(submission))
         assert receipt is not None  # submit_turn answers the stored turn or raises
         return receipt
@@ -82,14 +82,11 @@ class TrackerSubmitter:
         outbox no longer holds it."""
         if not (session.tracker_url and session.tracker_token):
             return None
-        with self._client(session) as client:
+        with self.client(session.tracker_url, token=session.tracker_token) as client:
             try:
                 return self._receipt(lambda: client.deliver(_key(session)))
             except KeyError:
                 return None
-
-    def _client(self, session: TurnSession) -> Any:
-        return self.client(session.tracker_url, token=session.tracker_token)
 
     def client(self, url: str, *, token: str | None = None) -> Any:
         """A :class:`service.tracker_client.TrackerClient` for ``url`` with this submitter's

@@ -142,20 +142,10 @@ def run(args: argparse.Namespace) -> int:
             if args.normalised:
                 cal = Calibration(pts, image=str(args.photo), aspect=w / h)
             else:
-                far = [
-                    (x, y)
-                    for x, y in pts
-                    if not (-w / 2 <= x <= 1.5 * w and -h / 2 <= y <= 1.5 * h)
-                ]
-                if far:
-                    x, y = far[0]
-                    raise UsageError(
-                        f"expected boundary points in the photo's pixels (it is {w}x{h}), got "
-                        f"{x:g},{y:g}, more than half the photo beyond its edge"
-                    )
                 cal = Calibration.from_pixels(pts, w, h, image=str(args.photo))
-        except CalibrationError as exc:
-            raise UsageError(f"{exc} (photo is {w}x{h} pixels)") from None
+        except CalibrationError as exc:  # fractions: the photo's size says what they meant
+            size = f" (photo is {w}x{h} pixels)" if args.normalised else ""
+            raise UsageError(f"{exc}{size}") from None
         outline = cal.outline(w, h)
     else:
         try:

@@ -50,10 +50,6 @@ def _turn_link(base: str, turn: Turn, text: str) -> str:
     return f'<a href="{base}/turns/{turn.id}">{escape(text)}</a>'
 
 
-def _error(request: Request, exc: store.TrackerError) -> HTMLResponse:
-    return _page(request, "Not found", f"<p>{escape(str(exc))}</p>", status=exc.status)
-
-
 def error_page(request: Request, message: str, status: int) -> HTMLResponse:
     """A page that says what was wrong with the address or the form sent (not JSON: a
     person sees it)."""
@@ -122,7 +118,7 @@ def player_history(
     try:
         player, turns = store.player_turns(session, name, round)
     except store.TrackerError as exc:
-        return _error(request, exc)
+        return error_page(request, str(exc), exc.status)
     body = [
         f'<p class="muted">Time zone {escape(player.timezone)}; {len(turns)} turns.</p>',
         "<table><tr><th>Day</th><th class=n>Score</th><th>Comment</th><th>Evidence</th></tr>",
@@ -163,7 +159,7 @@ def turn_evidence(turn_id: TurnId, request: Request, session: DB) -> HTMLRespons
     try:
         t = store.get_turn(session, turn_id)
     except store.TrackerError as exc:
-        return _error(request, exc)
+        return error_page(request, str(exc), exc.status)
     body = [
         f"<p>{_player_link(base, t.player.name)} scored <strong>{t.score}</strong> on "
         f"{t.day.isoformat()} (local time {escape(t.local_time)}).</p>"

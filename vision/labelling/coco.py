@@ -32,6 +32,7 @@ from .model import (
     flat_names,
     image_size,
     label_confidence,
+    name_of_die,
     number,
     place_image,
     size,
@@ -41,8 +42,8 @@ from .model import (
 __all__ = ["coco_dict", "read_coco", "write_coco"]
 
 ANNOTATIONS = Path("annotations") / "instances_default.json"
-COCKED_ID = 7
-"""The category of a cocked die read without a top face (``"cocked"``)."""
+CATEGORIES = (*VALUE_NAMES, COCKED_NAME)
+"""Category names by id - 1: the faces, then 7 for a cocked die read without a top face."""
 
 
 def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | None = None) -> dict:
@@ -54,15 +55,14 @@ def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | No
             {"id": image_id, "file_name": file_name, "width": photo.width, "height": photo.height}
         )
         for die in photo.dice:
-            if not (1 <= die.value <= 6 or (die.value == 0 and die.cocked)):
-                raise ValueError(f"{photo.name}: die value must be 1..6 for COCO, got {die.value}")
+            category = CATEGORIES.index(name_of_die(die, f"{photo.name} (COCO)")) + 1
             x1, y1, x2, y2 = (float(v) for v in die.box)
             w, h = x2 - x1, y2 - y1
             annotations.append(
                 {
                     "id": len(annotations) + 1,
                     "image_id": image_id,
-                    "category_id": die.value or COCKED_ID,  # 0: cocked, no top face
+                    "category_id": category,
                     "bbox": [round(x1, 3), round(y1, 3), round(w, 3), round(h, 3)],
                     "area": round(w * h, 3),
                     "segmentation": [],
@@ -79,8 +79,7 @@ def coco_dict(photos: Sequence[LabelledPhoto], *, file_names: Sequence[str] | No
         "info": {"description": "dice labelled by dicecam", "version": "1.0"},
         "licenses": [],
         "categories": [
-            *({"id": i, "name": n, "supercategory": "die"} for i, n in enumerate(VALUE_NAMES, 1)),
-            {"id": COCKED_ID, "name": COCKED_NAME, "supercategory": "die"},
+            {"id": i, "name": n, "supercategory": "die"} for i, n in enumerate(CATEGORIES, 1)
         ],
         "images": images,
         "annotations": annotations,

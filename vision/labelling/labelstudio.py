@@ -35,6 +35,7 @@ from .model import (
     flat_names,
     image_size,
     label_confidence,
+    name_of_die,
     number,
     place_image,
     size,
@@ -75,10 +76,7 @@ def labelstudio_config() -> str:
 def _regions(photo: LabelledPhoto, *, human: bool = False) -> list[dict[str, Any]]:
     results = []
     for i, die in enumerate(photo.dice):
-        if not (1 <= die.value <= 6 or (die.value == 0 and die.cocked)):
-            raise ValueError(
-                f"{photo.name}: die value must be 1..6 for Label Studio, got {die.value}"
-            )
+        label = name_of_die(die, f"{photo.name} (Label Studio)")
         x1, y1, x2, y2 = (float(v) for v in die.box)
         geometry = {
             "x": 100.0 * x1 / photo.width,
@@ -96,7 +94,6 @@ def _regions(photo: LabelledPhoto, *, human: bool = False) -> list[dict[str, Any
             "origin": "manual" if human else "prediction",
         }
         rect = {**common, "from_name": FROM_NAME, "type": "rectanglelabels"}
-        label = str(die.value) if die.value else COCKED  # 0: cocked, no top face
         rect["value"] = {**geometry, "rectanglelabels": [label]}
         if not human:
             rect["score"] = round(label_confidence(die), 4)

@@ -233,6 +233,20 @@ def iter_dice(photos: Iterable[LabelledPhoto]) -> Iterator[tuple[LabelledPhoto, 
             yield photo, i, die
 
 
+def name_of_die(die: Die, where: str) -> str:
+    """The class name of ``die`` (the inverse of :func:`value_of_name`): ``"1".."6"``, or
+    ``"cocked"`` for a cocked die read without a top face (value 0).
+
+    Raises:
+        ValueError: any other value (``where`` says which photo and format).
+    """
+    if 1 <= die.value <= 6:
+        return VALUE_NAMES[die.value - 1]
+    if die.value == 0 and die.cocked:
+        return COCKED_NAME
+    raise ValueError(f"{where}: die value must be 1..6, got {die.value}")
+
+
 def value_of_name(name: str, where: str) -> tuple[int, bool]:
     """Map a class name to (value, cocked): ``"1".."6"`` or ``"cocked"`` (value 0: no face)."""
     name = str(name).strip()

@@ -120,6 +120,12 @@ class Calibration:
         """A calibration from a polygon in pixels of a ``width`` x ``height`` photo."""
         if width <= 0 or height <= 0:
             raise CalibrationError(f"expected a positive photo size, got {width}x{height}")
+        for x, y in points:  # the slack _check allows, said in pixels
+            if not (-width / 2 <= x <= 1.5 * width and -height / 2 <= y <= 1.5 * height):
+                raise CalibrationError(
+                    f"expected boundary points in the photo's pixels (it is {width}x{height}), "
+                    f"got {x:g},{y:g}, more than half the photo beyond its edge"
+                )
         return cls(
             [(float(x) / width, float(y) / height) for x, y in points],
             image=image,

@@ -214,11 +214,15 @@ class TableStage:
         """The surface polygon in pixels of a ``width`` x ``height`` photo (``rgb`` may be that
         photo decoded smaller); ``boxes``, the dice found in those pixels, for a model that
         reads them."""
-        if self.calibration is not None and self.calibration.fits(width, height):
+        if self._drawn(width, height):
             return self.calibration.outline(width, height)
         if self.model is None or rgb is None:
             return None
         return self.model.outline(rgb, (width, height), boxes=boxes)
+
+    def _drawn(self, width: int, height: int) -> bool:
+        """Whether the calibrated boundary applies to a ``width`` x ``height`` photo."""
+        return self.calibration is not None and self.calibration.fits(width, height)
 
     def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
         """Fill ``reading.outline`` and each die's ``on_table`` (in place), and drop the boxes
@@ -226,9 +230,7 @@ class TableStage:
         (``min_die_check``)."""
         boxes = [d.box for d in reading.dice]
         outline = self.outline(rgb, reading.width, reading.height, boxes)
-        drawn = self.calibration is not None and self.calibration.fits(
-            reading.width, reading.height
-        )
+        drawn = self._drawn(reading.width, reading.height)
         apply_table(reading, outline, tolerance=self.tolerance if drawn else self.learned_tolerance)
         if not drawn and self.edge_contrast > 0 and rgb is not None and outline:
             self._keep_without_edge(reading, rgb, outline)
