@@ -29,6 +29,7 @@ __all__ = [
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\- ]{0,38}[A-Za-z0-9_.\-]$|^[A-Za-z0-9]$")
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
 MAX_SCORE = 1_000_000
+MAX_AGE_S = 10 * 366 * 86400
 
 
 class _In(BaseModel):
@@ -103,6 +104,10 @@ class TurnIn(_In):
         str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
     ]
     rolls: Annotated[list[RollIn], Field(max_length=60)] = []
+    age_s: Annotated[float | None, Field(ge=0, le=MAX_AGE_S, allow_inf_nan=False)] = None
+    """Seconds since the turn was played, as the sender counts them when it sends (a turn
+    delivered late from an outbox): the server refuses a turn played on another local day
+    than today's. A duration, not a time, so the sender's clock may be set wrong."""
 
     @field_validator("score")
     @classmethod

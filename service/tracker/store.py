@@ -7,7 +7,7 @@ rule violations raise :class:`TrackerError` subclasses that carry an HTTP status
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -190,7 +190,8 @@ def submit_turn(
 
     A resubmission with an idempotency key already stored returns the stored turn
     (``replayed=True``) whatever the time: the outbox may deliver late. Otherwise the server's
-    clock decides: the player's local day, 8am-8pm local, one turn per player per day.
+    clock decides: the player's local day, 8am-8pm local, one turn per player per day; a turn
+    whose ``age_s`` puts its play on an earlier local day is refused (reported day-of only).
     """
     if _key(turn_in.player) != player.name_key:
         raise Forbidden(
@@ -200,6 +201,8 @@ def submit_turn(
     stored = _replay(session, player, turn_in.idempotency_key)
     if stored is not None:
         return stored, True
+    if turn_in.age_s is not None:
+        _check_day_of(player, now, turn_in.age_s)
     try:
         local = rules.check_open(now, player.timezone)
     except rules.OutsideOpenHours as exc:
@@ -240,6 +243,20 @@ def submit_turn(
     turn.player = player
     set_committed_value(turn, "corrections", [])
     return turn, False
+
+
+def _check_day_of(player: Player, now: datetime, age_s: float) -> None:
+    """:class:`Forbidden` when a turn played ``age_s`` seconds ago was played on another local
+    day than today's: scores are reported day-of, a turn delivered late never takes the slot of
+    the day it arrives on."""
+    today = rules.local_day(now, player.timezone)
+    played = rules.local_day(now - timedelta(seconds=age_s), player.timezone)
+    if played != today:
+        raise Forbidden(
+            f"scores must be reported day-of: this turn was played on {played.isoformat()} and "
+            f"it is {today.isoformat()} now in {player.timezone}, so it is not entered "
+            "(a missed day is a missed turn)"
+        )
 
 
 def _second_turn(player: Player, day: date) -> str:

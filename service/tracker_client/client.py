@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -82,6 +83,19 @@ class DeliveryReport:
     pending: list[str] = field(default_factory=list)
     other_players: dict[str, str] = field(default_factory=dict)
     other_trackers: dict[str, str] = field(default_factory=dict)
+
+
+def _with_age(entry: OutboxEntry) -> dict[str, Any]:
+    """The turn's body with ``age_s``, the seconds since it was queued (when it was played): the
+    tracker refuses a turn played on another day than the one it arrives on. A duration, so a
+    client clock set wrong does no harm; an entry without a readable time is sent as it is."""
+    try:
+        queued = datetime.fromisoformat(entry.created_at)
+    except (TypeError, ValueError):
+        return entry.turn
+    if queued.tzinfo is None:
+        return entry.turn
+    return {**entry.turn, "age_s": round(max(0.0, time.time() - queued.timestamp()), 3)}
 
 
 def _detail(resp: httpx.Response) -> str:
@@ -284,7 +298,7 @@ class TrackerClient:
     def _deliver(self, entry: OutboxEntry) -> dict[str, Any]:
         with self._lock:
             try:
-                resp = self._request("POST", "/api/v1/turns", json=entry.turn)
+                resp = self._post_turn(entry)
             except TrackerAuthError as exc:
                 self._note_failure(entry, str(exc))
                 raise
@@ -300,6 +314,17 @@ class TrackerClient:
             entry.attempts += 1
             self.outbox.write(entry)
             return entry.result
+
+    def _post_turn(self, entry: OutboxEntry) -> httpx.Response:
+        body = _with_age(entry)
+        try:
+            return self._request("POST", "/api/v1/turns", json=body)
+        except TrackerRejected as exc:
+            # a tracker older than age_s refuses the unknown field: send the turn as it was
+            older = exc.status == 422 and "age_s" in exc.detail and "Extra inputs" in exc.detail
+            if not older or body is entry.turn:
+                raise
+        return self._request("POST", "/api/v1/turns", json=entry.turn)
 
     def _note_failure(self, entry: OutboxEntry, error: str) -> None:
         entry.attempts += 1
