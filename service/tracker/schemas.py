@@ -45,6 +45,12 @@ def _check_name(v: str) -> str:
     return v
 
 
+def _check_score(v: int) -> int:
+    if v % 50:
+        raise ValueError(f"expected a Morning Roll score, a multiple of 50, got {v}")
+    return v
+
+
 class Registration(_In):
     name: str
     password: Annotated[str, Field(min_length=8, max_length=256)]
@@ -109,17 +115,14 @@ class TurnIn(_In):
     delivered late from an outbox): the server refuses a turn played on another local day
     than today's. A duration, not a time, so the sender's clock may be set wrong."""
 
-    @field_validator("score")
-    @classmethod
-    def _fifty(cls, v: int) -> int:
-        if v % 50:
-            raise ValueError(f"expected a Morning Roll score, a multiple of 50, got {v}")
-        return v
+    _score = field_validator("score")(_check_score)
 
 
 class CorrectionIn(_In):
     score: Annotated[int, Field(ge=0, le=MAX_SCORE)]
     reason: Annotated[str, Field(min_length=1, max_length=500)]
+
+    _score = field_validator("score")(_check_score)
 
 
 class PlayerOut(BaseModel):
