@@ -346,7 +346,8 @@ def player_turns(
 
 
 def roll_call(session: Session, now: datetime) -> list[dict]:
-    """Every registered player: when they joined, their turns, whether they rolled today."""
+    """Every registered player: the local day they joined on, their turns, whether they rolled
+    today (their own local day)."""
     players = list(session.scalars(select(Player).order_by(Player.created_at, Player.id)))
     counts = dict(
         session.execute(select(Turn.player_id, func.count(Turn.id)).group_by(Turn.player_id)).all()
@@ -361,7 +362,7 @@ def roll_call(session: Session, now: datetime) -> list[dict]:
             {
                 "player": p.name,
                 "timezone": p.timezone,
-                "joined": utc(p.created_at).date(),
+                "joined": rules.local_day(utc(p.created_at), p.timezone),
                 "turns": int(counts.get(p.id, 0)),
                 "last_day": last.get(p.id),
                 "rolled_today": last.get(p.id) == today,

@@ -36,3 +36,18 @@ def test_a_correction_is_a_morning_roll_score_too(admin_tracker, join, turn, sco
         f"/api/v1/turns/{stored['id']}", json={"score": 0, "reason": "bust"}, headers=admin
     )
     assert r.status_code == 200 and r.json()["score"] == 0
+
+
+def test_roll_call_dates_are_each_players_own_days(sqlite_tracker, join, turn):
+    http, clock = sqlite_tracker
+    clock.set("2026-12-31T19:30:00+00:00")  # Kiritimati: 2027-01-01 09:30; Pago Pago: Dec 31 08:30
+    kiri = join(http, "kenny", "Pacific/Kiritimati")
+    join(http, "shea", "Pacific/Pago_Pago")
+    assert http.post("/api/v1/turns", json=turn("kenny", 50), headers=kiri).status_code == 201
+    call = {p["player"]: p for p in http.get("/api/v1/rollcall").json()["players"]}
+    assert (call["kenny"]["joined"], call["kenny"]["last_day"]) == ("2027-01-01", "2027-01-01")
+    assert call["kenny"]["rolled_today"] is True
+    assert (call["shea"]["joined"], call["shea"]["rolled_today"]) == ("2026-12-31", False)
+    page = http.get("/rollcall").text
+    assert "(1 turns, joined 2027-01-01 - rolled today)" in page
+    assert "(0 turns, joined 2026-12-31)" in page
