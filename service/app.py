@@ -18,7 +18,11 @@ from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, build_api_router
 from service.body_limit import BodyLimitMiddleware
-from service.http_errors import answer_405_with_allow
+from service.http_errors import (
+    answer_405_with_allow,
+    describe_validation_errors,
+    validation_status,
+)
 from service.settings import Settings
 from service.turn_store import TurnStore
 from service.turns import Submitter
@@ -28,20 +32,6 @@ __all__ = ["create_app"]
 log = logging.getLogger("dicecam.service")
 STATIC = Path(__file__).parent / "static"
 _DEFAULT: Any = object()
-
-
-def _describe(errors: list[dict[str, Any]]) -> str:
-    parts = []
-    for err in errors:
-        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
-        where = ".".join(loc) or "the request body"
-        if err.get("type") == "missing":
-            parts.append(f"missing field '{where}'")
-        elif err.get("type") == "json_invalid":
-            parts.append("the request body is not valid JSON")
-        else:
-            parts.append(f"'{where}': {err.get('msg', 'invalid')}")
-    return "; ".join(parts) or "invalid request"
 
 
 def _default_tracker_app(settings: Settings) -> Any | None:
@@ -124,7 +114,10 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": _describe(list(exc.errors()))}, status_code=422)
+        errors = exc.errors()
+        return JSONResponse(
+            {"detail": describe_validation_errors(errors)}, status_code=validation_status(errors)
+        )
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:

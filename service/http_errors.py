@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,7 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-__all__ = ["ErrorBody", "answer_405_with_allow", "error_responses"]
+__all__ = [
+    "ErrorBody",
+    "answer_405_with_allow",
+    "describe_validation_errors",
+    "error_responses",
+    "validation_status",
+]
+
+_PLACES = ("query", "path", "header", "cookie")  # where FastAPI found a parameter
 
 
 class ErrorBody(BaseModel):
@@ -29,6 +37,48 @@ class ErrorBody(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     detail: str = Field(..., description="what was wrong, what was expected and what came")
+
+
+def describe_validation_errors(errors: Iterable[Mapping[str, Any]]) -> str:
+    """One sentence for pydantic's validation ``errors``: each field, what was expected and
+    what came. A password is never echoed back.
+
+    Example:
+        >>> describe_validation_errors([{"type": "missing", "loc": ("body", "player")}])
+        "missing field 'player'"
+        >>> describe_validation_errors(
+        ...     [{"type": "int_parsing", "loc": ("query", "round"), "input": "x",
+        ...       "msg": "Input should be a valid integer"}])
+        "'round' (in the query): Input should be a valid integer (got 'x')"
+    """
+    parts = []
+    for err in errors:
+        kind = err.get("type")
+        if kind == "json_invalid":  # loc: the character where parsing stopped
+            parts.append("the request body is not valid JSON")
+            continue
+        loc = [str(x) for x in err.get("loc", ())]
+        place = loc[0] if loc and loc[0] in _PLACES else None
+        field = ".".join(x for x in loc[1 if place or loc[:1] == ["body"] else 0 :])
+        where = f"'{field}'" if field else "the request body"
+        if place:
+            where += f" (in the {place})"
+        if kind == "missing":
+            parts.append(f"missing field {where}" if field else f"missing {where}")
+            continue
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        secret = any("password" in x for x in loc)
+        if "input" in err and "got " not in msg and not secret:
+            got = repr(err["input"])
+            msg = f"{msg} (got {got[:80]}{'...' if len(got) > 80 else ''})"
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts) or "invalid request"
+
+
+def validation_status(errors: Iterable[Mapping[str, Any]]) -> int:
+    """400 for a body that is not JSON at all (as the photo routes answer it), else 422."""
+    kinds = {err.get("type") for err in errors}
+    return 400 if "json_invalid" in kinds else 422
 
 
 def error_responses(why: Mapping[int, str], *codes: int) -> dict[int | str, dict[str, Any]]:

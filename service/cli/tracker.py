@@ -99,8 +99,8 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
 
     from pydantic import ValidationError
 
+    from service.http_errors import describe_validation_errors
     from service.tracker import store
-    from service.tracker.app import describe_errors
     from service.tracker.db import default_database_url, make_engine, make_sessionmaker, migrate
     from service.tracker.rules import InvalidTimezone, zone
 
@@ -130,7 +130,7 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
                 session, args.create_admin, password, args.timezone, datetime.now(UTC)
             )
         except ValidationError as exc:
-            raise UsageError(describe_errors(exc.errors())) from None
+            raise UsageError(describe_validation_errors(exc.errors())) from None
         except store.TrackerError as exc:
             raise UsageError(str(exc)) from exc
         session.commit()

@@ -11,7 +11,11 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from service.body_limit import BodyLimitMiddleware
-from service.http_errors import answer_405_with_allow
+from service.http_errors import (
+    answer_405_with_allow,
+    describe_validation_errors,
+    validation_status,
+)
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
 
@@ -20,23 +24,6 @@ __all__ = ["create_app"]
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def describe_errors(errors) -> str:
-    """One sentence for pydantic's validation ``errors``: each field, what was wrong, what came."""
-    parts = []
-    for err in errors:
-        if err.get("type") == "json_invalid":  # loc: the character where parsing stopped
-            parts.append("the request body is not valid JSON")
-            continue
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        secret = any("password" in str(x) for x in err.get("loc", ()))  # never echoed back
-        if "input" in err and err.get("type") != "missing" and "got " not in msg and not secret:
-            got = repr(err["input"])
-            msg = f"{msg} (got {got[:80]}{'...' if len(got) > 80 else ''})"
-        parts.append(f"{loc}: {msg}")
-    return "; ".join(parts)
 
 
 def create_app(
@@ -71,11 +58,11 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-        detail = describe_errors(exc.errors())
+        detail, status = describe_validation_errors(exc.errors()), validation_status(exc.errors())
         path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
         if not path.startswith("/api/"):  # a page or a form: a person reads the answer
-            return pages.error_page(request, detail, 422)
-        return JSONResponse({"detail": detail}, status_code=422)
+            return pages.error_page(request, detail, status)
+        return JSONResponse({"detail": detail}, status_code=status)
 
     limit = int(_max_body_mb() * 2**20)
     app.add_middleware(
@@ -112,5 +99,6 @@ def _bootstrap_admin(app: FastAPI) -> None:
             session.commit()
     except ValidationError as exc:
         raise ValueError(
-            "DICECAM_TRACKER_ADMIN_NAME, _PASSWORD or _TIMEZONE: " + describe_errors(exc.errors())
+            "DICECAM_TRACKER_ADMIN_NAME, _PASSWORD or _TIMEZONE: "
+            + describe_validation_errors(exc.errors())
         ) from None

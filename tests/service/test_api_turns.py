@@ -128,6 +128,10 @@ def test_bad_moves_get_clear_errors_and_change_nothing(server):
     c = server.client
     r = c.post("/api/v1/turns", json={"game": "morning-roll"})
     assert r.status_code == 422 and "missing field 'player'" in r.json()["detail"]
+    bad_json = {"content-type": "application/json"}
+    r = c.post("/api/v1/turns", content=b'{"player":', headers=bad_json)
+    assert r.status_code == 400  # as the roll routes answer a body that is not JSON
+    assert r.json() == {"detail": "the request body is not valid JSON"}
     r = c.post("/api/v1/turns", json={"player": "x", "game": "yahtzee"})
     assert r.status_code == 422 and "unknown game 'yahtzee'" in r.json()["detail"]
     r = c.post("/api/v1/turns", json={"player": "x", "game": "farkle"})
