@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vision.atomic import atomic_write
+
 __all__ = ["write_card"]
 
 ATTRIBUTION = (
@@ -109,8 +111,8 @@ def write_card(
     if extra:
         lines += ["", extra.strip()]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
-    path.with_suffix(".json").write_text(
-        json.dumps({"name": name, "evaluations": evaluations}, indent=2)
+    atomic_write(path, "\n".join(lines) + "\n")  # a killed write keeps the old card
+    atomic_write(
+        path.with_suffix(".json"), json.dumps({"name": name, "evaluations": evaluations}, indent=2)
     )
     return path

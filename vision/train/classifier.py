@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.atomic import replacing
+
 __all__ = [
     "FaceNet",
     "export_classifier",
@@ -117,7 +119,8 @@ def save_classifier(model, path: Path) -> Path:
 
     members = getattr(model, "members", None)
     saved = {"members": [_saved(m) for m in members]} if members is not None else _saved(model)
-    torch.save(saved, path)
+    with replacing(path) as part:
+        torch.save(saved, part)
     return Path(path)
 
 
@@ -327,14 +330,15 @@ def export_classifier(model, out_file: Path, size: int = 48) -> Path:
     out_file = Path(out_file)
     out_file.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, size, size)
-    torch.onnx.export(
-        model,
-        dummy,
-        str(out_file),
-        input_names=["images"],
-        output_names=["logits"],
-        dynamic_axes={"images": {0: "n"}, "logits": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    with replacing(out_file) as part:
+        torch.onnx.export(
+            model,
+            dummy,
+            str(part),
+            input_names=["images"],
+            output_names=["logits"],
+            dynamic_axes={"images": {0: "n"}, "logits": {0: "n"}},
+            opset_version=17,
+            dynamo=False,
+        )
     return out_file

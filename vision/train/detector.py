@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vision.atomic import atomic_copy
+
 from .env import prepare_ultralytics
 
 __all__ = ["export_onnx", "train_detector"]
@@ -100,5 +102,5 @@ def export_onnx(weights: Path, out_file: Path, *, imgsz: int = 320, dynamic: boo
         )
         out_file = Path(out_file)
         out_file.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(exported, out_file)
+        atomic_copy(exported, out_file)  # a killed export never leaves half a model
     return out_file

@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
+
+from vision.atomic import atomic_copy
 
 from .holdout import Split, split_dataset
 from .recipe import Recipe
@@ -106,7 +107,7 @@ def _copy_detector(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     for suffix in (".onnx", ".pt"):
         if src.with_suffix(suffix).is_file():
-            shutil.copyfile(src.with_suffix(suffix), dst.with_suffix(suffix))
+            atomic_copy(src.with_suffix(suffix), dst.with_suffix(suffix))
 
 
 def _copy_side_models(base: Path, detector: Path) -> None:
@@ -121,7 +122,7 @@ def _copy_side_models(base: Path, detector: Path) -> None:
         src, dst = beside(base), beside(detector)
         if src.is_file() and src.resolve() != dst.resolve():
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dst)
+            atomic_copy(src, dst)
 
 
 def read_right(figures: dict | None) -> int:
@@ -190,7 +191,7 @@ def _choose_detector(
 
     faces = tuned.with_name(f"{tuned.stem}-faces.onnx")
     _copy_detector(base, trial / tuned.name)
-    shutil.copyfile(faces, trial / faces.name)
+    atomic_copy(faces, trial / faces.name)
     _copy_side_models(tuned, trial / tuned.name)  # the side models tuned or copied beside it
     models = (tuned, trial / tuned.name)
     held = tuple(evaluate_model(m, held_dir, split="") for m in models)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.atomic import replacing
 from vision.table.dice import CONTEXT, CROP, context_crop
 
 __all__ = [
@@ -226,7 +227,8 @@ def add_metadata(path: Path, meta: dict[str, Any]) -> None:
     for key, value in [*kept, *meta.items()]:
         entry = model.metadata_props.add()
         entry.key, entry.value = key, str(value)
-    onnx.save(model, str(path))
+    with replacing(path) as part:
+        onnx.save(model, str(part))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

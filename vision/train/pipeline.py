@@ -8,9 +8,10 @@ into ``models/``.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+from vision.atomic import atomic_copy
 
 from .recipe import Recipe
 
@@ -168,5 +169,5 @@ def ship_detector(weights: Path, out_onnx: Path, *, imgsz: int) -> Path:
 
     out_onnx = Path(out_onnx)
     export_onnx(weights, out_onnx, imgsz=imgsz)
-    shutil.copyfile(weights, out_onnx.with_suffix(".pt"))
+    atomic_copy(weights, out_onnx.with_suffix(".pt"))
     return out_onnx

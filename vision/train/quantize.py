@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.atomic import replacing
+
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -145,7 +147,8 @@ def quantize_classifier(
         result.metadata_props.add(key=prop.key, value=prop.value)
     result.metadata_props.add(key=INT8_METADATA, value=f"calibration crops: {len(pick)}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(result, str(out))
+    with replacing(out) as part:  # in place by default: a killed save keeps the float model
+        onnx.save(result, str(part))
     return out
 
 

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vision.atomic import replacing
+
 __all__ = ["average_checkpoints", "soup_detector"]
 
 
@@ -63,7 +65,8 @@ def soup_detector(paths: Sequence[str | Path], out: str | Path) -> Path:
     out = Path(out)
     soup = average_checkpoints(paths)
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(soup, out)
+    with replacing(out) as part:
+        torch.save(soup, part)
     listed = ", ".join(f"{p} (x{k})" if k > 1 else p for p, k in Counter(map(str, paths)).items())
     print(f"detector soup of {len(paths)} checkpoints: {listed} -> {out}")
     return out

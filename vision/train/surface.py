@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.atomic import replacing
 from vision.table.surface import LAYERS, play_surface
 from vision.train.surface_data import (
     CACHE_RATIO,
@@ -204,7 +205,8 @@ def train_surface(
         "photometric": photometric,
         "edge_weight": edge_weight,
     }
-    torch.save(net.state_dict(), str(Path(out).with_suffix(".pt")))
+    with replacing(Path(out).with_suffix(".pt")) as part:
+        torch.save(net.state_dict(), str(part))
     data_names = ", ".join(map(str, [*folders, *real]))
     export_surface(
         net, out, figures | {"data": data_names}, input_size=input_size, channels=channels

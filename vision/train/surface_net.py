@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vision.atomic import replacing
 from vision.train.surface_data import INPUT, STRIDE
 
 __all__ = ["SurfaceNet", "build_net", "export_surface", "probabilities", "surface_loss"]
@@ -126,25 +127,26 @@ def export_surface(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
-    torch.onnx.export(
-        WithProbabilities(net),
-        torch.zeros(1, channels, input_size, input_size),
-        str(out),
-        input_names=["image"],
-        output_names=["surface"],
-        dynamic_axes={"image": {0: "batch"}, "surface": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    model = onnx.load(str(out))
-    meta = {
-        "task": "dicecam-surface",
-        "imgsz": str(input_size),
-        "stride": str(STRIDE),
-    }
-    meta |= {k: str(v) for k, v in (metadata or {}).items()}
-    for key, value in meta.items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save(model, str(out))
+    with replacing(out) as part:  # exported, then given its metadata, then put in place
+        torch.onnx.export(
+            WithProbabilities(net),
+            torch.zeros(1, channels, input_size, input_size),
+            str(part),
+            input_names=["image"],
+            output_names=["surface"],
+            dynamic_axes={"image": {0: "batch"}, "surface": {0: "batch"}},
+            opset_version=17,
+            dynamo=False,
+        )
+        model = onnx.load(str(part))
+        meta = {
+            "task": "dicecam-surface",
+            "imgsz": str(input_size),
+            "stride": str(STRIDE),
+        }
+        meta |= {k: str(v) for k, v in (metadata or {}).items()}
+        for key, value in meta.items():
+            entry = model.metadata_props.add()
+            entry.key, entry.value = key, value
+        onnx.save(model, str(part))
     return out

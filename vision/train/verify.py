@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.atomic import atomic_copy
 from vision.matching import match_dice
 from vision.verify import VERIFY_CONTEXT, VERIFY_THRESHOLD
 
@@ -160,7 +161,6 @@ def calibrate_verifier(
     Retraining the check on a few dozen photos was tried and made it forget the false boxes it
     had learned (see the model card), so only its threshold moves.
     """
-    import shutil
 
     from vision import DiceReader
     from vision.verify import VerifyModel, verify_model_for
@@ -183,7 +183,7 @@ def calibrate_verifier(
     if p:
         threshold = round(max(min(threshold, _keeping(np.asarray(p), keep)), floor), 4)
     if Path(out).resolve() != onnx.resolve():
-        shutil.copyfile(onnx, out)
+        atomic_copy(onnx, out)
     add_metadata(Path(out), {"threshold": threshold, "calibrated_from": str(onnx)})
     dropped = int(sum(q < start.threshold for q in p))
     log(

@@ -1,0 +1,107 @@
+"""Atomic file writes: a process killed (or a disk that fills) halfway leaves the old file.
+
+Every file a user cares about (a shipped model, its card, the calibration, the outbox of turns,
+the labels of a folder of photos) is written to a temporary file beside it, flushed to disk, then
+put in place with ``os.replace``, so the path holds either the old content or the new one, never
+half of it. A failed write removes its temporary file and raises; the old file is untouched.
+
+Example:
+    >>> atomic_write(tmp / "card.md", "# dicecam-reader\\n")  # doctest: +SKIP
+    >>> with replacing(tmp / "model.onnx") as part:  # doctest: +SKIP
+    ...     onnx.save(model, str(part))  # a library that writes to a path
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["atomic_copy", "atomic_write", "fsync_dir", "replacing"]
+
+
+def fsync_dir(path: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries (a rename in it survives a power cut); best effort."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - file systems that cannot sync a folder
+        pass
+    finally:
+        os.close(fd)
+
+
+def _fsync_file(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError), open(path, "rb+") as f:
+        os.fsync(f.fileno())
+
+
+@contextlib.contextmanager
+def replacing(
+    path: str | os.PathLike[str], *, sync: bool = True, mode: int | None = None
+) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write the new file to; it replaces ``path`` when the
+    block ends without an error, else it is removed and ``path`` keeps its old content.
+
+    Its name starts with a dot and ends in ``.tmp``, so that nothing that globs for the real
+    files (``*.onnx``, ``*.json``) picks up a leftover of a killed process. ``sync=False`` skips
+    the flushes to disk (a power cut may then leave an empty file; a killed process still
+    cannot leave half a file). A new file gets ``mode`` (default: as ``open`` would make it,
+    by the umask); a replaced one keeps its permissions.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    part = Path(tmp)
+    try:
+        yield part
+        if sync:
+            _fsync_file(part)
+        with contextlib.suppress(FileNotFoundError):  # keep the old file's permissions
+            os.chmod(part, os.stat(path).st_mode & 0o7777)
+        if not path.exists():
+            os.chmod(part, (0o666 & ~_umask()) if mode is None else mode)
+        os.replace(part, path)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    if sync:
+        fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, for a moment, for
+    every thread of a server); 0o022 where it cannot be read."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes | str, *, sync: bool = True, mode: int | None = None
+) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically (see :func:`replacing`); returns
+    the path."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with replacing(path, sync=sync, mode=mode) as part, open(part, "wb") as f:
+        f.write(raw)
+    return Path(path)
+
+
+def atomic_copy(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path:
+    """Copy the file ``src`` to ``dst`` atomically (``shutil.copyfile``'s bytes); returns dst."""
+    import shutil
+
+    with replacing(dst) as part:
+        shutil.copyfile(src, part)
+    return Path(dst)
