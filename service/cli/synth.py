@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Throw dice in a physics simulation and render photos of them. Writes DIR/images, "
             "DIR/labels (YOLO: classes 0-5 = faces 1-6, 6 = cocked), DIR/meta (JSON per image) "
-            "and DIR/data.yaml. With --preview, renders a labelled contact sheet instead."
+            "and DIR/data.yaml (--out DIR). --preview draws a labelled contact sheet of the same "
+            "images, with or without --out (with it, the first 16)."
         ),
     )
     p.add_argument(
@@ -48,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--preview",
         type=Path,
         metavar="SHEET.png",
-        help="write a labelled contact sheet of samples",
+        help="write a labelled contact sheet of images of the stream, drawn with the same "
+        "options (--seed, --start, --size, --face-kind, ...)",
     )
     p.add_argument("--cols", type=int, default=4, help="columns of the preview sheet (default 4)")
     p.add_argument(
@@ -150,9 +152,29 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.synth import preview_sheet, write_dataset
 
+    options = {  # the scene options, for the dataset and the preview alike
+        k: v
+        for k, v in (
+            ("face_kind", args.face_kind),
+            ("lean_share", args.lean_share),
+            ("pieces_share", args.pieces_share),
+            ("elevation_range", None if args.elevation is None else tuple(args.elevation)),
+            ("wide_styles", args.wide_styles),
+            ("stone_share", args.stone_share),
+        )
+        if v is not None
+    }
     if args.preview is not None:
         n = args.n if args.out is None and args.n is not None else 16
-        sheet = preview_sheet(seed=args.seed, n=n, cols=args.cols, size=(w, h), tile=args.tile)
+        sheet = preview_sheet(
+            seed=args.seed,
+            n=n,
+            cols=args.cols,
+            size=(w, h),
+            tile=args.tile,
+            start=args.start,
+            **options,
+        )
         if not cv2.imwrite(str(args.preview), sheet):
             raise UsageError(f"could not write {args.preview}")
         print(f"wrote preview of {n} samples to {args.preview}")

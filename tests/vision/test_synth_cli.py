@@ -85,3 +85,22 @@ def test_synth_elevation_flag(tmp_path):
         rimmed = scene["surface"]["kind"] in ("tray", "box")
         low, high = (45, 70) if rimmed else (15, 20)
         assert low <= scene["camera"]["elevation_deg"] <= high
+
+
+def test_synth_preview_draws_the_images_of_the_options(tmp_path):
+    """--preview renders the scenes --out would write: the same --start and scene options
+    (it ignored them, and drew the default scenes whatever --face-kind or --stone-share said)."""
+    from vision.synth import preview_sheet
+
+    base = ["synth", "--n", "1", "--size", "96", "96", "--tile", "96", "--seed", "5", "--quiet"]
+    plain, numerals = tmp_path / "plain.png", tmp_path / "numerals.png"
+    assert main([*base, "--preview", str(plain)]) == 0
+    args = ["--start", "2", "--face-kind", "numeral", "--stone-share", "1"]
+    assert main([*base, *args, "--preview", str(numerals)]) == 0
+    expected = preview_sheet(
+        seed=5, n=1, cols=4, size=(96, 96), tile=96, start=2, face_kind="numeral", stone_share=1.0
+    )
+    cv2.imwrite(str(tmp_path / "expected.png"), expected)  # through PNG, as the CLI writes it
+    drawn = cv2.imread(str(numerals))
+    assert (drawn == cv2.imread(str(tmp_path / "expected.png"))).all()
+    assert not (drawn == cv2.imread(str(plain))).all()

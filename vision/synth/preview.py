@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -83,7 +84,17 @@ def contact_sheet(samples: Sequence[Sample], cols: int = 4, tile: int = 400) -> 
 
 
 def preview_sheet(
-    seed: int = 0, n: int = 16, cols: int = 4, size: tuple[int, int] = (640, 640), tile: int = 400
+    seed: int = 0,
+    n: int = 16,
+    cols: int = 4,
+    size: tuple[int, int] = (640, 640),
+    tile: int = 400,
+    start: int = 0,
+    **options: Any,
 ) -> np.ndarray:
-    """Render ``n`` fresh samples of the ``seed`` stream and lay them out labelled."""
-    return contact_sheet([make_sample(seed, i, *size) for i in range(n)], cols=cols, tile=tile)
+    """Render samples ``start .. start+n-1`` of the ``seed`` stream and lay them out labelled;
+    ``options`` are the scene options of :func:`vision.synth.dataset.write_dataset`'s images
+    (``face_kind``, ``lean_share``, ``elevation_range``, ...), so the sheet shows what a
+    dataset of the same options holds."""
+    samples = [make_sample(seed, i, *size, **options) for i in range(start, start + n)]
+    return contact_sheet(samples, cols=cols, tile=tile)
