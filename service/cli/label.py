@@ -27,8 +27,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("photos", type=Path, metavar="PHOTOS", help="folder of photos")
     p.add_argument("--out", type=Path, required=True, help="output folder (new or empty)")
-    p.add_argument("--format", choices=FORMATS, default="labelstudio", dest="fmt")
-    p.add_argument("--model", type=Path, help="reader model (.onnx); default: the shipped one")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="labelstudio",
+        dest="fmt",
+        help="label format to write (default labelstudio)",
+    )
+    p.add_argument(
+        "--model",
+        type=Path,
+        help="reader model (.onnx); default: DICECAM_MODEL, else the shipped one",
+    )
     p.add_argument(
         "--conf", type=float, help="keep dice at least this confident (default DICECAM_CONF)"
     )
@@ -56,12 +66,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_source_options(imp)
     imp.add_argument("--copy", action="store_true", help="copy photos (default: link them)")
-    imp.add_argument("--cocked-class", action="store_true", help="cocked dice as class 'cocked'")
+    imp.add_argument(
+        "--cocked-class",
+        action="store_true",
+        help="cocked dice as class 6 'cocked' (default: as their best-guess face, and a cocked "
+        "die labelled without a face is refused)",
+    )
     imp.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
     imp.set_defaults(func=run_import)
     conv = sub.add_parser("convert", help="convert labels between yolo, coco and labelstudio")
     _add_source_options(conv)
-    conv.add_argument("--to", choices=FORMATS, required=True, dest="to_fmt")
+    conv.add_argument(
+        "--to", choices=FORMATS, required=True, dest="to_fmt", help="label format to write"
+    )
     _add_write_options(conv)
     conv.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
     conv.set_defaults(func=run_convert)
@@ -77,14 +94,28 @@ def _add_write_options(p: argparse.ArgumentParser) -> None:
         "--image-prefix",
         help="Label Studio data.image prefix (default /data/local-files/?d=; or an http:// URL)",
     )
-    p.add_argument("--model-version", default=None, help="Label Studio predictions model_version")
-    p.add_argument("--cocked-class", action="store_true", help="YOLO: cocked dice as class 6")
+    p.add_argument(
+        "--model-version",
+        default=None,
+        help="Label Studio predictions model_version (default: the model's name; dicecam for "
+        "convert)",
+    )
+    p.add_argument(
+        "--cocked-class",
+        action="store_true",
+        help="YOLO: cocked dice as class 6 'cocked' (default: as their best-guess face)",
+    )
 
 
 def _add_source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", type=Path, metavar="LABELS", help="label file or dataset folder")
     p.add_argument("--from", choices=FORMATS, dest="from_fmt", help="default: detected")
-    p.add_argument("--images-from", type=Path, help="folder holding the photos")
+    p.add_argument(
+        "--images-from",
+        type=Path,
+        help="folder holding the photos (default: the folder of the label file, or the YOLO "
+        "folder's images/)",
+    )
     p.add_argument("--out", type=Path, required=True, help="output folder (new or empty)")
 
 
