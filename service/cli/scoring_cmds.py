@@ -21,14 +21,17 @@ FARKLE = ("morning-roll", "farkle-five", "greed")
 
 def register(subparsers: Any) -> None:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--game", default="morning-roll", help=f"one of: {', '.join(GAMES)}")
+    common.add_argument(
+        "--game", default="morning-roll", help=f"one of: {', '.join(GAMES)} (default morning-roll)"
+    )
     common.add_argument("--json", action="store_true", help="print one JSON object")
     common.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="house rule, e.g. three_pairs_any=true, free_keep=true, scoring=pips",
+        help="house rule, repeatable, e.g. three_pairs_any=true, free_keep=true, scoring=pips "
+        "(an unknown one is refused with the game's list)",
     )
 
     p = subparsers.add_parser(
