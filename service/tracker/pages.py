@@ -1,9 +1,12 @@
 """Server-rendered HTML pages: leaderboard (current and past rounds), player history, roll call,
-turn evidence. No JavaScript, no CDN: links are built from the mount point (``root_path``)."""
+turn evidence. No CDN: links are built from the mount point (``root_path``). The one script
+hides the game information outside 8am-8pm local browser time, as the rules ask; the forms and
+error pages have none."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from html import escape
 from typing import Annotated
 from urllib.parse import quote
@@ -14,6 +17,7 @@ from fastapi.responses import HTMLResponse
 from service.tracker import store
 from service.tracker.api import DB, Now, TurnId, Year, root
 from service.tracker.models import Turn
+from service.tracker.rules import CLOSES, OPENS
 
 __all__ = ["error_page", "router"]
 
@@ -28,16 +32,46 @@ td.n,th.n{text-align:right}.muted{color:#777}img.photo{max-width:100%;border:1px
 """
 
 
-def _page(request: Request, title: str, body: str, status: int = 200) -> HTMLResponse:
+CLOSED_SCRIPT = """<script>
+(function () {
+  var game = document.getElementById("game"), closed = document.getElementById("closed");
+  var start = Number(game.dataset.now) - performance.now();  // the server's clock, in ms
+  function check() {
+    var hour = new Date(start + performance.now()).getHours();  // the browser's own zone
+    var open = hour >= Number(game.dataset.opens) && hour < Number(game.dataset.closes);
+    game.hidden = !open;
+    closed.hidden = open;
+  }
+  check();
+  setInterval(check, 30000);
+})();
+</script>"""
+"""Hides the game information outside 8am-8pm in the browser's time zone, at the server's
+clock (the one that decides when scores are taken), and brings it back at 8am."""
+
+
+def _page(
+    request: Request, title: str, body: str, status: int = 200, *, now: datetime | None = None
+) -> HTMLResponse:
+    """A page; with ``now`` (the server's clock) it is game information, which the rules show
+    only from 8am to 8pm local browser time."""
     base = root(request)
+    main = f"<h1>{escape(title)}</h1>\n{body}"
+    if now is not None:
+        ms = int(now.timestamp() * 1000)
+        main = (
+            f'<p id="closed" hidden>Morning Roll is for the morning: the game information is '
+            f"shown from 8am to 8pm your time. See you at 8am!</p>\n"
+            f'<main id="game" data-now="{ms}" data-opens="{OPENS.hour}" '
+            f'data-closes="{CLOSES.hour}">{main}</main>\n{CLOSED_SCRIPT}'
+        )
     html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)} - Morning Roll</title><style>{CSS}</style></head>
 <body><nav><a href="{base}/">Leaderboard</a><a href="{base}/rollcall">Roll call</a>
 <a href="{base}/add">Add roll</a></nav>
-<h1>{escape(title)}</h1>
-{body}
+{main}
 </body></html>"""
     return HTMLResponse(html, status_code=status)
 
@@ -104,7 +138,7 @@ def _leaderboard(request: Request, session, now, year: int) -> HTMLResponse:
     if others:
         links = " ".join(f'<a href="{base}/rounds/{y}">{y}</a>' for y in others)
         body.append(f"<p>Other rounds: {links}</p>")
-    return _page(request, f"Round {year}", "\n".join(body))
+    return _page(request, f"Round {year}", "\n".join(body), now=now)
 
 
 @router.get("/players/{name}", response_class=HTMLResponse)
@@ -112,6 +146,7 @@ def player_history(
     name: str,
     request: Request,
     session: DB,
+    now: Now,
     round: Annotated[int | None, Query(ge=1900, le=9999)] = None,
 ) -> HTMLResponse:
     base = root(request)
@@ -132,7 +167,7 @@ def player_history(
             f"<td>{escape(t.comment)}</td><td>{ev}</td></tr>"
         )
     body.append("</table>")
-    return _page(request, f"{player.name}", "\n".join(body))
+    return _page(request, f"{player.name}", "\n".join(body), now=now)
 
 
 @router.get("/rollcall", response_class=HTMLResponse)
@@ -150,11 +185,11 @@ def rollcall(request: Request, session: DB, now: Now) -> HTMLResponse:
     body = "<p>Big shoutout to the rollers!</p><ul>" + "".join(items) + "</ul>"
     if not rows:
         body = '<p class="muted">Nobody has registered yet.</p>'
-    return _page(request, "Roll call", body)
+    return _page(request, "Roll call", body, now=now)
 
 
 @router.get("/turns/{turn_id}", response_class=HTMLResponse)
-def turn_evidence(turn_id: TurnId, request: Request, session: DB) -> HTMLResponse:
+def turn_evidence(turn_id: TurnId, request: Request, session: DB, now: Now) -> HTMLResponse:
     base = root(request)
     try:
         t = store.get_turn(session, turn_id)
@@ -190,4 +225,4 @@ def turn_evidence(turn_id: TurnId, request: Request, session: DB) -> HTMLRespons
         body.append(
             f'<div class="roll"><h2>Roll {r.position + 1}: {escape(values)}</h2>{img}{reading}</div>'
         )
-    return _page(request, f"Turn {t.id}", "\n".join(body))
+    return _page(request, f"Turn {t.id}", "\n".join(body), now=now)
