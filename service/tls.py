@@ -11,6 +11,8 @@ import ipaddress
 import socket
 from pathlib import Path
 
+from vision.atomic import atomic_write
+
 __all__ = ["ensure_certificate", "lan_addresses", "make_certificate"]
 
 CERT_NAME = "dicecam-cert.pem"
@@ -71,34 +73,50 @@ def make_certificate(hosts: list[str], days: int = 825) -> tuple[bytes, bytes]:
     return cert_pem, key_pem
 
 
-def _covers(cert_path: Path, hosts: list[str]) -> bool:
+def _usable(cert_path: Path, key_path: Path, hosts: list[str]) -> bool:
+    """Whether the certificate is fresh, names every host, and goes with the key file (a
+    process killed between writing the two, or a half-written file, would stop every start)."""
     from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
 
     try:
         cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
         alt = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+        ours = key.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        theirs = cert.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
     except Exception:
         return False
     names = {str(v) for v in alt.get_values_for_type(x509.IPAddress)}
     names |= set(alt.get_values_for_type(x509.DNSName))
     expires = cert.not_valid_after_utc
     fresh = expires > dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
-    return fresh and set(hosts) <= names
+    return fresh and set(hosts) <= names and ours == theirs
 
 
 def ensure_certificate(data_dir: Path, extra_hosts: list[str] | None = None) -> tuple[Path, Path]:
-    """Certificate and key files in ``data_dir``, made (or remade) when missing, expired or not
-    valid for this machine's current addresses. The key file is readable by its owner only."""
+    """Certificate and key files in ``data_dir``, made (or remade) when missing, unreadable,
+    expired, not valid for this machine's current addresses or not of the same pair. The key
+    file is readable by its owner only.
+
+    Raises:
+        OSError: the files cannot be written (a read-only or full data dir); the old ones stay.
+    """
     hosts = ["localhost", "127.0.0.1", socket.gethostname(), *lan_addresses(), *(extra_hosts or [])]
     hosts = [h for h in dict.fromkeys(hosts) if h and h not in ("0.0.0.0", "::")]
     data_dir = Path(data_dir).expanduser()
     data_dir.mkdir(parents=True, exist_ok=True)
     cert_path, key_path = data_dir / CERT_NAME, data_dir / KEY_NAME
-    if cert_path.is_file() and key_path.is_file() and _covers(cert_path, hosts):
+    if cert_path.is_file() and key_path.is_file() and _usable(cert_path, key_path, hosts):
         return cert_path, key_path
     cert_pem, key_pem = make_certificate(hosts)
-    key_path.touch(mode=0o600, exist_ok=True)
+    # each file whole or not at all; a kill between the two leaves a pair that does not go
+    # together, which the next start sees (_usable) and makes again
+    atomic_write(key_path, key_pem, mode=0o600)
     key_path.chmod(0o600)
-    key_path.write_bytes(key_pem)
-    cert_path.write_bytes(cert_pem)
+    atomic_write(cert_path, cert_pem)
     return cert_path, key_path

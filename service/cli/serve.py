@@ -75,7 +75,12 @@ def run(args: argparse.Namespace) -> int:
         from service.tls import ensure_certificate, lan_addresses
 
         extra = [settings.host] if settings.host not in ("0.0.0.0", "::") else []
-        cert, key = ensure_certificate(settings.data_dir, extra)
+        try:
+            cert, key = ensure_certificate(settings.data_dir, extra)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot make the TLS certificate in {settings.data_dir}: {exc}"
+            ) from None
         ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
         print(f"dicecam: TLS certificate {cert} (self-signed: accept it once in the browser)")
         if settings.host in ("0.0.0.0", "::"):
