@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -28,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, Float, Integer, String, Text, delete, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+from vision.atomic import atomic_write
 
 if TYPE_CHECKING:
     from service.turns import TurnSession
@@ -71,17 +72,6 @@ def _private_file(path: Path) -> None:
         path.chmod(0o600)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".photo-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class TurnDatabase:
     """Saves, loads and deletes turns (:class:`service.turns.TurnSession`) and their photos.
 
@@ -116,7 +106,7 @@ class TurnDatabase:
             path = self.photo_dir / name
             if roll.photo is not None:
                 if not path.is_file():
-                    _write_atomically(path, roll.photo)
+                    atomic_write(path, roll.photo, mode=0o600)
                 names.append(name)
             else:
                 names.append(None)

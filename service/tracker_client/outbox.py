@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from vision.atomic import atomic_write, fsync_dir
 
 __all__ = ["Outbox", "OutboxEntry"]
 
@@ -61,31 +62,6 @@ def _check_types(entry: OutboxEntry) -> None:
         raise TypeError(f"expected state among {', '.join(STATES)}, got {entry.state!r}")
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
 class Outbox:
     """A folder of turns waiting for (or done with) delivery (default ``<data dir>/outbox``).
 
@@ -115,11 +91,11 @@ class Outbox:
     def write(self, entry: OutboxEntry) -> None:
         """Write ``entry`` under its state, then remove it from any other state."""
         data = json.dumps(asdict(entry), separators=(",", ":")).encode()
-        atomic_write(self._path(entry.state, entry.key), data)
+        atomic_write(self._path(entry.state, entry.key), data, mode=0o600)
         for other in STATES:
             if other != entry.state:
                 self._path(other, entry.key).unlink(missing_ok=True)
-        _fsync_dir(self.directory)
+        fsync_dir(self.directory)
 
     def put(self, entry: OutboxEntry) -> None:
         """Queue a new turn; a key already present (in any state) is left as it is."""

@@ -15,8 +15,6 @@ Example:
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,6 +23,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from vision.atomic import atomic_write
 from vision.table.geometry import Outline
 
 __all__ = ["Calibration", "CalibrationError", "TableSettings", "calibration_path"]
@@ -194,15 +193,7 @@ class Calibration:
         """Write atomically (a half-written file never replaces a good one); returns the path."""
         path = Path(path) if path is not None else calibration_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".calibration-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.to_dict(), f, indent=1)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return atomic_write(path, json.dumps(self.to_dict(), indent=1))
 
     @staticmethod
     def clear(path: str | Path | None = None) -> bool:
