@@ -50,7 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out", metavar="PATH", type=Path, help="calibration file (default: DICECAM_CALIBRATION)"
     )
-    p.add_argument("--model", metavar="PATH", help="surface outline model (ONNX) for proposals")
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        help="surface outline model (ONNX) for proposals (default: DICECAM_SURFACE_MODEL, as "
+        "the reader, else the shipped one)",
+    )
     p.add_argument("--clear", action="store_true", help="remove the stored calibration")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
@@ -115,7 +120,13 @@ def _preview(rgb, outline, path: Path) -> None:  # type: ignore[no-untyped-def]
 
 def run(args: argparse.Namespace) -> int:
     from vision.io import ImageError, load_image
-    from vision.table import Calibration, CalibrationError, SurfaceModel, SurfaceModelError
+    from vision.table import (
+        Calibration,
+        CalibrationError,
+        SurfaceModel,
+        SurfaceModelError,
+        TableSettings,
+    )
 
     target = args.out
     if target is not None and target.is_dir():
@@ -148,8 +159,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{exc}{size}") from None
         outline = cal.outline(w, h)
     else:
+        settings = TableSettings()  # the outline the reader would draw: its model and gate
         try:
-            model = SurfaceModel(args.model)
+            model = SurfaceModel(
+                args.model or settings.surface_model, min_certainty=settings.surface_min_certainty
+            )
         except SurfaceModelError as exc:
             raise UsageError(f"{exc}; or give the boundary with --points") from None
         outline = model.outline(img.rgb, (w, h))

@@ -170,6 +170,18 @@ def test_calibrate_bad_points_exit_2_and_store_nothing(tmp_path, photo, args, me
     assert not (tmp_path / "data" / "calibration.json").exists()
 
 
+def test_calibrate_proposes_with_the_readers_outline_model(tmp_path, photo, monkeypatch, capsys):
+    """Without --model, the proposal comes from DICECAM_SURFACE_MODEL, the outline model the
+    reader and the page's proposal use (it took the shipped model whatever the setting said)."""
+    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path / "my-surface.onnx"
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(elsewhere))
+    assert main(["calibrate", str(photo)]) == 2
+    assert f"surface model not found: {elsewhere}" in capsys.readouterr().err
+    if DEFAULT_SURFACE_MODEL.is_file():  # --model still chooses
+        assert main(["calibrate", str(photo), "--model", str(DEFAULT_SURFACE_MODEL)]) == 0
+
+
 def test_calibrate_unreadable_photo_or_missing_photo_exit_2(tmp_path, capsys):
     bad = tmp_path / "notes.jpg"
     bad.write_text("not a photo")
