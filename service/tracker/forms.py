@@ -7,6 +7,7 @@ key minted when the page is shown, so pressing "submit" twice stores one turn.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from html import escape
 from typing import Annotated
 
@@ -14,8 +15,9 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
-from service.tracker import store
+from service.tracker import rules, store
 from service.tracker.api import DB, Now, root, writing
+from service.tracker.models import Turn
 from service.tracker.pages import _page
 from service.tracker.schemas import Credentials, Registration, TurnIn
 from service.tracker.security import hash_password
@@ -74,8 +76,14 @@ def add_roll(
             idempotency_key=idempotency_key,
         )
         with writing(request) as w:
-            turn, _ = store.submit_turn(w, w.merge(player), turn_in, now)
+            turn, replayed = store.submit_turn(w, w.merge(player), turn_in, now)
             w.commit()
+        if replayed and not _same_turn(turn, turn_in, now):
+            raise store.Conflict(
+                f"this form was already sent: it holds {turn.player.name}'s turn of "
+                f"{turn.day.isoformat()} ({_first_score(turn)} points), so nothing was stored "
+                "now. Here is a new form: send it to add your roll."
+            )
     except ValidationError as exc:
         return _page(request, "Add roll", _add_form(base, _errors(exc), name), status=422)
     except store.TrackerError as exc:
@@ -86,6 +94,21 @@ def add_roll(
         f'<a href="{base}/">leaderboard</a>.</p>'
     )
     return _page(request, "Roll added", body, status=201)
+
+
+def _first_score(turn: Turn) -> int:
+    """The score as the player sent it, before any administrator's correction."""
+    return turn.corrections[0].old_score if turn.corrections else turn.score
+
+
+def _same_turn(turn: Turn, turn_in: TurnIn, now: datetime) -> bool:
+    """Whether a form whose key is stored holds that turn (sent twice), not a new roll typed
+    into a form kept open since an earlier day (its key is the stored turn's)."""
+    return (
+        turn.day == rules.local_day(now, turn.player.timezone)
+        and _first_score(turn) == turn_in.score
+        and turn.comment == turn_in.comment
+    )
 
 
 def _register_form(base: str, message: str = "") -> str:
