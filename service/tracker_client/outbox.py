@@ -3,11 +3,15 @@
 Layout under the outbox folder: ``pending/<key>.json`` (not yet acknowledged),
 ``delivered/<key>.json`` (with the tracker's answer), ``rejected/<key>.json`` (with the tracker's
 reason; kept, never deleted). Every write is atomic: temporary file, fsync, ``os.replace``, fsync
-of the folder, so a process killed at any instant leaves either the old or the new file.
+of the folder, so a process killed at any instant leaves either the old or the new file. Writers
+take turns on ``.lock`` in the folder (the service's retries and ``dicecam outbox deliver`` may
+run at once), and a turn settled as delivered or rejected is never put back to pending by a
+writer that read it before it was settled.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -88,14 +92,36 @@ class Outbox:
             raise ValueError(f"expected an idempotency key usable as a file name, got {key!r}")
         return self.directory / state / f"{key}.json"
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One writer at a time, across threads and processes (an advisory lock file)."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no flock (Windows): writers do not wait
+            yield
+            return
+        fd = os.open(self.directory / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
     def write(self, entry: OutboxEntry) -> None:
-        """Write ``entry`` under its state, then remove it from any other state."""
+        """Write ``entry`` under its state, then remove it from any other state. A pending
+        ``entry`` whose turn another writer has meanwhile settled (delivered or rejected) is
+        not written: the settled one stays."""
         data = json.dumps(asdict(entry), separators=(",", ":")).encode()
-        atomic_write(self._path(entry.state, entry.key), data, mode=0o600)
-        for other in STATES:
-            if other != entry.state:
-                self._path(other, entry.key).unlink(missing_ok=True)
-        fsync_dir(self.directory)
+        with self._locked():
+            if entry.state == "pending" and any(
+                self._path(s, entry.key).exists() for s in ("delivered", "rejected")
+            ):
+                return
+            atomic_write(self._path(entry.state, entry.key), data, mode=0o600)
+            for other in STATES:
+                if other != entry.state:
+                    self._path(other, entry.key).unlink(missing_ok=True)
+            fsync_dir(self.directory)
 
     def put(self, entry: OutboxEntry) -> None:
         """Queue a new turn; a key already present (in any state) is left as it is."""
