@@ -107,3 +107,38 @@ def test_settable_clock_is_what_the_server_uses(sqlite_url, clock, serve, join, 
         clock.set("2026-04-01T08:00:00+00:00")
         assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 201
     app.state.db.dispose()
+
+
+def test_the_night_clocks_go_back_is_still_one_day_one_turn(sqlite_tracker, join, turn):
+    http, clock = sqlite_tracker
+    clock.set("2026-10-31T13:30:00+00:00")  # Chicago: Oct 31 08:30 CDT
+    auth = join(http, "tom", "America/Chicago")
+    assert http.post("/api/v1/turns", json=turn("tom", 100), headers=auth).status_code == 201
+    clock.set("2026-11-01T13:30:00+00:00")  # the same UTC hour after the change: 07:30 CST
+    assert http.post("/api/v1/turns", json=turn("tom", 150), headers=auth).status_code == 403
+    clock.set("2026-11-01T14:00:00+00:00")  # 08:00 CST
+    r = http.post("/api/v1/turns", json=turn("tom", 200), headers=auth)
+    assert r.status_code == 201 and r.json()["local_time"] == "2026-11-01T08:00:00-06:00"
+    clock.set("2026-11-02T01:59:00+00:00")  # 19:59 CST, the 25-hour day still: no second turn
+    assert http.post("/api/v1/turns", json=turn("tom", 250), headers=auth).status_code == 409
+    days = [t["day"] for t in http.get("/api/v1/players/tom/turns").json()["turns"]]
+    assert days == ["2026-11-01", "2026-10-31"]
+
+
+def test_feb_29_and_the_last_evening_of_the_year_far_west(sqlite_tracker, join, turn):
+    http, clock = sqlite_tracker
+    clock.set("2028-02-28T18:30:00+00:00")  # Kiritimati: Feb 29 08:30
+    kiri = join(http, "kenny", "Pacific/Kiritimati")
+    r = http.post("/api/v1/turns", json=turn("kenny", 100), headers=kiri)
+    assert r.status_code == 201 and r.json()["day"] == "2028-02-29"
+    clock.set("2029-01-01T06:59:00+00:00")  # Pago Pago: Dec 31 19:59, the round's last minute
+    pago = join(http, "shea", "Pacific/Pago_Pago")
+    r = http.post("/api/v1/turns", json=turn("shea", 400), headers=pago)
+    assert (r.json()["day"], r.json()["round"]) == ("2028-12-31", 2028)
+    clock.set("2029-01-01T07:00:00+00:00")  # 20:00: the round is over for shea too
+    assert http.post("/api/v1/turns", json=turn("shea", 50), headers=pago).status_code == 403
+    board = http.get("/api/v1/leaderboard", params={"round": 2028}).json()["standings"]
+    assert [(s["player"], s["total"], s["last_day"]) for s in board] == [
+        ("shea", 400, "2028-12-31"),
+        ("kenny", 100, "2028-02-29"),
+    ]
