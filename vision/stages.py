@@ -114,13 +114,16 @@ def default_table(threads: int = 2, die_check: Any = None) -> Any:
 
     Raises:
         CalibrationError: the stored calibration file is broken (fix or delete it).
+        pydantic.ValidationError: a ``DICECAM_*`` table setting that cannot be used.
         ModelError: the outline or off-table model cannot be loaded, or is of another kind.
     """
+    from pydantic import ValidationError
+
     from vision.table import CalibrationError, SurfaceModelError, TableStage
 
     try:
         return TableStage.default(threads=threads, die_check=die_check)
-    except CalibrationError:
+    except (CalibrationError, ValidationError):  # a DICECAM_* setting: the CLI names it
         raise
     except (SurfaceModelError, ValueError) as exc:  # an outline or off-table model
         raise ModelError(f"table step: {exc}") from None

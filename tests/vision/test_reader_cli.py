@@ -141,6 +141,10 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
         # surface model read as a face classifier (every die "cocked")
         ("read", {"DICECAM_SURFACE_MODEL": "{junk}"}, "table step: cannot load surface model"),
         ("read", {"DICECAM_OFFTABLE_MODEL": "{junk}"}, "table step: cannot load off-table model"),
+        # the table step's own settings too (a multi-line pydantic error that named no variable)
+        ("read", {"DICECAM_OFFTABLE_THRESHOLD": "abc"}, "DICECAM_OFFTABLE_THRESHOLD: Input should"),
+        ("eval", {"DICECAM_SURFACE_TOLERANCE": "-1"}, "DICECAM_SURFACE_TOLERANCE: Input should"),
+        ("label", {"DICECAM_TABLE": "maybe"}, "DICECAM_TABLE: Input should be a valid boolean"),
         (
             "read",
             {"DICECAM_FACES_MODEL": "models/dicecam-surface.onnx"},
