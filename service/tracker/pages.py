@@ -76,6 +76,10 @@ def _page(
     return HTMLResponse(html, status_code=status)
 
 
+def _turns(n: int) -> str:
+    return f"{n} turn" if n == 1 else f"{n} turns"
+
+
 def _player_link(base: str, name: str) -> str:
     return f'<a href="{base}/players/{quote(name)}">{escape(name)}</a>'
 
@@ -155,7 +159,7 @@ def player_history(
     except store.TrackerError as exc:
         return error_page(request, str(exc), exc.status)
     body = [
-        f'<p class="muted">Time zone {escape(player.timezone)}; {len(turns)} turns.</p>',
+        f'<p class="muted">Time zone {escape(player.timezone)}; {_turns(len(turns))}.</p>',
         "<table><tr><th>Day</th><th class=n>Score</th><th>Comment</th><th>Evidence</th></tr>",
     ]
     for t in turns:
@@ -179,7 +183,7 @@ def rollcall(request: Request, session: DB, now: Now) -> HTMLResponse:
         today = " - rolled today" if r["rolled_today"] else ""
         items.append(
             f"<li>{_player_link(base, r['player'])} "
-            f'<span class="muted">({r["turns"]} turns, joined {r["joined"].isoformat()}'
+            f'<span class="muted">({_turns(r["turns"])}, joined {r["joined"].isoformat()}'
             f"{today})</span></li>"
         )
     body = "<p>Big shoutout to the rollers!</p><ul>" + "".join(items) + "</ul>"

@@ -49,5 +49,29 @@ def test_roll_call_dates_are_each_players_own_days(sqlite_tracker, join, turn):
     assert call["kenny"]["rolled_today"] is True
     assert (call["shea"]["joined"], call["shea"]["rolled_today"]) == ("2026-12-31", False)
     page = http.get("/rollcall").text
-    assert "(1 turns, joined 2027-01-01 - rolled today)" in page
+    assert "(1 turn, joined 2027-01-01 - rolled today)" in page
     assert "(0 turns, joined 2026-12-31)" in page
+
+
+def test_ties_share_a_rank_and_pages_count_turns_in_words(sqlite_tracker, join, turn):
+    http, clock = sqlite_tracker
+    clock.set("2026-05-01T12:00:00+00:00")
+    auths = {name: join(http, name) for name in ("molly", "jacob", "bennett", "stefan")}
+    for name, score in (("molly", 600), ("jacob", 300), ("bennett", 600)):
+        assert http.post("/api/v1/turns", json=turn(name, score), headers=auths[name]).is_success
+    clock.set("2026-05-02T12:00:00+00:00")
+    assert http.post("/api/v1/turns", json=turn("jacob", 300), headers=auths["jacob"]).is_success
+    board = http.get("/api/v1/leaderboard").json()["standings"]
+    assert [(s["rank"], s["player"], s["total"], s["turns"]) for s in board] == [
+        (1, "bennett", 600, 1),  # the same total: the same rank, the better best turn first
+        (1, "molly", 600, 1),
+        (1, "jacob", 600, 2),
+    ]
+    assert "stefan" not in [s["player"] for s in board]  # no turn this round: on the roll call
+    call = http.get("/rollcall").text
+    assert (
+        "(2 turns, joined 2026-05-01 - rolled today)" in call
+        and "(1 turn, joined 2026-05-01)" in call
+    )
+    assert "(0 turns, joined 2026-05-01)" in call
+    assert "1 turn." in http.get("/players/molly").text
