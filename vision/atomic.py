@@ -67,8 +67,10 @@ def replacing(
         if not path.exists():
             os.chmod(part, (0o666 & ~_umask()) if mode is None else mode)
         os.replace(part, path)
-    except BaseException:
+    except BaseException as exc:
         part.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename in (None, str(part)):
+            exc.filename = str(path)  # name the file the user knows, not our temporary one
         raise
     if sync:
         fsync_dir(path.parent)

@@ -11,6 +11,7 @@ Errors a user can fix raise :class:`UsageError`; ``main`` prints them on one lin
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
@@ -18,6 +19,17 @@ import sys
 from collections.abc import Sequence
 
 __all__ = ["UsageError", "build_parser", "main", "check_port", "settings_error"]
+
+
+_DISK_ERRORS = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EFBIG,
+    errno.EROFS,
+    errno.EACCES,
+    errno.EPERM,
+}
+"""OSErrors of a disk or folder (full, read-only, not ours) that ``main`` names in one line."""
 
 
 class UsageError(Exception):
@@ -92,6 +104,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and keep Python from complaining again when it flushes stdout at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as exc:
+        if exc.errno not in _DISK_ERRORS:
+            raise
+        # a full disk or a folder that cannot be written: one line naming the file, as for
+        # other errors (files written atomically keep their old content)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"dicecam {args.command}: error: {exc.strerror}{where}", file=sys.stderr)
         return 1
     except Exception as exc:
         message = settings_error(exc)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TextIO
 
+from vision.atomic import atomic_write
 from vision.types import Reading
 
 from .coco import read_coco, write_coco
@@ -218,10 +219,10 @@ def label_folder(
     run.outputs["labels"] = write_labels(run.photos, out, fmt, **write_options)
     run.outputs["review"], run.outputs["review_json"] = write_review(run.photos, out)
     unreadable = out / "unreadable.txt"
-    unreadable.write_text("".join(f"{u.name}\t{u.reason}\n" for u in run.unreadable))
+    atomic_write(unreadable, "".join(f"{u.name}\t{u.reason}\n" for u in run.unreadable))
     run.outputs["unreadable"] = unreadable
     run.outputs["summary"] = out / "summary.json"
-    run.outputs["summary"].write_text(json.dumps(run.summary(), indent=1))
+    atomic_write(run.outputs["summary"], json.dumps(run.summary(), indent=1))
     return run
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vision.atomic import atomic_write
 from vision.types import Die
 
 from .model import (
@@ -105,7 +106,7 @@ def write_coco(
             place_image(Path(photo.image), out / "images" / fname, images)
     path = out / ANNOTATIONS
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(coco_dict(photos, file_names=file_names), indent=1))
+    atomic_write(path, json.dumps(coco_dict(photos, file_names=file_names), indent=1))
     return path
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlparse
 
+from vision.atomic import atomic_write
 from vision.types import Die
 
 from .model import (
@@ -163,9 +164,9 @@ def write_labelstudio(
             rel = f"images/{flat}"
         url = image_prefix + quote(rel, safe="/")
         tasks.append(labelstudio_task(photo, url, model_version=model_version, task_id=n))
-    (out / "labeling-config.xml").write_text(labelstudio_config())
+    atomic_write(out / "labeling-config.xml", labelstudio_config())
     path = out / "tasks.json"
-    path.write_text(json.dumps(tasks, indent=1))
+    atomic_write(path, json.dumps(tasks, indent=1))
     return path
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from vision.atomic import replacing
 from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES, load_image, register_heif
 from vision.types import Die, Reading
 
@@ -216,10 +217,13 @@ def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
     if dst.suffix.lower() != src.suffix.lower():
         from PIL import Image
 
-        Image.fromarray(load_image(src).rgb).save(dst, quality=95)
+        kind = Image.registered_extensions().get(dst.suffix.lower())
+        with replacing(dst, sync=False) as part:  # a killed run leaves no half photo
+            Image.fromarray(load_image(src).rgb).save(part, format=kind, quality=95)
         return
     if mode == "copy":
-        shutil.copy2(src, dst)
+        with replacing(dst, sync=False) as part:
+            shutil.copy2(src, part)
         return
     try:
         os.link(src, dst)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from vision.atomic import atomic_write
 
 from .model import LabelledPhoto, label_confidence
 
@@ -71,10 +74,11 @@ def write_review(
     out.mkdir(parents=True, exist_ok=True)
     rows = review_rows(photos, low=low)
     csv_path, json_path = out / "review.csv", out / "review.json"
-    with csv_path.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(FIELDS)
-        for row in rows:
-            writer.writerow(["" if v is None else v for v in asdict(row).values()])
-    json_path.write_text(json.dumps([asdict(r) for r in rows], indent=1))
+    table = io.StringIO(newline="")
+    writer = csv.writer(table)
+    writer.writerow(FIELDS)
+    for row in rows:
+        writer.writerow(["" if v is None else v for v in asdict(row).values()])
+    atomic_write(csv_path, table.getvalue())
+    atomic_write(json_path, json.dumps([asdict(r) for r in rows], indent=1))
     return csv_path, json_path

@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from vision.atomic import atomic_write
 from vision.types import Die
 
 from .model import (
@@ -95,26 +96,28 @@ def write_yolo(
         lines = (_line(d, photo.width, photo.height, cocked_class) for d in photo.dice)
         text = "".join(f"{line}\n" for line in lines if line is not None)
         stem = Path(flat).stem
-        (lbl_dir / f"{stem}.txt").write_text(text)
-        (cvat_dir / f"{stem}.txt").write_text(text)
+        atomic_write(lbl_dir / f"{stem}.txt", text, sync=False)  # whole files, not flushed
+        atomic_write(cvat_dir / f"{stem}.txt", text, sync=False)
         listing.append(f"images/{SUBSET}/{flat}")
         cvat_listing.append(f"data/obj_{SUBSET}_data/{flat}")
-    (out / "train.txt").write_text("".join(f"{p}\n" for p in listing))
+    atomic_write(out / "train.txt", "".join(f"{p}\n" for p in listing))
     names_yaml = "".join(f"  {i}: '{n}'\n" for i, n in enumerate(names))
     data_yaml = out / "data.yaml"
-    data_yaml.write_text(
+    atomic_write(
+        data_yaml,
         "# Written by dicecam label. No `path:` key: ultralytics resolves these folders\n"
         "# relative to this file. Faces: class 0 is a die showing 1, class 5 one showing 6.\n"
         f"train: images/{SUBSET}\nval: images/{SUBSET}\n"
-        f"nc: {len(names)}\nnames:\n{names_yaml}"
+        f"nc: {len(names)}\nnames:\n{names_yaml}",
     )
     cvat = out / CVAT_DIR
-    (cvat / "obj.names").write_text("".join(f"{n}\n" for n in names))
-    (cvat / "obj.data").write_text(
+    atomic_write(cvat / "obj.names", "".join(f"{n}\n" for n in names))
+    atomic_write(
+        cvat / "obj.data",
         f"classes = {len(names)}\nnames = data/obj.names\n{SUBSET} = data/{SUBSET}.txt\n"
-        "backup = backup/\n"
+        "backup = backup/\n",
     )
-    (cvat / f"{SUBSET}.txt").write_text("".join(f"{p}\n" for p in cvat_listing))
+    atomic_write(cvat / f"{SUBSET}.txt", "".join(f"{p}\n" for p in cvat_listing))
     return data_yaml
 
 
