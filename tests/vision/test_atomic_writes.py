@@ -147,3 +147,20 @@ def test_a_model_written_over_a_shipped_one_by_a_killed_train_keeps_the_shipped_
     assert done.returncode == -signal.SIGXFSZ, done.stderr
     assert shipped.read_bytes() == SHIPPED_CHECK.read_bytes()
     ort.InferenceSession(str(shipped), providers=["CPUExecutionProvider"])  # loads as before
+
+
+def test_a_synth_run_killed_halfway_leaves_no_photo_without_its_labels(tmp_path: Path):
+    """A photo without a label file trains the detector to see its dice as background."""
+    from PIL import Image
+
+    done = _child(
+        "from vision.synth.dataset import write_dataset\n"
+        "write_dataset('set', 3, seed=1, size=(640, 480), val_fraction=0.0)",
+        tmp_path,
+        limit=16384,  # the labels and the metadata fit, a 640x480 photo does not
+    )
+    assert done.returncode == -signal.SIGXFSZ, done.stderr
+    for photo in (tmp_path / "set" / "images" / "train").glob("*.jpg"):
+        with Image.open(photo) as im:
+            im.load()  # whole
+        assert (tmp_path / "set" / "labels" / "train" / f"{photo.stem}.txt").is_file()

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vision.atomic import atomic_write
+
 from .sample import make_sample
 from .scene import FACE_KINDS, _check_elevation
 
@@ -91,9 +93,7 @@ def _write_one(
     split = sample_split(index, val_fraction)
     name = sample_name(seed, index)
     sample = make_sample(seed, index, w, h, **options)
-    (out / "images" / split / f"{name}.jpg").write_bytes(sample.jpeg)
     lines = sample.yolo_lines()
-    (out / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
     meta = {
         "name": name,
         "split": split,
@@ -102,7 +102,15 @@ def _write_one(
         "format": FORMAT_VERSION,
         **sample.meta,
     }
-    (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta, separators=(",", ":")))
+    # the photo last, each file whole: a run killed halfway never leaves a photo without its
+    # labels (training would learn its dice as background) nor half a JPEG
+    atomic_write(
+        out / "labels" / split / f"{name}.txt", "".join(f"{x}\n" for x in lines), sync=False
+    )
+    atomic_write(
+        out / "meta" / split / f"{name}.json", json.dumps(meta, separators=(",", ":")), sync=False
+    )
+    atomic_write(out / "images" / split / f"{name}.jpg", sample.jpeg, sync=False)
     counts = {"dice": len(sample.dice), "labelled": len(lines), f"split_{split}": 1}
     for d in sample.dice:
         counts[f"state_{d['state']}"] = counts.get(f"state_{d['state']}", 0) + 1
@@ -170,7 +178,7 @@ def write_dataset(
     for kind in ("images", "labels", "meta"):
         for split in ("train", "val"):
             (out / kind / split).mkdir(parents=True, exist_ok=True)
-    (out / "data.yaml").write_text(DATA_YAML)
+    atomic_write(out / "data.yaml", DATA_YAML)
     jobs = [
         (out, int(seed), i, float(val_fraction), int(size[0]), int(size[1]), options)
         for i in range(start, start + n)
