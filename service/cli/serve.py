@@ -18,18 +18,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Serve the camera page at /, the API at /api/v1 (schema at /openapi.json) "
         "and the embedded Morning Roll tracker at /tracker. Settings: DICECAM_* variables.",
     )
-    p.add_argument("--host", help="address to listen on (default 127.0.0.1; 0.0.0.0 for phones)")
-    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument(
+        "--host",
+        help="address to listen on (default DICECAM_HOST, else 127.0.0.1; 0.0.0.0 for phones)",
+    )
+    p.add_argument("--port", type=int, help="port (default DICECAM_PORT, else 8000)")
     p.add_argument(
         "--https",
         action="store_true",
         help="serve TLS with a self-signed certificate made in the data dir (phones need it "
-        "for the camera); implies --host 0.0.0.0 unless --host is given",
+        "for the camera); implies --host 0.0.0.0 unless --host or DICECAM_HOST is given",
     )
-    p.add_argument("--no-tracker", action="store_true", help="do not mount the embedded tracker")
-    p.add_argument("--tracker-url", help="submit Morning Roll turns to this remote tracker")
-    p.add_argument("--data-dir", help="where the certificate, tracker database and outbox live")
-    p.add_argument("--max-upload-mb", type=float, help="largest accepted upload (default 20)")
+    p.add_argument(
+        "--no-tracker",
+        action="store_true",
+        help="do not mount the embedded tracker (as DICECAM_TRACKER=0)",
+    )
+    p.add_argument(
+        "--tracker-url",
+        help="submit Morning Roll turns to this remote tracker (default DICECAM_TRACKER_URL)",
+    )
+    p.add_argument(
+        "--data-dir",
+        help="where the certificate, the tracker and turn databases, the outbox and the "
+        "calibration live (default DICECAM_DATA_DIR, else ~/.dicecam)",
+    )
+    p.add_argument(
+        "--max-upload-mb",
+        type=float,
+        help="largest accepted upload (default DICECAM_MAX_UPLOAD_MB, else 20)",
+    )
     p.set_defaults(func=run)
 
 
@@ -39,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     overrides: dict[str, object] = {}
     if args.host:
         overrides["host"] = args.host
-    elif args.https:
+    elif args.https and "host" not in Settings().model_fields_set:  # nor DICECAM_HOST
         overrides["host"] = "0.0.0.0"
     if check_port(args.port) is not None:
         overrides["port"] = args.port

@@ -146,3 +146,31 @@ def test_serve_usage_errors_exit_2_with_one_line(tmp_path, args, env, message):
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "'short'" not in proc.stderr  # a password is never echoed
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "host"),
+    [
+        (["--https"], {}, "0.0.0.0"),  # for phones
+        (["--https", "--host", "127.0.0.1"], {}, "127.0.0.1"),
+        # DICECAM_HOST counts as given, as for every other option (--https took 0.0.0.0)
+        (["--https"], {"DICECAM_HOST": "127.0.0.1"}, "127.0.0.1"),
+        ([], {}, "127.0.0.1"),
+    ],
+)
+def test_serve_https_listens_on_every_address_unless_told_a_host(
+    tmp_path, monkeypatch, args, env, host
+):
+    import uvicorn
+
+    from service.cli import main
+
+    monkeypatch.delenv("DICECAM_HOST", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr("service.tls.lan_addresses", lambda: [])
+    ran: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(kw))
+    data = ["--data-dir", str(tmp_path / "data"), "--no-tracker", "--port", "0"]
+    assert main(["serve", *data, *args]) == 0
+    assert ran["host"] == host
