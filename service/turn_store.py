@@ -149,31 +149,40 @@ class TurnStore:
             try:
                 session.submission = self.submitter(session)
             except Exception as exc:  # the turn is kept; the player sees why it was not sent
+                log.warning("turn %s could not be handed to the tracker: %s", session.id, exc)
                 session.submission = {"status": "failed", "detail": f"{type(exc).__name__}: {exc}"}
+                return  # with its photos: retry_queued hands it over again (a full disk?)
         for roll in session.rolls:
             roll.photo = None
 
     def retry_queued(self) -> int:
         """Try again the turns whose submission is ``queued`` (the tracker was down), through
-        the submitter's ``retry``; a turn whose receipt changes is saved. Returns how many
-        changed."""
+        the submitter's ``retry``, and hand over again those whose submission ``failed`` (the
+        outbox could not be written: a full or read-only disk); a turn whose receipt changes
+        is saved. Returns how many changed."""
         retry = getattr(self.submitter, "retry", None)
-        if retry is None:
+        if retry is None or self.submitter is None:
             return 0
         with self._lock:
             queued = [
-                t for t in self._turns.values() if (t.submission or {}).get("status") == "queued"
+                t
+                for t in self._turns.values()
+                if (t.submission or {}).get("status") in ("queued", "failed")
             ]
         changed = 0
         for session in queued:
+            failed = (session.submission or {}).get("status") == "failed"
             try:
-                receipt = retry(session)
-            except Exception:  # the next pass tries again; the turn stays queued
-                log.exception("turn %s: retrying its submission failed", session.id)
+                receipt = self.submitter(session) if failed else retry(session)
+            except Exception as exc:  # the next pass tries again; the turn stays as it is
+                log.warning("turn %s: retrying its submission failed: %s", session.id, exc)
                 continue
             if receipt is None or receipt == session.submission:
                 continue
             session.submission = receipt
+            if failed:  # handed over now: the outbox or the tracker holds the photos
+                for roll in session.rolls:
+                    roll.photo = None
             changed += 1
             try:
                 self.save(session)
