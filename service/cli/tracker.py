@@ -21,14 +21,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--host", default=None, help="bind address (default DICECAM_HOST)")
     p.add_argument("--port", type=int, default=None, help="port (default DICECAM_PORT)")
-    p.add_argument("--database-url", default=None, help="sqlite:///file or postgresql+psycopg://")
+    p.add_argument(
+        "--database-url",
+        default=None,
+        help="sqlite:///file or postgresql+psycopg://... (default DICECAM_TRACKER_DATABASE_URL, "
+        "else <data dir>/tracker.sqlite3)",
+    )
     p.add_argument(
         "--create-admin",
         metavar="NAME",
         help="create (or promote) administrator NAME and exit; the password comes from "
         "DICECAM_TRACKER_ADMIN_PASSWORD or a prompt",
     )
-    p.add_argument("--timezone", default="UTC", help="the administrator's IANA time zone")
+    p.add_argument(
+        "--timezone",
+        default=None,
+        help="with --create-admin: the administrator's IANA time zone (default "
+        "DICECAM_TRACKER_ADMIN_TIMEZONE, else UTC)",
+    )
     p.set_defaults(func=run_tracker)
 
     s = subparsers.add_parser(
@@ -39,8 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _client_args(s)
     s.add_argument("--player", required=True, help="your player name")
-    s.add_argument("--score", type=int, required=True)
-    s.add_argument("--comment", default="")
+    s.add_argument(
+        "--score", type=int, required=True, help="today's turn score (0 or more, in steps of 50)"
+    )
+    s.add_argument("--comment", default="", help="a note stored with the turn")
     s.add_argument("--password", default=None, help="log in with this password (else a token)")
     s.set_defaults(func=run_submit)
 
@@ -111,8 +123,9 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
         password = getpass.getpass(f"password for administrator {args.create_admin}: ")
     if len(password) < 8:
         raise UsageError(f"expected a password of at least 8 characters, got {len(password)}")
+    timezone = args.timezone or settings.tracker_admin_timezone
     try:
-        zone(args.timezone)
+        zone(timezone)
     except InvalidTimezone as exc:
         raise UsageError(str(exc)) from exc
     from sqlalchemy.exc import OperationalError
@@ -127,7 +140,7 @@ def _create_admin(args: argparse.Namespace, settings) -> int:
     with make_sessionmaker(engine)() as session:
         try:
             player = store.ensure_admin(
-                session, args.create_admin, password, args.timezone, datetime.now(UTC)
+                session, args.create_admin, password, timezone, datetime.now(UTC)
             )
         except ValidationError as exc:
             raise UsageError(describe_validation_errors(exc.errors())) from None
@@ -208,8 +221,8 @@ def run_outbox(args: argparse.Namespace) -> int:
     except TrackerAuthError as exc:
         raise UsageError(exc.detail) from exc
     print(
-        f"delivered {len(report.delivered)}, rejected {len(report.rejected)}, "
-        f"still queued {len(report.pending)}"
+        f"delivered {len(report.delivered)}, rejected {len(report.rejected)}, still queued "
+        f"{len(report.pending) + len(report.other_players) + len(report.other_trackers)}"
     )
     for key, why in report.rejected.items():
         print(f"rejected {key}: {why}", file=sys.stderr)

@@ -208,3 +208,42 @@ def test_submit_without_url_is_a_usage_error(env):
     dead = "postgresql+psycopg://nobody@127.0.0.1:9/none?connect_timeout=2"
     out = dicecam("tracker", "--database-url", dead, "--port", "1", env=env)
     assert out.returncode == 2 and "cannot open the tracker database" in out.stderr
+
+
+def test_create_admin_takes_its_zone_from_the_setting(tmp_path, monkeypatch, capsys):
+    """--timezone defaults to DICECAM_TRACKER_ADMIN_TIMEZONE, as the password comes from
+    DICECAM_TRACKER_ADMIN_PASSWORD (it made every such administrator a UTC player)."""
+    import sqlalchemy as sa
+
+    from service.cli import main
+
+    db = f"sqlite:///{tmp_path / 'a.sqlite3'}"
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", "long-enough")
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_TIMEZONE", "Europe/Paris")
+    assert main(["tracker", "--database-url", db, "--create-admin", "tom"]) == 0
+    assert (
+        main(["tracker", "--database-url", db, "--create-admin", "ann", "--timezone", "UTC"]) == 0
+    )
+    engine = sa.create_engine(db)
+    with engine.connect() as conn:
+        zones = dict(conn.execute(sa.text("SELECT name, timezone FROM players")).all())
+    engine.dispose()
+    assert zones == {"tom": "Europe/Paris", "ann": "UTC"}
+
+
+def test_deliver_counts_the_turns_it_left_queued(tmp_path, monkeypatch, capsys):
+    """A turn left for another tracker is still queued, and the summary counts it (it said
+    'still queued 0' above the line naming it)."""
+    from service.cli import main
+    from service.tracker_client import TurnSubmission
+
+    outbox = tmp_path / "outbox"
+    with TrackerClient("http://127.0.0.1:9/old", outbox_dir=outbox) as client:
+        client.queue(TurnSubmission(player="tom", score=600))
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+    args = ["outbox", "deliver", "--url", "http://127.0.0.1:9/new", "--token", "t"]
+    assert main([*args, "--outbox-dir", str(outbox)]) == 1
+    out = capsys.readouterr()
+    assert "delivered 0, rejected 0, still queued 1" in out.out
+    assert "queued for the tracker at http://127.0.0.1:9/old" in out.err
