@@ -20,7 +20,9 @@ Why a finite grid is exact
     still need a value, and those chains die out geometrically. The grid carries them up to
     ``T* + margin``; past that a state is given its upper bound ``t`` (and, in the check
     :meth:`FarkleAdvisor.truncation_gap`, its lower bound 0): the two solutions agree to
-    rounding, so the values are exact, not estimates.
+    rounding, so the values are exact, not estimates. A state near the grid's top would inherit
+    the bound's error, so a total more than half a margin above ``T*`` is valued on a grid of
+    its own, laid from that total up a whole margin.
 
 Five-dice Farkle's skipped turn (F3)
     Banking after every die has scored costs the player's next turn. Maximising points per
@@ -140,9 +142,7 @@ class FarkleAdvisor:
         if not 1 <= n <= self.n:
             raise ValueError(f"{self.game.name}: dice to roll must be 1 to {self.n}, got {n}")
         i = _check_banked(total)
-        if i < self._istar or (i <= self._itop and self._R[n][i] is not None):
-            return self._R[n][i]
-        return self._lazy_R(n, i, 0)
+        return self._R_at(n, i)
 
     def bank_value(self, total: int, *, hot: bool = False) -> float | None:
         """What banking ``total`` is worth (``None`` where banking is not allowed)."""
@@ -207,21 +207,27 @@ class FarkleAdvisor:
 
     def _solve_into_self(self, lam: float, *, upper: bool) -> None:
         self._R, self._istar, self._itop = self._solve(lam, upper=upper)
+        self._isafe = self._itop - self._margin // 2
+        self._far: dict[int, dict[int, list]] = {}
         self._lazy: dict[tuple[int, int], float] = {}
 
-    def _solve(self, lam: float, *, upper: bool) -> tuple[dict[int, list], int, int]:
+    def _solve(self, lam: float, *, upper: bool, base: int = 0) -> tuple[dict[int, list], int, int]:
         saved = getattr(self, "skip_penalty", None)
         self.skip_penalty = lam
         try:
-            return self._solve_grid(lam, upper)
+            return self._solve_grid(lam, upper, base)
         finally:
             if saved is not None:
                 self.skip_penalty = saved
 
-    def _solve_grid(self, lam: float, upper: bool) -> tuple[dict[int, list], int, int]:
+    def _solve_grid(
+        self, lam: float, upper: bool, base: int = 0
+    ) -> tuple[dict[int, list], int, int]:
+        """``R`` on grid indices ``base ..``, stored from position 0; ``base`` is 0 (the main
+        grid) or at or above the cut-off (a grid for high totals, see :meth:`_R_at`)."""
         N = self.n
         istar = self._cutoff_index(lam)
-        itop = istar + self._margin
+        itop = (base or istar) + self._margin
         maxdp = max(
             (
                 dp
@@ -231,11 +237,11 @@ class FarkleAdvisor:
             ),
             default=1,
         )
-        size = itop + maxdp + 1
+        size = itop - base + maxdp + 1
         R: dict[int, list] = {n: [None] * size for n in range(1, N + 1)}
         A: dict[int, list] = {n: [0.0] * size for n in range(1, N + 1)}
         AH: list = [0.0] * size
-        W = [float(j * STEP) for j in range(size)]
+        W = [float((base + j) * STEP) for j in range(size)]
         has_forced = any(
             k == _FORCED for g, _b, _g in self._tables.values() for _p, o in g for k, _n, _d in o
         )
@@ -251,42 +257,52 @@ class FarkleAdvisor:
                 plan.append((p, refs))
             plans[n] = plan
         bank = self._bank
-        for i in range(size - 1, -1, -1):
+        for k in range(size - 1, -1, -1):
+            i = base + k
             for n in range(N, 0, -1):
                 Rn = R[n]
                 if i > itop:
-                    Rn[i] = float(i * STEP) if upper else 0.0
+                    Rn[k] = float(i * STEP) if upper else 0.0
                 elif i < istar or (f2 and i % 2 == 1) or (has_forced and n == N):
                     total = 0.0
                     for p, refs in plans[n]:
                         if len(refs) == 1:
                             arr, dp = refs[0]
-                            total += p * arr[i + dp]
+                            total += p * arr[k + dp]
                         else:
-                            total += p * max([arr[i + dp] for arr, dp in refs])
-                    Rn[i] = total
+                            total += p * max([arr[k + dp] for arr, dp in refs])
+                    Rn[k] = total
                 b = bank(i, False)
-                r = Rn[i]
-                A[n][i] = r if b is None else (b if r is None or i >= istar else max(b, r))
+                r = Rn[k]
+                A[n][k] = r if b is None else (b if r is None or i >= istar else max(b, r))
                 if n == N:
                     bh = bank(i, True)
-                    AH[i] = r if bh is None else (bh if r is None or i >= istar else max(bh, r))
+                    AH[k] = r if bh is None else (bh if r is None or i >= istar else max(bh, r))
         return R, istar, itop
 
-    def _lazy_R(self, n: int, i: int, depth: int) -> float:
-        """``R`` past the grid (advice for very large totals), same recursion, memoised."""
+    def _R_at(self, n: int, i: int) -> float:
+        """``R(n, i * STEP)`` from the main grid up to half a margin below its top, else from
+        a grid laid for that total (kept for the next few calls)."""
+        if i <= self._isafe:
+            grid, base = self._R, 0
+        else:
+            half = self._margin // 2
+            base = self._isafe + 1 + (i - self._isafe - 1) // half * half
+            if base not in self._far:
+                if len(self._far) >= 4:
+                    self._far.pop(next(iter(self._far)))
+                self._far[base] = self._solve(self.skip_penalty, upper=True, base=base)[0]
+            grid = self._far[base]
+        value = grid[n][i - base]
+        return self._expand(n, i) if value is None else value
+
+    def _expand(self, n: int, i: int) -> float:
+        """``R`` of a state the grid leaves out (above the cut-off, where banking is allowed
+        and optimal): one roll, each keep banked where allowed, else valued by :meth:`_R_at`."""
         key = (n, i)
         if key in self._lazy:
             return self._lazy[key]
-        if depth > 60:
-            return float(i * STEP)
         groups, _b, _g = self._tables[n]
-
-        def constrained(target: int, j: int) -> float:
-            if j <= self._itop and self._R[target][j] is not None:
-                return self._R[target][j]
-            return self._lazy_R(target, j, depth + 1)
-
         total = 0.0
         for p, opts in groups:
             best = -math.inf
@@ -295,14 +311,14 @@ class FarkleAdvisor:
                 if kind == _WIN:
                     v = float(j * STEP)
                 elif kind == _FORCED:
-                    v = constrained(self.n, j)
+                    v = self._R_at(self.n, j)
                 else:
-                    hot = kind == _HOT
-                    b = self._bank(j, hot)
-                    target = self.n if hot else nn
-                    v = b if b is not None else constrained(target, j)
+                    b = self._bank(j, kind == _HOT)
+                    v = b if b is not None else self._R_at(self.n if kind == _HOT else nn, j)
                 best = max(best, v)
             total += p * best
+        if len(self._lazy) > 100_000:
+            self._lazy.clear()
         self._lazy[key] = total
         return total
 

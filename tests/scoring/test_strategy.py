@@ -195,3 +195,21 @@ def test_advice_properties(name, dice, banked):
         b = adv.bank_value(banked + k.points, hot=len(k.dice) == len(dice))
         if b is not None:
             assert opts[0].expected >= b - 1e-9
+
+
+def test_totals_near_and_past_the_grid_top_are_exact():
+    """A total near the solved grid's top took in the truncation's bound, and one past it a
+    recursion cut off after 60 rolls: with free keeps, from 1 6 6 6 6 and 46750 kept, the
+    advisor said keep the 1 and roll four dice; keeping all five (48050, which must roll on)
+    is worth about 6500 more."""
+    adv = get_advisor("farkle-five", free_keep=True)
+    game = get_game("farkle-five", free_keep=True)
+    wide = FarkleAdvisor(game, skip_penalty=adv.skip_penalty, margin=100_000)
+    for t in (40_000, 45_000, 46_000, 46_750, 48_050, 60_050):
+        for n in range(1, 6):
+            assert adv.roll_value(n, t) == pytest.approx(wide.roll_value(n, t), abs=1e-6)
+    best = adv.advise([1, 6, 6, 6, 6], 46_750)[0]
+    assert (best.keep, best.then) == ((1, 6, 6, 6, 6), "roll")
+    assert get_advisor("morning-roll").roll_value(6, 60_000) == pytest.approx(
+        FarkleAdvisor(get_game("morning-roll"), margin=80_000).roll_value(6, 60_000), abs=1e-6
+    )
