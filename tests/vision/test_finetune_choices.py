@@ -57,6 +57,20 @@ def test_split_keeps_replayed_and_known_photos_apart_from_the_new_ones(tmp_path:
     )
 
 
+def test_photos_inside_the_folders_a_split_rewrites_are_refused_and_kept(tmp_path: Path):
+    import pytest
+
+    from vision.train.holdout import SplitError, split_dataset
+
+    out = tmp_path / "split"
+    mine = yolo_folder(out / "train" / "my-dice", [f"mine{i}" for i in range(4)])
+    old = yolo_folder(tmp_path / "old", ["old0"])
+    for data, replay in (([mine], [old]), ([old], [mine])):
+        with pytest.raises(SplitError, match="outside the folders this run rewrites"):
+            split_dataset(data, out, holdout=0.3, replay=replay)
+    assert len(list((mine / "images").iterdir())) == 4  # the photos are still there
+
+
 def test_a_fine_tuned_detector_that_forgets_the_known_dice_is_not_kept():
     from vision.train.finetune import detector_verdict
 

@@ -89,6 +89,16 @@ def split_dataset(
     The replay photos have a folder of their own, so that what learns from the new photos alone
     (the face classifier, which replays every known photo at a set share) can tell them apart.
     """
+    train, held, replayed, known = (out / p for p in ("train", "heldout", "replay", "known"))
+    for d in [*data_dirs, *(replay or [])]:  # the parts are emptied below: never the user's photos
+        if any(
+            Path(d).resolve().is_relative_to(part.resolve())
+            for part in (train, held, replayed, known)
+        ):
+            raise SplitError(
+                f"expected photos outside the folders this run rewrites ({out}/train, heldout, "
+                f"replay, known), got {d}: copy them elsewhere or choose another output folder"
+            )
     items = []
     for d in data_dirs:
         for image in sorted(Path(d).rglob("*")):
@@ -101,7 +111,6 @@ def split_dataset(
         raise SplitError(
             f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
         )
-    train, held, replayed, known = (out / p for p in ("train", "heldout", "replay", "known"))
     for part in (train, held, replayed, known):  # links of an earlier run, maybe of other photos
         if part.is_dir():
             shutil.rmtree(part)
