@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.atomic import atomic_write
 from vision.types import Die, Reading
 
 if TYPE_CHECKING:
@@ -83,26 +84,17 @@ def annotate(bgr: NDArray[np.uint8], reading: Reading) -> NDArray[np.uint8]:
     summary = " ".join(map(str, reading.values)) or "no dice"
     if reading.bust:
         summary += "  BUST"
-    cv2.putText(
-        out,
-        summary,
-        (8, round(30 * font_scale / 0.6)),
-        cv2.FONT_HERSHEY_SIMPLEX,
-        font_scale * 1.2,
-        (0, 0, 0),
-        thick + 2,
-        cv2.LINE_AA,
-    )
-    cv2.putText(
-        out,
-        summary,
-        (8, round(30 * font_scale / 0.6)),
-        cv2.FONT_HERSHEY_SIMPLEX,
-        font_scale * 1.2,
-        (255, 255, 255),
-        thick,
-        cv2.LINE_AA,
-    )
+    for colour, width in (((0, 0, 0), thick + 2), ((255, 255, 255), thick)):  # outlined
+        cv2.putText(
+            out,
+            summary,
+            (8, round(30 * font_scale / 0.6)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale * 1.2,
+            colour,
+            width,
+            cv2.LINE_AA,
+        )
     return out
 
 
@@ -115,5 +107,5 @@ def save_annotated(bgr: NDArray[np.uint8], reading: Reading, path: str | Path) -
     ok, data = cv2.imencode(path.suffix or ".jpg", annotate(bgr, reading))
     if not ok:
         raise ValueError(f"cannot encode an image as {path.suffix!r}: {path}")
-    path.write_bytes(data.tobytes())
+    atomic_write(path, data.tobytes())  # a killed run leaves no half photo
     return path
