@@ -164,8 +164,10 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def _advisor(args: argparse.Namespace) -> Any:
-    from scoring import get_advisor
+    from scoring import get_advisor, unknown_game
 
+    if args.game not in GAMES:
+        raise UsageError(unknown_game(args.game))
     if args.game not in FARKLE:
         raise UsageError(
             f"no strategy advisor for {args.game!r}; advisors exist for: {', '.join(FARKLE)}"

@@ -94,6 +94,11 @@ def test_strategy_json(capsys):
         (["advise", "--banked", "25", "1"], "multiple of 50, got 25"),
         (["advise", "--banked", "lots", "1"], "--banked must be an integer"),
         (["advise", "--game", "low-high", "1"], "no strategy advisor"),
+        (
+            ["advise", "--game", "farkle", "1"],
+            "unknown game 'farkle' (did you mean 'farkle-five'?)",
+        ),
+        (["strategy", "--game", "yahtzee"], "unknown game 'yahtzee'; expected one of: morning"),
         (["score", "--game", "solitaire-dice", "1", "2"], "expected 5 dice, got 2"),
         (
             ["score", "--game", "solitaire-dice", "--rejects", "1,9", "1", "2", "3", "4", "5"],
