@@ -85,14 +85,13 @@ def score_values(
     rules = get_game(game)
     out: dict[str, Any] = {"game": game, "values": values, "off_table": off_table}
     if callable(getattr(rules, "keeps", None)):
+        if banked % 50:
+            raise ValueError(f"banked must be a multiple of 50 (points kept), got {banked}")
         keeps = [_plain(k) for k in rules.keeps(list(values))]
         bust = bool(rules.is_bust(list(values))) or (game == "morning-roll" and off_table > 0)
         advice: list[dict[str, Any]] = []
         if not bust:
-            try:
-                advice = [_plain(o) for o in get_advisor(game).advise(list(values), banked)]
-            except Exception:
-                advice = []
+            advice = [_plain(o) for o in get_advisor(game).advise(list(values), banked)]
         from service.turns import rank_keeps
 
         out.update(bust=bust, keeps=rank_keeps(keeps, advice), advice=advice)

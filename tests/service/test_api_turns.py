@@ -196,6 +196,15 @@ def test_every_game_is_scored_from_a_photo(server, rules_dir):
     assert r.status_code == 422 and "morning-roll" in r.json()["detail"]
 
 
+def test_score_refuses_banked_points_off_the_grid_of_50(server):
+    # the advice was dropped without a word (200, "advice": [])
+    r = server.client.post("/api/v1/score?game=morning-roll&banked=30", json={"values": [1, 5, 2]})
+    assert r.status_code == 422
+    assert "banked must be a multiple of 50 (points kept), got 30" in r.json()["detail"]
+    r = server.client.post("/api/v1/score?game=greed&banked=200", json={"values": [1, 5, 2]})
+    assert r.status_code == 200 and r.json()["advice"][0]["expected"] > 200
+
+
 def test_turn_store_lets_go_of_photos_and_old_turns():
     from service.turn_store import TurnStore
 
