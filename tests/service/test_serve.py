@@ -130,7 +130,7 @@ def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):
         (
             ["serve", "--port", "0"],
             {"DICECAM_TRACKER_ADMIN_NAME": "<bad>", "DICECAM_TRACKER_ADMIN_PASSWORD": "short"},
-            "DICECAM_TRACKER_ADMIN_NAME, _PASSWORD or _TIMEZONE: name: expected a name",
+            "DICECAM_TRACKER_ADMIN_NAME, _PASSWORD or _TIMEZONE: 'name': expected a name",
         ),
     ],
 )
