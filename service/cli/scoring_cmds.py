@@ -204,8 +204,26 @@ def run_advise(args: argparse.Namespace) -> int:
     print(f"{'#':>2}  {'keep':<14} {'then':<5} {'points':>6} {'expected':>10}")
     for rank, o in enumerate(options, 1):
         keep = " ".join(map(str, o.keep))
-        print(f"{rank:>2}  {keep:<14} {o.then:<5} {o.points:>6} {o.expected:>10.2f}")
+        note = _note(advisor, o, len(dice), banked)
+        print(f"{rank:>2}  {keep:<14} {o.then:<5} {o.points:>6} {o.expected:>10.2f}{note}")
     return 0
+
+
+def _note(advisor: Any, option: Any, n_dice: int, banked: int) -> str:
+    """Why an option's expected value is not plain points: a forced re-roll, a win, a pass
+    that skips a turn (F3), a bank below the entry score (F7, G3)."""
+    game = advisor.game
+    if option.forced_reroll:
+        return "  forced re-roll"
+    if option.then != "bank":
+        return ""
+    if any(k.wins_game and k.dice == option.keep for k in game.keeps(option.keep)):
+        return "  wins the game"
+    if not advisor.on_board and banked + option.points < game.entry_threshold:
+        return f"  below the entry score {game.entry_threshold}: banks nothing"
+    if game.skip_after_pass and len(option.keep) == n_dice:
+        return f"  skips your next turn (worth {advisor.skip_penalty:.2f})"
+    return ""
 
 
 def run_strategy(args: argparse.Namespace) -> int:

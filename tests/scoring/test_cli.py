@@ -132,3 +132,17 @@ def test_real_process_letters_exit_2():
     assert (
         proc.stderr.strip() == "dicecam score: error: a die face must be a number 1 to 6, got 'a'"
     )
+
+
+def test_advise_table_says_why_an_expected_value_is_not_the_points(capsys):
+    # without notes a hot-dice bank read 'bank 300 ... 355.88' from 300 kept, with no reason
+    _, out, _ = run(capsys, "advise", "--game", "farkle-five", "--banked", "300", "2,2,2,5,5")
+    assert "bank     300     355.88  skips your next turn (worth 244.12)" in out
+    _, out, _ = run(capsys, "advise", "1", "2", "3", "4", "5", "6")
+    assert "2500    2943.10  forced re-roll" in out
+    _, out, _ = run(capsys, "advise", "--game", "farkle-five", "1", "1", "1", "1", "1")
+    assert "5000    5000.00  wins the game" in out
+    _, out, _ = run(capsys, "advise", "--game", "greed", "--not-on-board", "1", "2", "3", "4", "6")
+    assert "0.00  below the entry score 300: banks nothing" in out
+    _, out, _ = run(capsys, "advise", "--banked", "200", "5", "1", "2")
+    assert "bank     150     350.00\n" in out  # a plain bank: no note
