@@ -19,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from service.api import ReaderService, build_api_router
 from service.body_limit import BodyLimitMiddleware
 from service.http_errors import (
-    answer_405_with_allow,
+    answer_http_errors,
     describe_validation_errors,
     validation_status,
 )
@@ -110,7 +110,7 @@ def create_app(
         "(DICECAM_MAX_UPLOAD_MB); send a smaller photo",
     )
 
-    answer_405_with_allow(app)
+    answer_http_errors(app)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ErrorBody",
-    "answer_405_with_allow",
+    "answer_http_errors",
     "describe_validation_errors",
     "error_responses",
     "validation_status",
@@ -91,14 +91,16 @@ def error_responses(why: Mapping[int, str], *codes: int) -> dict[int | str, dict
     return {code: {"model": ErrorBody, "description": why[code]} for code in codes}
 
 
-def answer_405_with_allow(app: FastAPI) -> None:
-    """Make ``app`` answer 405 with an ``Allow`` header naming every method its schema gives
-    the path (RFC 9110), and HEAD where it takes GET.
+def answer_http_errors(app: FastAPI, page: Callable[[Any, str, int], Any] | None = None) -> None:
+    """Make ``app`` answer an address it does not serve, or a method it does not take there,
+    with a sentence saying what came and what it serves; 405 carries an ``Allow`` header naming
+    every method its schema gives the path (RFC 9110), and HEAD where it takes GET.
 
     Starlette names only the methods of the first route whose path matched, and a path served
     by several routes (GET and PUT of one resource, say) has one route per method. A path the
-    schema leaves out (HTML pages) keeps Starlette's header. Other HTTP errors are answered as
-    FastAPI answers them.
+    schema leaves out (HTML pages) keeps Starlette's header. With ``page(request, sentence,
+    status)``, an error outside ``/api/`` is answered with it (a person reads it). Other HTTP
+    errors are answered as FastAPI answers them.
     """
     from fastapi.exception_handlers import http_exception_handler
     from starlette.exceptions import HTTPException
@@ -116,8 +118,20 @@ def answer_405_with_allow(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Any, exc: HTTPException) -> Any:
-        if exc.status_code == 405 and (methods := allowed(get_route_path(request.scope))):
-            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
+        path = get_route_path(request.scope)
+        shown = request.scope.get("root_path", "") + path
+        if exc.status_code == 405:
+            methods = allowed(path)
+            if methods:
+                exc.headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
+            if exc.detail == "Method Not Allowed":  # no route took the method: say which do
+                exc.detail = f"{request.method} is not taken at {shown}" + (
+                    f"; expected {', '.join(sorted(methods))}" if methods else ""
+                )
+        elif exc.status_code == 404 and exc.detail == "Not Found":  # no route at the address
+            exc.detail = f"nothing at {shown} (the addresses served are in /openapi.json)"
+        if page is not None and not path.startswith("/api/"):
+            return page(request, str(exc.detail), exc.status_code)
         return await http_exception_handler(request, exc)
 
 

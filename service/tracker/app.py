@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from service.body_limit import BodyLimitMiddleware
 from service.http_errors import (
-    answer_405_with_allow,
+    answer_http_errors,
     describe_validation_errors,
     validation_status,
 )
@@ -54,7 +54,7 @@ def create_app(
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
 
-    answer_405_with_allow(app)
+    answer_http_errors(app, page=pages.error_page)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -101,7 +101,22 @@ def test_405_names_every_method_of_the_path(service_url, method, path, allow):
     r = httpx.request(method, service_url + path)
     assert r.status_code == 405
     assert r.headers["allow"] == allow
-    assert r.json() == {"detail": "Method Not Allowed"}
+    assert r.json() == {"detail": f"{method} is not taken at {path}; expected {allow}"}
+
+
+def test_an_address_no_route_serves_is_named(service_url, tracker_url):
+    import httpx
+
+    r = httpx.get(service_url + "/api/v1/nope")
+    assert r.status_code == 404
+    assert r.json() == {
+        "detail": "nothing at /api/v1/nope (the addresses served are in /openapi.json)"
+    }
+    r = httpx.get(tracker_url + "/api/v1/nope")  # the tracker's API: JSON too
+    assert r.status_code == 404 and "nothing at /api/v1/nope" in r.json()["detail"]
+    r = httpx.get(tracker_url + "/nope")  # a page: a person reads the answer
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    assert "<h1>Not found</h1>" in r.text and "nothing at /nope" in r.text
 
 
 def test_error_answers_are_documented_as_sentences(service_url):
