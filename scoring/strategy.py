@@ -36,6 +36,7 @@ Five-dice Farkle's skipped turn (F3)
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,6 +210,7 @@ class FarkleAdvisor:
         self._R, self._istar, self._itop = self._solve(lam, upper=upper)
         self._isafe = self._itop - self._margin // 2
         self._far: dict[int, dict[int, list]] = {}
+        self._far_lock = threading.Lock()  # the service advises from several threads
         self._lazy: dict[tuple[int, int], float] = {}
 
     def _solve(self, lam: float, *, upper: bool, base: int = 0) -> tuple[dict[int, list], int, int]:
@@ -288,11 +290,15 @@ class FarkleAdvisor:
         else:
             half = self._margin // 2
             base = self._isafe + 1 + (i - self._isafe - 1) // half * half
-            if base not in self._far:
-                if len(self._far) >= 4:
-                    self._far.pop(next(iter(self._far)))
-                self._far[base] = self._solve(self.skip_penalty, upper=True, base=base)[0]
-            grid = self._far[base]
+            grid = self._far.get(base)
+            if grid is None:
+                with self._far_lock:
+                    grid = self._far.get(base)
+                    if grid is None:
+                        grid = self._solve(self.skip_penalty, upper=True, base=base)[0]
+                        if len(self._far) >= 4:
+                            self._far.clear()
+                        self._far[base] = grid
         value = grid[n][i - base]
         return self._expand(n, i) if value is None else value
 
@@ -300,8 +306,9 @@ class FarkleAdvisor:
         """``R`` of a state the grid leaves out (above the cut-off, where banking is allowed
         and optimal): one roll, each keep banked where allowed, else valued by :meth:`_R_at`."""
         key = (n, i)
-        if key in self._lazy:
-            return self._lazy[key]
+        known = self._lazy.get(key)
+        if known is not None:
+            return known
         groups, _b, _g = self._tables[n]
         total = 0.0
         for p, opts in groups:
