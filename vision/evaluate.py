@@ -59,6 +59,10 @@ SPLIT_ALIASES = {
 }
 
 
+COORD_SLACK = 1e-3
+"""How far outside 0-1 a label's normalised number may lie (rounding) before it is refused."""
+
+
 class DatasetError(ValueError):
     """The dataset path is not a YOLO-format dataset dicecam can read."""
 
@@ -235,11 +239,16 @@ def load_labels(image: Path) -> LabelledImage:
             if not parts:
                 continue
             try:
-                cls, nums = int(float(parts[0])), [float(x) for x in parts[1:]]
+                klass, nums = float(parts[0]), [float(x) for x in parts[1:]]
+                cls = int(klass)
             except (ValueError, OverflowError):  # "x", "nan" or "inf" as the class
                 raise DatasetError(f"{label_path}:{n}: expected numbers, got {line!r}") from None
             if not all(map(math.isfinite, nums)):
                 raise DatasetError(f"{label_path}:{n}: expected finite numbers, got {line!r}")
+            if cls != klass or cls < 0:  # "2.5" was read as class 2, face 3
+                raise DatasetError(
+                    f"{label_path}:{n}: expected a whole class number 0 or more, got {parts[0]!r}"
+                )
             if len(nums) == 4:
                 cx, cy, w, h = nums
             elif len(nums) >= 6 and len(nums) % 2 == 0:  # polygon: its bounding box
@@ -253,6 +262,11 @@ def load_labels(image: Path) -> LabelledImage:
             if w <= 0 or h <= 0:
                 raise DatasetError(
                     f"{label_path}:{n}: expected a box of positive width and height, got {line!r}"
+                )
+            if not all(-COORD_SLACK <= x <= 1 + COORD_SLACK for x in nums):
+                # pixel coordinates put the die outside the photo: counted missed, silently
+                raise DatasetError(
+                    f"{label_path}:{n}: expected coordinates normalised to 0-1 (YOLO), got {line!r}"
                 )
             labels.append((cls, cx, cy, w, h))
     return LabelledImage(image, labels, **_states(image, len(labels)))

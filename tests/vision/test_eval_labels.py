@@ -1,0 +1,65 @@
+"""dicecam eval on odd label files and folders: a clear error or the right figures, never a
+silent miscount (found by checking the figures against an evaluator written apart)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from vision.evaluate import DatasetError, evaluate_dataset, load_labels
+from vision.types import Die, Reading
+
+
+def _photo(root: Path, rel: str, labels: str | None, size: tuple[int, int] = (200, 100)) -> Path:
+    image = root / rel
+    image.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", size, (90, 90, 90)).save(image)
+    if labels is not None:
+        label = (root / rel.replace("images", "labels", 1)).with_suffix(".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
+        label.write_text(labels)
+    return image
+
+
+class _Fixed:
+    """Reads, for each photo stem, the dice given (value, box)."""
+
+    def __init__(self, dice: dict[str, list[tuple[int, tuple[float, float, float, float]]]]):
+        self.dice = dice
+        self.read_photos: list[str] = []
+
+    def read(self, image: object, *, expected_dice: int | None = None) -> Reading:
+        path = Path(str(image))
+        self.read_photos.append(path.stem)
+        with Image.open(path) as im:
+            w, h = im.size
+        return Reading(w, h, [Die(v, b, 0.9) for v, b in self.dice.get(path.stem, [])])
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("0 100 50 20 20", "expected coordinates normalised to 0-1"),  # pixels, not fractions
+        ("0 1.5 0.5 0.1 0.1", "expected coordinates normalised to 0-1"),
+        ("0 0.5 0.5 1.5 0.1", "expected coordinates normalised to 0-1"),
+        ("2.5 0.5 0.5 0.1 0.1", "expected a whole class number 0 or more, got '2.5'"),
+        ("-1 0.5 0.5 0.1 0.1", "expected a whole class number 0 or more, got '-1'"),
+    ],
+)
+def test_labels_out_of_range_or_odd_classes_are_refused(tmp_path: Path, line: str, message: str):
+    # these were counted: a die in pixel coordinates lies outside the photo (missed, recall 0),
+    # class 2.5 was read as class 2 (face 3)
+    _photo(tmp_path, "images/x.png", line + "\n")
+    reader = _Fixed({"x": [(1, (90.0, 40.0, 110.0, 60.0))]})
+    with pytest.raises(DatasetError, match=rf"x\.txt:1: {message}"):
+        evaluate_dataset(tmp_path, reader=reader)
+
+
+def test_labels_at_the_edges_of_the_photo_are_kept(tmp_path: Path):
+    image = _photo(tmp_path, "images/x.png", "5 0.05 0.95 0.1 0.1\n0 1.0004 0.5 0.0 1e-3\n")
+    with pytest.raises(DatasetError, match="positive width"):  # the slack is for rounding only
+        load_labels(image)
+    image = _photo(tmp_path, "images/x.png", "5 0.05 0.95 0.1 0.1\n0 1.0004 0.5 0.1 1.0\n")
+    assert [c for c, *_ in load_labels(image).labels] == [5, 0]
