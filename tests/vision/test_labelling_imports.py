@@ -39,6 +39,30 @@ def test_a_cocked_die_without_a_top_face_goes_through_coco_and_label_studio(tmp_
         write_yolo(ls, tmp_path / "y2")
 
 
+def test_an_import_refused_for_a_faceless_cocked_die_names_it_and_writes_nothing(tmp_path, capsys):
+    """`dicecam labels import` of a Label Studio export with a die labelled 'cocked' failed after
+    writing images/, labels/ and cvat-yolo-1.1/: the same command with --cocked-class then
+    answered '--out is not empty'. It now names the photo and leaves --out as it was."""
+    from service.cli import main
+
+    (tmp_path / "photos").mkdir()
+    for name in ("a.jpg", "b.jpg"):
+        Image.new("RGB", (200, 100)).save(tmp_path / "photos" / name)
+    task = _ls_task([{"result": [_rect("r1", "cocked")]}])
+    task["data"]["image"] = "/data/local-files/?d=b.jpg"
+    other = {**_ls_task([{"result": [_rect("r2", "4")]}]), "id": 2}
+    other["data"] = {"image": "/data/local-files/?d=a.jpg", "width": 200, "height": 100}
+    (tmp_path / "export.json").write_text(json.dumps([other, task]))
+    argv = ["labels", "import", str(tmp_path / "export.json")]
+    argv += ["--images-from", str(tmp_path / "photos"), "--out", str(tmp_path / "t")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "1 photo(s) (b.jpg)" in err and "--cocked-class" in err
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
+    assert main([*argv, "--cocked-class"]) == 0
+    assert (tmp_path / "t" / "labels" / "train" / "b.txt").read_text().startswith("6 ")
+
+
 def test_yolo_boxes_are_clipped_to_the_photo(tmp_path):
     """A rotated Label Studio box by an edge ran past it; ultralytics drops a photo whose labels
     do, so boxes are clipped (and one wholly outside is left out)."""

@@ -82,6 +82,17 @@ def write_yolo(
         PosixPath('out/yolo/data.yaml')
     """
     out = Path(out)
+    if not cocked_class:  # said before any file is written: a half-written --out stayed behind
+        faceless = [p.name for p in photos if any(d.value == 0 and d.cocked for d in p.dice)]
+        if faceless:
+            shown = ", ".join(faceless[:5]) + (
+                f" and {len(faceless) - 5} more" if len(faceless) > 5 else ""
+            )
+            raise ValueError(
+                f"expected dice labelled 1..6, got a cocked die without a top face in "
+                f"{len(faceless)} photo(s) ({shown}), which has no class 1..6: write YOLO with "
+                "--cocked-class (class 6 'cocked')"
+            )
     names = list(VALUE_NAMES) + ([COCKED_NAME] if cocked_class else [])
     img_dir, lbl_dir = out / "images" / SUBSET, out / "labels" / SUBSET
     cvat_dir = out / CVAT_DIR / f"obj_{SUBSET}_data"
