@@ -225,7 +225,10 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     dice = sum(len(p.dice) for p in photos)
     print(f"imported {len(photos)} photos ({dice} dice) -> {data_yaml}")
-    print(f"train on it with: dicecam train --data {args.out}")
+    # --from: without it `dicecam train` makes a whole new reader from the recipe, into models/
+    print(
+        f"fine-tune on it with: dicecam train --from models/dicecam-reader.onnx --data {args.out}"
+    )
     return 0
 
 

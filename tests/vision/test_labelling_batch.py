@@ -145,7 +145,10 @@ def test_cli_label_then_import_corrections(photo_dir, tmp_path, monkeypatch, cap
     train = tmp_path / "train"
     argv = ["labels", "import", str(export), "--images-from", str(photo_dir), "--out", str(train)]
     assert main(argv) == 0
-    assert "dicecam train --data" in capsys.readouterr().out
+    # the hint fine-tunes (--from): `dicecam train --data` alone trains a whole reader into models/
+    assert f"dicecam train --from models/dicecam-reader.onnx --data {train}" in (
+        capsys.readouterr().out
+    )
     labelled = {p.name: p for p in read_yolo(train)}
     assert [d.value for d in labelled["roll1.jpg"].dice] == [3, 2]
     assert [d.value for d in labelled["sub__roll2.png"].dice] == [6]
