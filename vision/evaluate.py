@@ -108,7 +108,12 @@ class LabelledImage:
             )
             state = self.states[k] if self.states else None
             clear = self.clear[k] if self.clear else None
-            dice.append(TruthDie(_class_value(cls, names), box, state, clear))
+            try:
+                value = _class_value(cls, names)
+            except DatasetError as exc:
+                label = sibling_path(self.image, "labels", ".txt")
+                raise DatasetError(f"{label}: die {k + 1}: {exc}") from None
+            dice.append(TruthDie(value, box, state, clear))
         return dice
 
 
@@ -358,13 +363,15 @@ def evaluate_dataset(
         )
     if limit is not None:
         images = images[:limit]
+    items = [load_labels(image) for image in images]
+    for item in items:  # a malformed label file or class stops the run before any photo is read
+        item.truth(1, 1, names)
     if reader is None:
         from vision.reader import DiceReader
 
         reader = DiceReader(model)
     result = EvalResult()
-    for n, image in enumerate(images, start=1):
-        item = load_labels(image)
+    for n, (image, item) in enumerate(zip(images, items, strict=True), start=1):
         count = len(item.truth(1, 1, names)) if expect_count or expect_rolled else 0
         if expect_rolled and item.rolled is not None:
             count = item.rolled

@@ -63,3 +63,13 @@ def test_labels_at_the_edges_of_the_photo_are_kept(tmp_path: Path):
         load_labels(image)
     image = _photo(tmp_path, "images/x.png", "5 0.05 0.95 0.1 0.1\n0 1.0004 0.5 0.1 1.0\n")
     assert [c for c, *_ in load_labels(image).labels] == [5, 0]
+
+
+def test_a_class_out_of_range_names_its_label_file_before_any_photo_is_read(tmp_path: Path):
+    # it stopped the run at that photo, minutes into a real set, naming neither file nor line
+    _photo(tmp_path, "images/a.png", "0 0.5 0.5 0.1 0.2\n")
+    _photo(tmp_path, "images/b.png", "0 0.5 0.5 0.1 0.2\n7 0.2 0.2 0.1 0.2\n")
+    reader = _Fixed({})
+    with pytest.raises(DatasetError, match=r"b\.txt: die 2: expected label classes 0-5 .*class 7"):
+        evaluate_dataset(tmp_path, reader=reader)
+    assert reader.read_photos == []
