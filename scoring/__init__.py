@@ -10,7 +10,14 @@ Pure Python, no I/O: nothing here imports from ``vision`` or ``service``.
 """
 
 from scoring.farkle import FarkleFive, FarkleRules, Greed, Keep, MorningRoll
-from scoring.games import GAME_NAMES, HOUSE_RULES, get_advisor, get_game, unknown_game
+from scoring.games import (
+    GAME_NAMES,
+    HOUSE_RULES,
+    get_advisor,
+    get_game,
+    parse_house_rules,
+    unknown_game,
+)
 from scoring.lowhigh import LowHigh, LowHighGame, LowHighTurn
 from scoring.solitaire import COMBO_VALUES, SolitaireDice, SolitaireGame, SolitaireSheet
 from scoring.strategy import FarkleAdvisor, Option
@@ -38,5 +45,6 @@ __all__ = [
     "SolitaireSheet",
     "get_advisor",
     "get_game",
+    "parse_house_rules",
     "unknown_game",
 ]

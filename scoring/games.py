@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -11,7 +12,14 @@ from scoring.lowhigh import LowHigh
 from scoring.solitaire import SolitaireDice
 from scoring.strategy import FarkleAdvisor
 
-__all__ = ["GAME_NAMES", "HOUSE_RULES", "get_advisor", "get_game", "unknown_game"]
+__all__ = [
+    "GAME_NAMES",
+    "HOUSE_RULES",
+    "get_advisor",
+    "get_game",
+    "parse_house_rules",
+    "unknown_game",
+]
 
 GAME_NAMES = ("morning-roll", "farkle-five", "greed", "solitaire-dice", "low-high")
 
@@ -43,6 +51,33 @@ def unknown_game(name: str) -> str:
     near = difflib.get_close_matches(str(name).strip().lower(), GAME_NAMES, n=1, cutoff=0.6)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     return f"unknown game {name!r}{hint}; expected one of: {', '.join(GAME_NAMES)}"
+
+
+def parse_house_rules(pairs: Iterable[str]) -> dict[str, Any]:
+    """House rules written ``KEY=VALUE`` (the CLI's ``--rule``, the API's ``rule``) as
+    keyword options of :func:`get_game`: true/false, whole numbers, else text.
+
+    >>> parse_house_rules(["three_pairs_any=true", "target=40", "scoring=pips"])
+    {'three_pairs_any': True, 'target': 40, 'scoring': 'pips'}
+
+    Raises ``ValueError`` for an item that is not ``KEY=VALUE``.
+    """
+    rules: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = str(pair).partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise ValueError(f"expected a house rule as KEY=VALUE, got {pair!r}")
+        low = value.lower()
+        if low in ("true", "yes", "on"):
+            rules[key] = True
+        elif low in ("false", "no", "off"):
+            rules[key] = False
+        elif low.lstrip("-").isdigit():
+            rules[key] = int(low)
+        else:
+            rules[key] = value
+    return rules
 
 
 def get_game(name: str, **house_rules: Any) -> Any:

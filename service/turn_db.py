@@ -61,6 +61,23 @@ class TurnRow(Base):
     submission: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     tracker_url: Mapped[str | None] = mapped_column(Text, nullable=True)
     tracker_token: Mapped[str | None] = mapped_column(Text, nullable=True)
+    rules: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The house rules the turn is played under (null: the game as READINGS.md reads it)."""
+
+
+def _add_missing_columns(engine: Any) -> None:
+    """Add the columns of :class:`TurnRow` a file written by an older dicecam lacks (SQLite
+    adds a nullable column in place; the rows keep their values and read null there)."""
+    from sqlalchemy import inspect, text
+
+    have = {c["name"] for c in inspect(engine).get_columns(TurnRow.__tablename__)}
+    with engine.begin() as db:
+        for column in TurnRow.__table__.columns:
+            if column.name not in have and column.nullable:
+                kind = column.type.compile(engine.dialect)
+                db.execute(
+                    text(f"ALTER TABLE {TurnRow.__tablename__} ADD COLUMN {column.name} {kind}")
+                )
 
 
 def _private_file(path: Path) -> None:
@@ -89,6 +106,7 @@ class TurnDatabase:
         _private_file(self.path)
         self.engine = make_engine(f"sqlite:///{self.path}")
         Base.metadata.create_all(self.engine)
+        _add_missing_columns(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._lock = threading.Lock()  # one writer at a time in this process
 
@@ -143,6 +161,7 @@ class TurnDatabase:
             submission=session.submission,
             tracker_url=session.tracker_url,
             tracker_token=session.tracker_token,
+            rules=session.house_rules or None,
         )
         with self._lock, self._sessions() as db, db.begin():
             db.merge(row)

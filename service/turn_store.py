@@ -38,31 +38,37 @@ class TurnStore:
                 self._turns[session.id] = session
             database.remove_orphan_photos()
 
-    def _advisor(self, game: str) -> Any:
+    def _advisor(self, game: str, rules: dict[str, Any]) -> Any:
         from scoring import get_advisor
 
-        if game not in self._advisors:
+        key = (game, tuple(sorted(rules.items())))
+        if key not in self._advisors:
             try:
-                self._advisors[game] = get_advisor(game)
+                self._advisors[key] = get_advisor(game, **rules)
             except Exception:  # no advice is better than no turn
-                self._advisors[game] = None
-        return self._advisors[game]
+                self._advisors[key] = None
+        return self._advisors[key]
 
-    def _new(self, player: str, game: str) -> TurnSession:
+    def _new(self, player: str, game: str, rules: dict[str, Any] | None = None) -> TurnSession:
         from scoring import FarkleTurn, get_game
 
-        rules = get_game(game)
-        if not callable(getattr(rules, "keeps", None)):
+        rules = dict(rules or {})
+        try:
+            game_rules = get_game(game, **rules)
+        except (TypeError, ValueError) as exc:  # a house rule of another game, a bad value
+            raise TurnError(str(exc), 422) from None
+        if not callable(getattr(game_rules, "keeps", None)):
             raise TurnError(
                 f"{game} is not played as keep-and-reroll turns; score its rolls with "
                 f"POST /api/v1/score?game={game}",
                 422,
             )
-        return TurnSession(player, game, FarkleTurn(rules), rules, self._advisor(game))
+        advisor = self._advisor(game, rules)
+        return TurnSession(player, game, FarkleTurn(game_rules), game_rules, advisor)
 
     def _restore(self, row: Any, photos: list[bytes | None]) -> TurnSession:
         """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves."""
-        session = self._new(row.player, row.game)
+        session = self._new(row.player, row.game, row.rules)
         session.id, session.created = row.id, row.created
         session.replay(row.moves)
         if len(row.rolls) != len(session.rolls):
@@ -81,8 +87,11 @@ class TurnStore:
         *,
         tracker_url: str | None = None,
         tracker_token: str | None = None,
+        rules: dict[str, Any] | None = None,
     ) -> TurnSession:
-        session = self._new(player, game)
+        """A new turn of ``game`` for ``player`` under the house ``rules`` (keyword options of
+        :func:`scoring.get_game`; TurnError 422 names the valid ones)."""
+        session = self._new(player, game, rules)
         session.tracker_url, session.tracker_token = tracker_url, tracker_token
         dropped: list[str] = []
         with self._lock:

@@ -300,7 +300,17 @@ class TurnSession:
             "keeps": self.options(),
             "history": self.turn.to_dict()["rolls"],
             "submission": self.submission,
+            "rules": self.house_rules,
         }
+
+    @property
+    def house_rules(self) -> dict[str, Any]:
+        """The house rules that differ from the game as READINGS.md reads it."""
+        from scoring import HOUSE_RULES
+
+        default = HOUSE_RULES.get(self.game, {})
+        played = getattr(self.rules, "house_rules", {})
+        return {k: v for k, v in played.items() if default.get(k) != v}
 
 
 def rank_keeps(keeps: list[dict[str, Any]], advice: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -70,6 +70,18 @@ def _games() -> list[str]:
     return list(GAME_NAMES)
 
 
+def _house_rules(game: str, pairs: list[str]) -> dict[str, Any]:
+    """The ``rule`` query's house rules, checked against ``game`` (422 names the valid ones)."""
+    from scoring import get_game, parse_house_rules
+
+    try:
+        rules = parse_house_rules(pairs)
+        get_game(game, **rules)
+    except (TypeError, ValueError) as exc:
+        raise HTTPException(422, f"rule: {exc}") from None
+    return rules
+
+
 def _plain(obj: Any) -> Any:
     from service.turns import _plain as plain
 
@@ -77,12 +89,19 @@ def _plain(obj: Any) -> Any:
 
 
 def score_values(
-    game: str, values: list[int], off_table: int = 0, banked: int = 0, highest_kept: int = 0
+    game: str,
+    values: list[int],
+    off_table: int = 0,
+    banked: int = 0,
+    highest_kept: int = 0,
+    house_rules: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Score one roll of ``game``: legal keeps with advice (Farkle family) or the game's options."""
+    """Score one roll of ``game`` under its ``house_rules``: legal keeps with advice (Farkle
+    family) or the game's options."""
     from scoring import get_advisor, get_game
 
-    rules = get_game(game)
+    house_rules = house_rules or {}
+    rules = get_game(game, **house_rules)
     out: dict[str, Any] = {"game": game, "values": values, "off_table": off_table}
     if callable(getattr(rules, "keeps", None)):
         if banked % 50:
@@ -91,7 +110,8 @@ def score_values(
         bust = bool(rules.is_bust(list(values))) or (game == "morning-roll" and off_table > 0)
         advice: list[dict[str, Any]] = []
         if not bust:
-            advice = [_plain(o) for o in get_advisor(game).advise(list(values), banked)]
+            advisor = get_advisor(game, **house_rules)
+            advice = [_plain(o) for o in advisor.advise(list(values), banked)]
         from service.turns import rank_keeps
 
         out.update(bust=bust, keeps=rank_keeps(keeps, advice), advice=advice)
@@ -124,24 +144,37 @@ async def score(
     ),
     banked: int = Query(0, ge=0, description="points already set aside this turn (Farkle family)"),
     highest_kept: int = Query(0, ge=0, le=6, description="Low-High: highest face kept so far"),
+    rule: Annotated[
+        list[str] | None,
+        Query(
+            description="a house rule as KEY=VALUE, repeatable (each game's are listed with "
+            "their defaults in /api/v1/games), e.g. three_pairs_any=true"
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """A photo or typed values -> the legal keeps and the advisor's expected values."""
     if game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(game))
+    house_rules = _house_rules(game, rule or [])
     roll = await parse_roll_input(request)
     values, off_table, reading = await read_roll(request, roll)
     try:
         result = await run_in_threadpool(
-            score_values, game, values, off_table, banked, highest_kept
+            score_values, game, values, off_table, banked, highest_kept, house_rules
         )
     except HTTPException:
         raise
     except ValueError as exc:  # ScoringError: wrong number of dice for this game, ...
-        raise HTTPException(422, f"cannot score {values} in {game}: {exc}") from None
+        reason = str(exc).removeprefix(f"{game}: ")  # the rules' errors may name the game
+        raise HTTPException(422, f"cannot score {values} in {game}: {reason}") from None
     result["reading"] = reading
     return result
 
 
-@router.get("/games", summary="The games dicecam scores")
+@router.get("/games", summary="The games dicecam scores, with their house rules")
 async def games() -> dict[str, Any]:
-    return {"games": _games()}
+    """``games``: the names; ``house_rules``: each game's house rules with their defaults
+    (``rules`` of a new turn, ``rule`` of /api/v1/score)."""
+    from scoring import HOUSE_RULES
+
+    return {"games": _games(), "house_rules": {g: dict(HOUSE_RULES[g]) for g in GAME_NAMES}}

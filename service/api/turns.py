@@ -36,6 +36,11 @@ class NewTurn(BaseModel):
     tracker_token: str | None = Field(
         None, description="the player's tracker token (POST /api/v1/tracker/tokens), to submit"
     )
+    rules: dict[str, bool | int | str] = Field(
+        default_factory=dict,
+        description="house rules (the (option) items of READINGS.md; each game's are listed "
+        'with their defaults in /api/v1/games), e.g. {"three_pairs_any": true}',
+    )
 
 
 class Keep(BaseModel):
@@ -74,6 +79,7 @@ async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
             body.game,
             tracker_url=tracker_url(request),
             tracker_token=body.tracker_token,
+            rules=body.rules,
         )
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None

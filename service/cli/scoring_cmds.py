@@ -86,21 +86,12 @@ def _dice(tokens: list[str]) -> list[int]:
 
 
 def _rules(pairs: list[str]) -> dict[str, Any]:
-    rules: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--rule expects KEY=VALUE, got {pair!r}")
-        low = value.strip().lower()
-        if low in ("true", "yes", "on"):
-            rules[key] = True
-        elif low in ("false", "no", "off"):
-            rules[key] = False
-        elif low.lstrip("-").isdigit():
-            rules[key] = int(low)
-        else:
-            rules[key] = value.strip()
-    return rules
+    from scoring import parse_house_rules
+
+    try:
+        return parse_house_rules(pairs)
+    except ValueError as exc:
+        raise UsageError(f"--rule: {exc}") from None
 
 
 def _game(args: argparse.Namespace) -> Any:
