@@ -62,6 +62,9 @@ SPLIT_ALIASES = {
 COORD_SLACK = 1e-3
 """How far outside 0-1 a label's normalised number may lie (rounding) before it is refused."""
 
+ALL_SPLITS = frozenset(name for names in SPLIT_ALIASES.values() for name in names)
+YAML_NAMES = ("data.yaml", "data.yml", "dataset.yaml")
+
 
 class DatasetError(ValueError):
     """The dataset path is not a YOLO-format dataset dicecam can read."""
@@ -177,13 +180,21 @@ def find_images(
         for sub in SPLIT_ALIASES.get(split, (split,)):
             if (root / "images" / sub).is_dir():
                 return _images_in(root / "images" / sub), None
-        if (root / "images").is_dir() and any(
-            p.suffix.lower() in IMAGE_SUFFIXES for p in (root / "images").iterdir()
-        ):
-            return _images_in(root / "images"), None
-        if (root / "images").is_dir() and not any((root / "images").iterdir()):
-            raise DatasetError(f"no photos in {root / 'images'}: the folder is empty")
-        for name in ("data.yaml", "data.yml", "dataset.yaml"):
+        folder = root / "images"
+        if folder.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.iterdir()):
+            return _images_in(folder), None
+        splits = sorted(p.name for p in folder.glob("*/") if p.name in ALL_SPLITS)
+        if folder.is_dir() and not splits and (photos := _images_in(folder)):
+            return photos, None  # photos in subfolders of their own (batch1/, ...)
+        if folder.is_dir() and not any((root / n).is_file() for n in YAML_NAMES):
+            if splits:
+                raise DatasetError(
+                    f"expected images/{split}/ in {root} for split {split!r}, got "
+                    + ", ".join(f"images/{n}/" for n in splits)
+                )
+            what = "it holds no image" if any(folder.iterdir()) else "the folder is empty"
+            raise DatasetError(f"no photos in {folder}: {what}, nor do its subfolders")
+        for name in YAML_NAMES:
             if (root / name).is_file():
                 yaml_path = root / name
                 break

@@ -73,3 +73,24 @@ def test_a_class_out_of_range_names_its_label_file_before_any_photo_is_read(tmp_
     with pytest.raises(DatasetError, match=r"b\.txt: die 2: expected label classes 0-5 .*class 7"):
         evaluate_dataset(tmp_path, reader=reader)
     assert reader.read_photos == []
+
+
+def test_photos_in_subfolders_of_images_are_read_and_a_missing_split_is_named(tmp_path: Path):
+    # images/batch1/, images/batch2/ was refused: "expected a data.yaml, or a folder with images/"
+    _photo(tmp_path, "images/batch1/x.png", "0 0.5 0.5 0.1 0.2\n")
+    _photo(tmp_path, "images/batch2/y.png", "1 0.5 0.5 0.1 0.2\n")
+    reader = _Fixed({"x": [(1, (90.0, 40.0, 110.0, 60.0))], "y": [(3, (90.0, 40.0, 110.0, 60.0))]})
+    result = evaluate_dataset(tmp_path, reader=reader)
+    assert (result.images, result.matched, result.face_correct) == (2, 2, 1)
+
+    split = tmp_path / "split"
+    _photo(split, "images/train/x.png", "0 0.5 0.5 0.1 0.2\n")
+    _photo(split, "images/val/y.png", "0 0.5 0.5 0.1 0.2\n")
+    assert evaluate_dataset(split, reader=_Fixed({}), split="train").images == 1
+    with pytest.raises(
+        DatasetError, match=r"expected images/test/ .* got images/train/, images/val/"
+    ):
+        evaluate_dataset(split, reader=_Fixed({}), split="test")  # not train and val together
+    (tmp_path / "bare" / "images" / "sub").mkdir(parents=True)
+    with pytest.raises(DatasetError, match="no photos in .*images: it holds no image"):
+        evaluate_dataset(tmp_path / "bare", reader=_Fixed({}))
