@@ -192,8 +192,8 @@ def find_images(
                     f"expected images/{split}/ in {root} for split {split!r}, got "
                     + ", ".join(f"images/{n}/" for n in splits)
                 )
-            what = "it holds no image" if any(folder.iterdir()) else "the folder is empty"
-            raise DatasetError(f"no photos in {folder}: {what}, nor do its subfolders")
+            what = "no image in it or its subfolders" if any(folder.iterdir()) else "empty"
+            raise DatasetError(f"no photos in {folder}: the folder is {what}")
         for name in YAML_NAMES:
             if (root / name).is_file():
                 yaml_path = root / name
@@ -327,6 +327,23 @@ def _states(image: Path, count: int) -> dict[str, Any]:
     }
 
 
+def _shown_size(image: Path) -> tuple[int, int] | None:
+    """A photo's width and height as shown (EXIF orientation) from its header; None when even
+    that cannot be read."""
+    from PIL import Image
+
+    try:
+        with Image.open(image) as im:
+            w, h = im.size
+            try:
+                turned = int(im.getexif().get(0x0112, 1)) in (5, 6, 7, 8)
+            except Exception:  # EXIF cut off with the rest: as the reader, take it upright
+                turned = False
+    except Exception:  # not an image at all, or a broken header
+        return None
+    return (h, w) if turned else (w, h)
+
+
 def iter_dataset(dataset: str | Path, split: str = "val") -> Iterator[LabelledImage]:
     images, _ = find_images(dataset, split)
     for image in images:
@@ -388,9 +405,10 @@ def evaluate_dataset(
             count = item.rolled
         try:
             reading = reader.read(image, expected_dice=count) if count else reader.read(image)
-        except ImageError as exc:
-            # an unreadable photo: its dice are missed; size unknown so truth stays normalised
-            result.add_error(str(image), str(exc), item.truth(1, 1, names))
+        except ImageError as exc:  # an unreadable photo: its dice are missed
+            size = _shown_size(image)  # a truncated photo's header still gives its dice's sizes
+            truth = item.truth(*(size or (1, 1)), names)
+            result.add_error(str(image), str(exc), truth, sized=size is not None)
         else:
             reading.image = str(image)
             truth = item.truth(reading.width, reading.height, names)

@@ -85,6 +85,8 @@ class EvalResult:
     """Names of photos not read exactly (for looking at them)."""
     by_size: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in SIZE_BINS])
     """Per :data:`SIZE_BINS` bin of true die size: [dice found, true dice]."""
+    unsized: int = 0
+    """True dice of unreadable photos whose size is unknown (not even a header): in no bin."""
     faces_by_size: list[list[int]] = field(default_factory=lambda: [[0, 0] for _ in SIZE_BINS])
     """Per :data:`SIZE_BINS` bin of true die size: [dice read right, matched dice with a top
     face] (the face accuracy of dice of that size)."""
@@ -185,14 +187,19 @@ class EvalResult:
         if not truth and (sure := sum(d.confidence >= SURE for d in reading.dice)):
             self.unlabelled.append((reading.image or f"#{self.images}", sure))
 
-    def add_error(self, image: str, message: str, truth: Sequence[TruthDie] = ()) -> None:
-        """A photo that could not be read: its dice count as missed, the photo as not exact."""
+    def add_error(
+        self, image: str, message: str, truth: Sequence[TruthDie] = (), *, sized: bool = True
+    ) -> None:
+        """A photo that could not be read: its dice count as missed, the photo as not exact.
+        ``sized=False``: the photo's size is unknown (``truth`` boxes not in pixels), so its
+        dice go in no size bin (:attr:`unsized`)."""
         self.images += 1
         self.truth_dice += len(truth)
         self.truth_cocked += sum(1 for t in truth if t.cocked)
         self.clear[2] += sum(1 for t in truth if t.clear and not t.cocked)
-        for t in truth:
+        for t in truth if sized else ():
             self.by_size[_size_bin(t.box)][1] += 1
+        self.unsized += 0 if sized else len(truth)
         self.errors.append((image, message))
         self.mistakes.append(image)
 
@@ -250,6 +257,7 @@ class EvalResult:
                 _bin_name(lo, hi): {"found": f, "dice": n}
                 for (lo, hi), (f, n) in zip(SIZE_BINS, self.by_size, strict=True)
             },
+            "dice_of_unknown_size": self.unsized,
             "face_accuracy_by_size": {
                 _bin_name(lo, hi): {"read_right": r, "dice": n}
                 for (lo, hi), (r, n) in zip(SIZE_BINS, self.faces_by_size, strict=True)
@@ -335,7 +343,8 @@ class EvalResult:
                 f"off-table prec.   {pct(t.precision)}  ({t.predicted_off_right}/{t.predicted_off})",
                 *t.bust_lines(pct),
             ]
-        lines.append("recall by size    " + _by_size(self.by_size))
+        unsized = f"  ({self.unsized} of unreadable photos: size unknown)" if self.unsized else ""
+        lines.append("recall by size    " + _by_size(self.by_size) + unsized)
         lines.append("faces by size     " + _by_size(self.faces_by_size))
         if self.unlabelled:
             sure = sum(n for _, n in self.unlabelled)

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from vision.evaluate import DatasetError, evaluate_dataset, load_labels
+from vision.io import ImageError
 from vision.types import Die, Reading
 
 
@@ -92,5 +93,26 @@ def test_photos_in_subfolders_of_images_are_read_and_a_missing_split_is_named(tm
     ):
         evaluate_dataset(split, reader=_Fixed({}), split="test")  # not train and val together
     (tmp_path / "bare" / "images" / "sub").mkdir(parents=True)
-    with pytest.raises(DatasetError, match="no photos in .*images: it holds no image"):
+    with pytest.raises(DatasetError, match="no photos in .*images: the folder is no image in it"):
         evaluate_dataset(tmp_path / "bare", reader=_Fixed({}))
+
+
+class _Unreadable(_Fixed):
+    def read(self, image: object, *, expected_dice: int | None = None) -> Reading:
+        if Path(str(image)).stem.startswith("bad"):
+            raise ImageError(f"cannot read {image}")
+        return super().read(image)
+
+
+def test_the_dice_of_an_unreadable_photo_are_binned_by_their_size_or_by_none(tmp_path: Path):
+    # their boxes stayed normalised (under 1 px): each 80 px die was counted in the 0-20 px bin
+    _photo(tmp_path, "images/ok.png", "0 0.5 0.5 0.2 0.2\n", size=(400, 400))
+    whole = _photo(tmp_path, "images/bad1.png", "0 0.5 0.5 0.2 0.2\n", size=(400, 400))
+    whole.write_bytes(whole.read_bytes()[:60])  # the header only: the size is known
+    _photo(tmp_path, "images/bad2.png", "0 0.5 0.5 0.2 0.2\n").write_bytes(b"not an image")
+    reader = _Unreadable({"ok": [(1, (160.0, 160.0, 240.0, 240.0))]})
+    result = evaluate_dataset(tmp_path, reader=reader)
+    assert (result.images, result.truth_dice, len(result.errors)) == (3, 3, 2)
+    assert result.by_size == [[0, 0], [0, 0], [0, 0], [0, 0], [1, 2]]
+    assert result.unsized == 1 and result.to_dict()["dice_of_unknown_size"] == 1
+    assert "80+ px 1/2  (1 of unreadable photos: size unknown)" in result.format()
