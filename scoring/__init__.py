@@ -12,6 +12,7 @@ Pure Python, no I/O: nothing here imports from ``vision`` or ``service``.
 from scoring.farkle import FarkleFive, FarkleRules, Greed, Keep, MorningRoll
 from scoring.games import (
     GAME_NAMES,
+    HOUSE_RULE_CHOICES,
     HOUSE_RULES,
     get_advisor,
     get_game,
@@ -27,6 +28,7 @@ __all__ = [
     "COMBO_VALUES",
     "GAME_NAMES",
     "HOUSE_RULES",
+    "HOUSE_RULE_CHOICES",
     "FarkleAdvisor",
     "FarkleFive",
     "FarkleGame",

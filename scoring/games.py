@@ -15,6 +15,7 @@ from scoring.strategy import FarkleAdvisor
 __all__ = [
     "GAME_NAMES",
     "HOUSE_RULES",
+    "HOUSE_RULE_CHOICES",
     "get_advisor",
     "get_game",
     "parse_house_rules",
@@ -39,6 +40,11 @@ HOUSE_RULES: dict[str, dict[str, Any]] = {
     "low-high": {"scoring": "dice", "cancel": "ascending", "target": 30},
 }
 """Each game's house rules (the (option) items of READINGS.md) and their defaults."""
+
+HOUSE_RULE_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    "low-high": {"scoring": ("dice", "pips"), "cancel": ("ascending", "descending")},
+}
+"""The values a house rule of text takes (true/false and whole-number rules are not listed)."""
 
 
 def unknown_game(name: str) -> str:

@@ -174,7 +174,14 @@ async def score(
 @router.get("/games", summary="The games dicecam scores, with their house rules")
 async def games() -> dict[str, Any]:
     """``games``: the names; ``house_rules``: each game's house rules with their defaults
-    (``rules`` of a new turn, ``rule`` of /api/v1/score)."""
-    from scoring import HOUSE_RULES
+    (``rules`` of a new turn, ``rule`` of /api/v1/score); ``house_rule_choices``: the values
+    of those written as text."""
+    from scoring import HOUSE_RULE_CHOICES, HOUSE_RULES
 
-    return {"games": _games(), "house_rules": {g: dict(HOUSE_RULES[g]) for g in GAME_NAMES}}
+    return {
+        "games": _games(),
+        "house_rules": {g: dict(HOUSE_RULES[g]) for g in GAME_NAMES},
+        "house_rule_choices": {
+            g: {k: list(v) for k, v in HOUSE_RULE_CHOICES.get(g, {}).items()} for g in GAME_NAMES
+        },
+    }

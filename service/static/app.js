@@ -3,6 +3,7 @@
 import { capture, readPhoto, showPreview, startCamera, startLive, stopLive } from "./camera.js";
 import { api, say, state, ui } from "./page.js";
 import { correct, dieAt } from "./reading.js";
+import { loadHouseRules, renderRules } from "./rules.js";
 import { bank, newTurn, sendRoll, useRoll } from "./turns.js";
 
 // ---------------------------------------------------------------- setup
@@ -21,6 +22,7 @@ async function loadConfig() {
     }
     ui.game.value = localStorage.getItem("dicecam.game") || "morning-roll";
     if (!ui.game.value) ui.game.value = cfg.games[0];
+    await loadHouseRules();
   } catch (err) {
     say(`Cannot reach the service: ${err.message}`, "bust");
   }
@@ -54,6 +56,7 @@ async function trackerLogin(evt) {
 // ---------------------------------------------------------------- wiring
 ui.trackerForm.addEventListener("submit", trackerLogin);
 ui.turnForm.addEventListener("submit", newTurn);
+ui.game.addEventListener("change", renderRules);
 ui.startCamera.addEventListener("click", startCamera);
 ui.capture.addEventListener("click", capture);
 ui.live.addEventListener("change", async () => {

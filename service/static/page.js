@@ -11,6 +11,7 @@ export const ui = {
   message: $("message"), keeps: $("keeps"), bank: $("bank"),
   typedForm: $("typed-form"), typed: $("typed"), picker: $("picker"),
   trackerForm: $("tracker-form"), password: $("password"), trackerNote: $("tracker-note"),
+  houseRules: $("house-rules"), rulesList: $("rules-list"), rulesSummary: $("rules-summary"),
 };
 
 export const state = {

@@ -3,6 +3,7 @@
 import { showPreview } from "./camera.js";
 import { api, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
+import { chosenRules, rulesQuery } from "./rules.js";
 
 // ---------------------------------------------------------------- turns
 export async function newTurn(evt) {
@@ -16,7 +17,7 @@ export async function newTurn(evt) {
     const turn = await api("/api/v1/turns", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ player, game: ui.game.value, tracker_token: token }),
+      body: JSON.stringify({ player, game: ui.game.value, tracker_token: token, rules: chosenRules() }),
     });
     state.live.taken = null;
     renderTurn(turn);
@@ -81,7 +82,8 @@ export async function sendRoll(form, json) {
       const turn = await api(`/api/v1/turns/${state.turn.id}/rolls`, opts);
       renderTurn(turn);
     } else {
-      const scored = await api(`/api/v1/score?game=${encodeURIComponent(ui.game.value)}`, opts);
+      const game = encodeURIComponent(ui.game.value);
+      const scored = await api(`/api/v1/score?game=${game}${rulesQuery()}`, opts);
       renderScore(scored);
     }
   } catch (err) {
@@ -135,7 +137,9 @@ function renderTurn(turn) {
   } else if (turn.hot_dice) {
     say(`Every die scored: roll all ${turn.dice_left} again, or bank ${turn.turn_points}.`);
   } else if (turn.rolls === 0) {
-    say(`${turn.player}: roll ${turn.dice_left} dice.`);
+    const house = Object.entries(turn.rules || {}).map(([k, v]) => (v === true ? k : `${k} ${v}`));
+    const under = house.length ? ` (house rules: ${house.join(", ").replaceAll("_", " ")})` : "";
+    say(`${turn.player}: roll ${turn.dice_left} dice${under}.`);
   } else {
     say(`Roll ${turn.dice_left} dice, or bank ${turn.turn_points}.`);
   }
