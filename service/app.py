@@ -23,6 +23,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
+from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
 from service.turn_store import TurnStore
 from service.turns import Submitter
@@ -109,6 +110,8 @@ def create_app(
         detail=f"upload too large: the limit is {settings.max_upload_mb:g} MB "
         "(DICECAM_MAX_UPLOAD_MB); send a smaller photo",
     )
+
+    app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP; outermost
 
     answer_http_errors(app)
 

@@ -16,6 +16,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
+from service.security_headers import SecurityHeadersMiddleware
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
 
@@ -71,6 +72,7 @@ def create_app(
         detail=f"expected a request of at most {limit} bytes (DICECAM_MAX_UPLOAD_MB), "
         "got a larger one",
     )
+    app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP (pages: stricter)
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(forms.router)

@@ -5,6 +5,8 @@ error pages have none."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from datetime import datetime
 from html import escape
@@ -49,6 +51,19 @@ CLOSED_SCRIPT = """<script>
 """Hides the game information outside 8am-8pm in the browser's time zone, at the server's
 clock (the one that decides when scores are taken), and brings it back at 8am."""
 
+_SCRIPT_HASH = base64.b64encode(
+    hashlib.sha256(
+        CLOSED_SCRIPT.removeprefix("<script>").removesuffix("</script>").encode()
+    ).digest()
+).decode()
+CSP = (
+    f"default-src 'none'; script-src 'sha256-{_SCRIPT_HASH}'; style-src 'unsafe-inline'; "
+    "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+"""The pages' Content-Security-Policy: the one script above (by hash) and nothing injected
+runs; images (the turns' photos) come from this site only; forms post only to it; no other
+site may frame a page."""
+
 
 def _page(
     request: Request, title: str, body: str, status: int = 200, *, now: datetime | None = None
@@ -73,7 +88,7 @@ def _page(
 <a href="{base}/add">Add roll</a></nav>
 {main}
 </body></html>"""
-    return HTMLResponse(html, status_code=status)
+    return HTMLResponse(html, status_code=status, headers={"Content-Security-Policy": CSP})
 
 
 def _turns(n: int) -> str:
