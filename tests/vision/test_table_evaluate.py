@@ -64,3 +64,16 @@ def test_a_boundary_around_the_whole_frame_finds_no_die_off(rolls):
     assert report.counts.bust_rolls >= 1 and report.counts.busts_caught == 0
     assert f"busts caught      0.00%  (0/{report.counts.bust_rolls} photos" in report.format()
     assert all(0.0 <= k["outline_mean_iou"] <= 1.0 for k in kinds.values())
+
+
+def test_a_photo_missing_beside_its_sidecar_is_named_not_left_out_unseen(tmp_path):
+    write_dataset(tmp_path, 2, seed=7, start=150, size=(320, 240), val_fraction=0.99)
+    gone = sorted((tmp_path / "images" / "val").glob("*.jpg"))[0]
+    gone.unlink()
+    whole = TableStage(calibration=Calibration([(0, 0), (1, 0), (1, 1), (0, 1)]))
+    report = evaluate_table(tmp_path, whole)
+    assert report.counts.images == 1 and report.unreadable == [gone.stem]
+    assert f"unreadable        1 photos left out (no image, or not one): {gone.stem}" in (
+        report.format()
+    )
+    assert report.to_dict()["unreadable_photos"] == 1

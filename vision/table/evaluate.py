@@ -44,6 +44,9 @@ class TableReport:
     in_air_found: int = 0
     missed: list[str] = field(default_factory=list)
     """Photos with an off-table die called on the table."""
+    unreadable: list[str] = field(default_factory=list)
+    """Photos (sidecar stems) whose image is missing or cannot be read: left out of every
+    figure (with a ``stage``, which looks at the photo)."""
     kinds: dict[str, list[float]] = field(default_factory=dict)
     """Per surface kind of the sidecars (table, tray, box, board): [photos, outline IoU sum,
     resting off-table dice, of them found off]."""
@@ -77,6 +80,7 @@ class TableReport:
             if self.outline_ms
             else None,
             "by_kind": self.by_kind(),
+            "unreadable_photos": len(self.unreadable),
         }
 
     def format(self) -> str:
@@ -91,6 +95,13 @@ class TableReport:
             f"off-table prec.   {pct(c.precision)}  ({c.predicted_off_right}/{c.predicted_off})",
             *c.bust_lines(pct),
         ]
+        if self.unreadable:
+            lines.insert(
+                1,
+                f"unreadable        {len(self.unreadable)} photos left out (no image, or not "
+                f"one): {', '.join(self.unreadable[:5])}"
+                + (", ..." if len(self.unreadable) > 5 else ""),
+            )
         if self.ious:
             lines.append(f"outline mean IoU  {d['outline_mean_iou']:.4f}")
         if self.outline_ms:
@@ -156,7 +167,8 @@ def evaluate_table(
             )
             if bgr is None:
                 bgr = cv2.imread(str(root / "images" / f"{path.stem}.jpg"))
-            if bgr is None:
+            if bgr is None:  # it was left out without a word
+                report.unreadable.append(path.stem)
                 continue
             rgb = np.ascontiguousarray(bgr[..., ::-1])
             t0 = time.perf_counter()
