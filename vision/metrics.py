@@ -241,14 +241,18 @@ class EvalResult:
             "predicted_dice": self.predicted_dice,
             "matched_dice": self.matched,
             "face_accuracy": round5(self.face_accuracy),
+            "face_read_right": self.face_correct,
+            "face_matched_dice": self.face_matched,
             "recall": round5(self.recall),
             "precision": round5(self.precision),
             "exact_accuracy": round5(self.exact_accuracy),
+            "exact_images": self.exact_images,
             "cocked_dice": self.truth_cocked,
             "cocked_recall": round5(self.cocked_recall),
             "cocked_found": self.found_cocked,
             "cocked_flagged": self.flagged_cocked,
-            "flat_called_cocked": self.flat_flagged_cocked,
+            "flat_called_cocked": self.flat_flagged_cocked,  # a count, as printed beside its share
+            "flat_called_cocked_share": round5(self.flat_called_cocked),
             "confusion": [row[:] for row in self.confusion],
             "median_latency_ms": None
             if self.median_latency_ms is None

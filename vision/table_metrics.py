@@ -184,6 +184,8 @@ class TableCounts:
             "recall_surface_in_view": round5(self.recall_in_view),
             "no_surface_in_view": {"off_table_dice": self.unseen_off, "found": self.unseen_found},
             "precision": round5(self.precision),
+            "predicted_off": self.predicted_off,
+            "predicted_off_right": self.predicted_off_right,
             "false_bust_rate": round5(self.false_bust_rate),
             "clean_images": self.clean_images,
             "false_busts": self.false_busts,

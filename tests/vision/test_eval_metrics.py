@@ -60,6 +60,11 @@ def test_figures_on_hand_made_readings():
     assert d["face_accuracy"] == 0.75 and d["confusion"][3][4] == 1
     text = result.format()
     assert "face accuracy     75.00%" in text and "cocked recall" in text
+    # --json gives the counts the report prints beside each share (it gave only the shares,
+    # and flat_called_cocked, a count, where the property of that name is a share)
+    assert "(3/4 matched dice)" in text and (d["face_read_right"], d["face_matched_dice"]) == (3, 4)
+    assert "(2/3)" in text and d["exact_images"] == 2
+    assert d["flat_called_cocked"] == 0 and d["flat_called_cocked_share"] == 0.0
 
 
 def test_cocked_recall_counts_only_dice_flagged_cocked():
@@ -127,6 +132,9 @@ def test_off_table_figures_from_states():
     assert t.false_bust_rate == 1.0  # the only all-on-table photo was called a bust
     assert "off-table recall  50.00%" in result.format()
     assert result.to_dict()["table"]["recall"] == 0.5
+    assert "off-table prec.   33.33%  (1/3)" in result.format()
+    table = result.to_dict()["table"]
+    assert (table["predicted_off_right"], table["predicted_off"]) == (1, 3)
     # both rolls with a die in view off were called busts (the second by the wrong die)
     assert t.bust_rolls == 2 and t.busts_caught == 2
 
