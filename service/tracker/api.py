@@ -33,7 +33,8 @@ router = APIRouter(prefix="/api/v1")
 WHY = {
     400: "the body is not valid JSON",
     401: "no bearer token, or an unknown or revoked one: log in (POST /api/v1/tokens)",
-    403: "the player may not do this (a turn for another day, a correction by a non-admin)",
+    403: "the player may not do this (a turn for another day, a correction by a non-admin, "
+    "an administrator raising their own score)",
     404: "no such player, turn or photo",
     409: "already taken: the player's turn of that day, a name, or an idempotency key",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",

@@ -276,6 +276,12 @@ def correct_score(
     if not admin.is_admin:
         raise Forbidden(f"only an administrator can correct a score; {admin.name!r} is not one")
     turn = get_turn(session, turn_id)
+    if turn.player_id == admin.id and correction.score > turn.score:
+        raise Forbidden(
+            f"an administrator cannot raise their own score: turn {turn_id} is {admin.name}'s "
+            f"({turn.score} points), expected at most {turn.score}, got {correction.score} "
+            "(another administrator can raise it)"
+        )
     session.add(
         Correction(
             turn_id=turn.id,
