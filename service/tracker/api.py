@@ -36,7 +36,8 @@ WHY = {
     403: "the player may not do this (a turn for another day, a correction by a non-admin, "
     "an administrator raising their own score)",
     404: "no such player, turn or photo",
-    409: "already taken: the player's turn of that day, a name, or an idempotency key",
+    409: "already taken: the player's turn of that day, a name (or one that reads like it), "
+    "or an idempotency key",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
     422: "a field is missing, malformed or out of range",
 }

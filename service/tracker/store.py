@@ -72,6 +72,25 @@ def _key(name: str) -> str:
     return name.strip().lower()
 
 
+_LOOKALIKES = (("rn", "m"), ("vv", "w"), ("I", "l"), ("1", "l"), ("0", "O"))
+"""Letters that read alike in the pages' sans-serif font (``Ian`` and ``lan``)."""
+
+
+def _skeleton(name: str) -> str:
+    """How ``name`` looks on a page: look-alike letters made one, runs of spaces one space (a
+    page shows ``Bob  Smith`` as ``Bob Smith``). Case is kept: ``Lan`` does not look like
+    ``Ian`` (names are unique regardless of case anyway)."""
+    for seen, like in _LOOKALIKES:
+        name = name.replace(seen, like)
+    return " ".join(name.split())
+
+
+def _lookalike(session: Session, name: str) -> str | None:
+    """The registered name that reads like ``name`` on a page, if any."""
+    skeleton = _skeleton(name)
+    return next((n for n in session.scalars(select(Player.name)) if _skeleton(n) == skeleton), None)
+
+
 def get_player(session: Session, name: str) -> Player:
     player = session.scalar(select(Player).where(Player.name_key == _key(name)))
     if player is None:
@@ -90,6 +109,11 @@ def register(
     """Create an account; :class:`Conflict` when the name is taken (case-insensitively)."""
     if session.scalar(select(Player.id).where(Player.name_key == _key(reg.name))) is not None:
         raise Conflict(f"the name {reg.name!r} is already taken")
+    if (other := _lookalike(session, reg.name)) is not None:  # an impostor of another player
+        raise Conflict(
+            f"the name {reg.name!r} reads like {other!r}, a player already registered: "
+            "expected a name that looks different"
+        )
     player = Player(
         name=reg.name,
         name_key=_key(reg.name),

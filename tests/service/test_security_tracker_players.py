@@ -1,4 +1,6 @@
-"""Attacks on the tracker's players over a real socket: an administrator raising their own score."""
+"""Attacks on the tracker's players over a real socket: an administrator raising their own score,
+and a newcomer registering a name that reads like another player's on the pages (an impostor
+on the leaderboard)."""
 
 from __future__ import annotations
 
@@ -46,3 +48,43 @@ def test_an_administrator_cannot_raise_their_own_score(admins, turn):
         f"/api/v1/turns/{own['id']}", json={"score": 450, "reason": "seen"}, headers=heads["ann"]
     )
     assert r.status_code == 200 and r.json()["score"] == 450
+
+
+@pytest.mark.parametrize(
+    ("first", "impostor"),
+    [
+        ("Ian", "lan"),  # capital i and small L
+        ("Bob Smith", "Bob  Smith"),  # a page shows both as "Bob Smith"
+        ("Arnie", "Amie"),
+        ("Zoe10", "Zoel0"),
+        ("OLIVER", "0LlVER"),
+        ("heather", "Heather "),  # case and spaces: the same name
+    ],
+)
+def test_a_name_that_reads_like_a_registered_one_is_refused(sqlite_tracker, first, impostor):
+    http, _ = sqlite_tracker
+    body = {"password": "hunter2hunter2", "timezone": "UTC"}
+    assert http.post("/api/v1/players", json={"name": first, **body}).status_code == 201
+    r = http.post("/api/v1/players", json={"name": impostor, **body})
+    assert r.status_code == 409, r.text
+    assert repr(first) in r.json()["detail"] or "already taken" in r.json()["detail"]
+    r = http.post("/register", data={"name": impostor, **body})  # the form refuses it too
+    assert r.status_code == 409 and "Registered" not in r.text
+    names = [p["player"] for p in http.get("/api/v1/rollcall").json()["players"]]
+    assert names == [first]
+
+
+@pytest.mark.parametrize("name", ["неather", "Ｈeather", "he\u200bather", "heather\u0301"])
+def test_names_outside_plain_ascii_are_refused(sqlite_tracker, name):
+    http, _ = sqlite_tracker
+    body = {"name": name, "password": "hunter2hunter2", "timezone": "UTC"}
+    r = http.post("/api/v1/players", json=body)
+    assert r.status_code == 422 and "expected a name of 1 to 40 letters" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(("first", "second"), [("Lan", "Ian"), ("Ali", "All"), ("Tim", "Tom")])
+def test_names_that_look_different_are_both_taken(sqlite_tracker, first, second):
+    http, _ = sqlite_tracker
+    body = {"password": "hunter2hunter2", "timezone": "UTC"}
+    for name in (first, second):
+        assert http.post("/api/v1/players", json={"name": name, **body}).status_code == 201
