@@ -293,9 +293,9 @@ def _check_fine_tuning(args: argparse.Namespace) -> None:
 
 def _check_labels(folder: Path) -> None:
     """Every label line of a ``--data`` folder names a class 0..6 and a finite box with some
-    area, before minutes of training find out (:func:`vision.evaluate.load_labels` reads them)."""
-    from vision.evaluate import DatasetError, load_labels
+    area, before minutes of training find out (:func:`vision.yolo_dataset.load_labels` reads them)."""
     from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES
+    from vision.yolo_dataset import DatasetError, load_labels
 
     for image in sorted(folder.rglob("*")):
         if image.suffix.lower() not in IMAGE_SUFFIXES or "images" not in image.parts:

@@ -35,11 +35,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from service.cli import main as dicecam  # noqa: E402
-from vision.evaluate import load_labels  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
 from vision.synth.sample import render_scene  # noqa: E402
 from vision.synth.scene import sample_scene  # noqa: E402
 from vision.train.run import evaluate_model  # noqa: E402
+from vision.yolo_dataset import load_labels  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dice_styles import STYLES  # noqa: E402
@@ -55,7 +55,7 @@ def render_set(
     size: tuple[int, int] = (640, 480),
 ) -> int:
     """Write ``n`` labelled photos of dice in ``style``: YOLO ``images/`` + ``labels/``, and
-    ``meta/`` sidecars, from which :func:`vision.evaluate.load_labels` tells the clear dice (at
+    ``meta/`` sidecars, from which :func:`vision.yolo_dataset.load_labels` tells the clear dice (at
     rest, in view, in a sharp photo: :func:`vision.matching.clear_die`).
 
     ``at_rest``: photos as a player takes them of a finished roll: no die caught in the air, no

@@ -30,7 +30,6 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from vision.evaluate import find_images, load_labels  # noqa: E402
 from vision.table import (  # noqa: E402
     DEFAULT_OFFTABLE_MODEL,
     DEFAULT_SURFACE_MODEL,
@@ -41,6 +40,7 @@ from vision.table import (  # noqa: E402
     evaluate_table,
 )
 from vision.types import Die, Reading  # noqa: E402
+from vision.yolo_dataset import find_images, load_labels  # noqa: E402
 
 
 def _timing(model: SurfaceModel, photos: list[Path], dice: OffTableModel | None) -> None:

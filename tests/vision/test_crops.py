@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.evaluate import DatasetError
 from vision.train.crops import iter_yolo_items, load_crops
+from vision.yolo_dataset import DatasetError
 
 
 def _photo(root: Path, name: str, labels: str) -> None:

@@ -7,11 +7,11 @@ import json
 
 import cv2
 
-from vision.evaluate import load_labels
 from vision.matching import CLEAR_MIN_CONTRAST, clear_die
 from vision.synth import render_scene
 from vision.synth.legibility import ink_mask
 from vision.train.crops import load_crops
+from vision.yolo_dataset import load_labels
 
 
 def test_ink_masks_hold_the_pips_of_each_face():

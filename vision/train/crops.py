@@ -8,10 +8,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluate import DatasetError, load_labels, sibling_path
 from vision.faces import CROP_SIZE, crop_die
 from vision.io import TRAINING_SUFFIXES
 from vision.synth.labels import COCKED_CLASS
+from vision.yolo_dataset import DatasetError, load_labels, sibling_path
 
 from .classifier import N_CLASSES
 
@@ -42,7 +42,7 @@ def load_crops(
 
     Each die gives ``1 + jitter`` crops: the labelled box, then boxes shifted and scaled at random
     the way a detector's boxes err. Labels are read as ``dicecam eval`` reads them
-    (:func:`vision.evaluate.load_labels`: polygons as their bounding box). A flat die whose
+    (:func:`vision.yolo_dataset.load_labels`: polygons as their bounding box). A flat die whose
     synthetic sidecar says its top face is washed out in the photo (no pips to see:
     :func:`vision.matching.face_legible`) gives no crop: its label would teach a guess.
 

@@ -17,8 +17,8 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
-from vision.evaluate import sibling_path
 from vision.io import TRAINING_SUFFIXES
+from vision.yolo_dataset import sibling_path
 
 __all__ = ["Split", "SplitError", "split_dataset"]
 

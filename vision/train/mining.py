@@ -112,12 +112,12 @@ def yolo_items(
     image_dir: str | Path, split: str | None, *, limit: int | None = None
 ) -> Iterator[tuple[Path, np.ndarray, list[Box], list[Box]]]:
     """(photo, BGR image, labelled dice boxes, []) of a YOLO folder's photos that have labels
-    (read as ``dicecam eval`` reads them: :func:`vision.evaluate.load_labels`),
+    (read as ``dicecam eval`` reads them: :func:`vision.yolo_dataset.load_labels`),
     for the ``train`` or ``val`` part of its scenes (:func:`is_val_scene`), or all of them
     (``split`` None); at most ``limit`` photos."""
     import cv2
 
-    from vision.evaluate import load_labels
+    from vision.yolo_dataset import load_labels
 
     from .crops import iter_yolo_items
 

@@ -178,8 +178,8 @@ def die_model_crops(
     """
     import cv2
 
-    from vision.evaluate import load_labels
     from vision.table.dice import context_crop
+    from vision.yolo_dataset import load_labels
 
     from .crops import iter_yolo_items
 

@@ -114,7 +114,7 @@ def load_real_surface(
     """
     import cv2
 
-    from vision.evaluate import find_images, load_labels
+    from vision.yolo_dataset import find_images, load_labels
 
     images_found, _ = find_images(root, "train")
     images, masks = [], []
