@@ -66,8 +66,9 @@ class Registration(_In):
 
 
 class Credentials(_In):
-    name: str
-    password: str
+    name: Annotated[str, Field(max_length=200)]
+    password: Annotated[str, Field(max_length=256)]
+    """No longer than a registered one can be (a megabyte would only cost hashing time)."""
 
 
 class RollIn(_In):
