@@ -67,6 +67,8 @@ class ReaderService:
     ) -> None:
         self._reader = reader
         self._factory = factory or _default_factory
+        self._from_settings = reader is None and factory is None
+        """The reader is the shipped one's, loaded from ``DICECAM_MODEL`` (or models/)."""
         self._lock = threading.Lock()
         self._failed_at: float | None = None
         self._failure: str | None = None
@@ -90,9 +92,11 @@ class ReaderService:
         return self._reader is not None
 
     def status(self) -> dict[str, Any]:
-        """Whether the reader is loaded (it loads at the first photo), the last load error, and
-        once loaded its model file, the runtime of its detector and the file of each
-        second-stage model (face classifier, cocked-die model, die check; None when absent)."""
+        """Whether the reader is loaded (it loads at the first photo), the last load error, the
+        model file it loads (``configured_model``: ``DICECAM_MODEL`` or ``dicecam serve
+        --model``, else the shipped one), and once loaded its model file, the runtime of its
+        detector and the file of each second-stage model (face classifier, cocked-die model,
+        die check; None when absent)."""
         reader = self._reader
         model = getattr(reader, "model_path", None)
         stages = None
@@ -107,9 +111,24 @@ class ReaderService:
             "loaded": self.loaded,
             "error": self._failure,
             "model": None if model is None else str(model),
+            "configured_model": self._configured_model(),
             "backend": getattr(reader, "backend", None),
             "stages": stages,
         }
+
+    def _configured_model(self) -> str | None:
+        """The model file the reader loads (``DICECAM_MODEL``, else the shipped one), known
+        before the first photo loads it; None for a reader given by the caller."""
+        if not self._from_settings:
+            return None
+        from pydantic import ValidationError
+
+        from vision.config import VisionSettings
+
+        try:
+            return str(VisionSettings().model)
+        except ValidationError:  # another DICECAM_* setting: "error" names it once loading
+            return None
 
     def get(self) -> Any:
         if self._reader is not None:

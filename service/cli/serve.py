@@ -48,12 +48,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         help="largest accepted upload (default DICECAM_MAX_UPLOAD_MB, else 20)",
     )
+    p.add_argument(
+        "--model",
+        type=Path,
+        help="reader model (.onnx), e.g. a fine-tuned runs/finetune/NAME-ft.onnx, with the "
+        "models beside it (default DICECAM_MODEL, else the shipped one)",
+    )
     p.set_defaults(func=run)
+
+
+def _check_model(flag: Path | None) -> None:
+    """Say now, in one line, that ``--model`` or ``DICECAM_MODEL`` names no file: the reader
+    loads at the first photo, and until then the service looked well. ``--model`` is handed to
+    that reader as ``DICECAM_MODEL``. The shipped model, when missing, stays a 503 at the first
+    photo (scoring and the tracker serve without it)."""
+    import os
+
+    from pydantic import ValidationError
+
+    from vision.config import VisionSettings
+
+    if flag is not None:
+        if not flag.is_file():
+            raise UsageError(f"--model must be the reader's ONNX export, got {flag} (no such file)")
+        os.environ["DICECAM_MODEL"] = str(flag.resolve())
+        return
+    try:
+        settings = VisionSettings()
+    except ValidationError:  # another DICECAM_* setting: the reader names it at the first photo
+        return
+    if "model" in settings.model_fields_set and not settings.model.is_file():
+        raise UsageError(
+            f"DICECAM_MODEL must be the reader's ONNX export, got {settings.model} (no such file)"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
     from service.settings import Settings
 
+    _check_model(args.model)
     overrides: dict[str, object] = {}
     if args.host:
         overrides["host"] = args.host

@@ -122,6 +122,9 @@ def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):
         (["serve"], {"DICECAM_OUTBOX_RETRY_S": "-5"}, "DICECAM_OUTBOX_RETRY_S: Input should be"),
         (["serve"], {"DICECAM_LIVE_SETTLE_FRAMES": "0"}, "DICECAM_LIVE_SETTLE_FRAMES: Input"),
         (["serve", "--port", "0"], {"DICECAM_DATA_DIR": "/dev/null/d"}, "cannot use the data dir"),
+        # a wrong model served "ok" until the first photo's 503
+        (["serve", "--model", "/no/x-ft.onnx"], {}, "--model must be the reader's ONNX export"),
+        (["serve"], {"DICECAM_MODEL": "/no/x-ft.onnx"}, "DICECAM_MODEL must be the reader's ONNX"),
         (
             ["tracker", "--database-url", "sqlite:////dev/null/d/t.db"],
             {},
@@ -174,3 +177,31 @@ def test_serve_https_listens_on_every_address_unless_told_a_host(
     data = ["--data-dir", str(tmp_path / "data"), "--no-tracker", "--port", "0"]
     assert main(["serve", *data, *args]) == 0
     assert ran["host"] == host
+
+
+def test_serve_model_is_the_reader_it_loads_and_health_names_it_before_the_first_photo(tmp_path):
+    """A fine-tuned model is served with --model (as `dicecam read --model`); health named no
+    model until a photo loaded the reader, so a player could not tell which one would read."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from dicecam_testing.onnx_models import make_model, raw_preds
+
+    model = make_model(tmp_path / "mine-ft.onnx", raw_preds([(160, 160, 40, 40, {2: 0.9})]))
+    proc, port = serve(tmp_path, "--no-tracker", "--model", str(model))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        reader = wait_up(proc, url + "/api/v1/health").json()["reader"]
+        assert reader["configured_model"] == str(model) and reader["loaded"] is False
+        photo = io.BytesIO()
+        Image.fromarray(np.full((320, 320, 3), 90, np.uint8)).save(photo, "JPEG")
+        files = {"photo": ("a.jpg", photo.getvalue(), "image/jpeg")}
+        r = httpx.post(url + "/api/v1/read", files=files, timeout=60)
+        assert r.status_code == 200, r.text
+        assert [d["value"] for d in r.json()["dice"]] == [3]
+        reader = httpx.get(url + "/api/v1/health").json()["reader"]
+        assert reader["model"] == str(model) == reader["configured_model"]
+    finally:
+        stop(proc)
