@@ -59,6 +59,9 @@ TRAINING_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif",
 
 DEFAULT_MAX_IMAGE_PIXELS = 120_000_000
 DEFAULT_MAX_DECODED_PIXELS = 40_000_000
+_JPEG_FORMATS = {"JPEG", "MPO"}
+"""Formats decoded at reduced scale: Pillow opens a JPEG holding more pictures (MPF: an Android
+Ultra HDR photo's gain map, a camera's preview) as MPO, its first picture a plain JPEG."""
 _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that rotate by 90 degrees
 _ORIENTATION_TAG = 0x0112
 # ISO base media "ftyp" brands of HEIF photos (an iPhone's HEIC among them); AVIF, the same
@@ -239,7 +242,7 @@ def _from_pil(
         orientation = 1
     view_w, view_h = (h, w) if orientation in _SWAPS_AXES else (w, h)
     try:
-        if min_long_side and im.format == "JPEG" and max(w, h) > min_long_side:
+        if min_long_side and im.format in _JPEG_FORMATS and max(w, h) > min_long_side:
             # draft() keeps both sides at least the size asked for: ask for the photo's own
             # aspect, its longer side at min_long_side
             f = min_long_side / max(w, h)

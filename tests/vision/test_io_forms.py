@@ -1,0 +1,52 @@
+"""load_image: the same photo in the forms phones and apps give it decodes to the same pixels.
+
+Found by metamorphic testing of the reader (the same roll as a path, bytes, PIL image, numpy
+array, in other formats, rotated by EXIF, scaled): each case here is one that differed.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.io import load_image
+
+
+def _photo(w: int, h: int) -> Image.Image:
+    y, x = np.mgrid[0:h, 0:w]
+    rgb = np.dstack([x * 255 // w, y * 255 // h, (x // 50 + y // 50) % 2 * 200])
+    return Image.fromarray(rgb.astype(np.uint8))
+
+
+def _exif(orientation: int) -> Image.Exif:
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return exif
+
+
+@pytest.mark.parametrize("orientation", [1, 6])
+def test_multi_picture_jpeg_decodes_at_reduced_scale_as_a_plain_jpeg(orientation):
+    """A JPEG with a second picture (MPF: an Android Ultra HDR photo's gain map, a camera's
+    preview) opens as Pillow's MPO: it decodes at reduced scale like any JPEG, to the same
+    pixels and geometry, EXIF orientation applied. It decoded whole, 4 times the pixels."""
+    big = _photo(4000, 3000)
+    stored = big.transpose(Image.Transpose.ROTATE_90) if orientation == 6 else big
+    jpeg, mpo = io.BytesIO(), io.BytesIO()
+    stored.save(jpeg, "JPEG", quality=90, exif=_exif(orientation))
+    stored.save(
+        mpo,
+        "MPO",
+        quality=90,
+        exif=_exif(orientation),
+        save_all=True,
+        append_images=[stored.resize((stored.width // 4, stored.height // 4))],
+    )
+    assert Image.open(mpo).format == "MPO"
+    plain = load_image(jpeg.getvalue(), min_long_side=1536)
+    multi = load_image(mpo.getvalue(), min_long_side=1536)
+    assert (multi.width, multi.height) == (plain.width, plain.height) == (4000, 3000)
+    assert multi.rgb.shape == plain.rgb.shape == (1500, 2000, 3)
+    np.testing.assert_array_equal(multi.rgb, plain.rgb)
