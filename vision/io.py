@@ -113,7 +113,8 @@ def load_image(
     """Decode ``source`` into RGB pixels, EXIF orientation applied.
 
     ``source`` is a file path, encoded bytes, a PIL image or a numpy array in OpenCV layout (BGR,
-    BGRA or single channel; uint8, uint16 or float in 0..1). With ``min_long_side``, a JPEG
+    BGRA or single channel; uint8, uint16 or float in 0..1). Transparent pixels, of a file, a PIL
+    image or a BGRA array alike, come out white. With ``min_long_side``, a JPEG
     may be decoded at 1/2, 1/4 or 1/8 scale as long as its longer side stays at least
     ``min_long_side`` pixels (``LoadedImage.scale_x`` and ``scale_y`` then say by how much).
 
@@ -278,10 +279,14 @@ def _pil_to_rgb(im: Image.Image) -> NDArray[np.uint8]:
         im = im.convert("RGBA")
         mode = "RGBA"
     if mode in ("RGBA", "LA", "PA", "RGBa", "La"):
-        rgba = im.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return np.asarray(Image.alpha_composite(white, rgba).convert("RGB"), dtype=np.uint8)
+        return _on_white(im.convert("RGBA"))
     return np.asarray(im.convert("RGB"), dtype=np.uint8)
+
+
+def _on_white(rgba: Image.Image) -> NDArray[np.uint8]:
+    """An RGBA image composited on white: its transparent pixels white, as a viewer shows them."""
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    return np.asarray(Image.alpha_composite(white, rgba).convert("RGB"), dtype=np.uint8)
 
 
 def _to_uint8(a: np.ndarray) -> NDArray[np.uint8]:
@@ -303,7 +308,8 @@ def _to_uint8(a: np.ndarray) -> NDArray[np.uint8]:
 
 
 def _array_to_rgb(a: np.ndarray) -> NDArray[np.uint8]:
-    """Numpy in OpenCV layout (BGR, BGRA, gray) to contiguous RGB uint8."""
+    """Numpy in OpenCV layout (BGR, BGRA, gray) to contiguous RGB uint8; BGRA composited on
+    white, as a file with the same pixels is."""
     import cv2
 
     if a.ndim == 3 and a.shape[2] == 1:
@@ -317,6 +323,8 @@ def _array_to_rgb(a: np.ndarray) -> NDArray[np.uint8]:
     a = np.ascontiguousarray(_to_uint8(a))
     if a.ndim == 2:
         return cv2.cvtColor(a, cv2.COLOR_GRAY2RGB)
-    if a.shape[2] == 4:
+    if a.shape[2] == 4:  # on white where transparent, as the file it was read from gives it
+        if int(a[..., 3].min()) < 255:
+            return _on_white(Image.fromarray(cv2.cvtColor(a, cv2.COLOR_BGRA2RGBA), "RGBA"))
         return cv2.cvtColor(a, cv2.COLOR_BGRA2RGB)
     return cv2.cvtColor(a, cv2.COLOR_BGR2RGB)

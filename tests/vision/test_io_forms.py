@@ -50,3 +50,27 @@ def test_multi_picture_jpeg_decodes_at_reduced_scale_as_a_plain_jpeg(orientation
     assert (multi.width, multi.height) == (plain.width, plain.height) == (4000, 3000)
     assert multi.rgb.shape == plain.rgb.shape == (1500, 2000, 3)
     np.testing.assert_array_equal(multi.rgb, plain.rgb)
+
+
+def test_bgra_array_is_composited_on_white_as_the_same_file_is(tmp_path):
+    """``cv2.imread(path, cv2.IMREAD_UNCHANGED)`` of a PNG with transparent pixels gives BGRA:
+    read as that array it gives the pixels the file gives (transparent ones white), not the
+    colour hidden under the transparency (black here)."""
+    cv2 = pytest.importorskip("cv2")
+    rgba = np.zeros((20, 30, 4), np.uint8)
+    rgba[:10] = (200, 40, 10, 255)  # top half opaque
+    rgba[10:, :15] = (0, 0, 0, 0)  # bottom left transparent, black beneath
+    rgba[10:, 15:] = (90, 180, 30, 128)  # bottom right half transparent
+    path = tmp_path / "cut-out.png"
+    Image.fromarray(rgba, "RGBA").save(path)
+    from_file = load_image(path).rgb
+    assert tuple(from_file[15, 0]) == (255, 255, 255)
+    for array in (
+        cv2.imread(str(path), cv2.IMREAD_UNCHANGED),  # uint8 BGRA
+        cv2.imread(str(path), cv2.IMREAD_UNCHANGED).astype(np.uint16) * 257,  # 16-bit BGRA
+    ):
+        assert array.shape == (20, 30, 4)
+        np.testing.assert_array_equal(load_image(array).rgb, from_file)
+    # an opaque BGRA array is its colour channels
+    bgra = cv2.cvtColor(np.asarray(_photo(30, 20))[..., ::-1].copy(), cv2.COLOR_BGR2BGRA)
+    np.testing.assert_array_equal(load_image(bgra).rgb, np.asarray(_photo(30, 20)))
