@@ -278,7 +278,10 @@ def _pil_to_rgb(im: Image.Image) -> NDArray[np.uint8]:
     if mode == "P" and "transparency" in im.info:
         im = im.convert("RGBA")
         mode = "RGBA"
-    if mode in ("RGBA", "LA", "PA", "RGBa", "La"):
+    if mode == "La":  # premultiplied: Pillow converts it to LA only
+        im = im.convert("LA")
+        mode = "LA"
+    if mode in ("RGBA", "LA", "PA", "RGBa"):
         return _on_white(im.convert("RGBA"))
     return np.asarray(im.convert("RGB"), dtype=np.uint8)
 

@@ -74,3 +74,18 @@ def test_bgra_array_is_composited_on_white_as_the_same_file_is(tmp_path):
     # an opaque BGRA array is its colour channels
     bgra = cv2.cvtColor(np.asarray(_photo(30, 20))[..., ::-1].copy(), cv2.COLOR_BGR2BGRA)
     np.testing.assert_array_equal(load_image(bgra).rgb, np.asarray(_photo(30, 20)))
+
+
+def test_premultiplied_alpha_pil_images_read_as_their_straight_alpha_twins():
+    """Pillow's premultiplied modes (``La``, ``RGBa``: what its own resampling works in) read
+    as the ``LA``/``RGBA`` image they stand for; ``La`` was refused as a corrupt image."""
+    rgba = np.asarray(_photo(30, 20).convert("RGBA")).copy()
+    rgba[10:, :, 3] = 100
+    straight = Image.fromarray(rgba, "RGBA")
+    for plain, premultiplied in (
+        (straight, straight.convert("RGBa")),
+        (straight.convert("LA"), straight.convert("LA").convert("La")),
+    ):
+        assert premultiplied.mode in ("RGBa", "La")
+        got, want = load_image(premultiplied).rgb, load_image(plain).rgb
+        assert np.abs(got.astype(int) - want.astype(int)).max() <= 2  # premultiplying rounds
