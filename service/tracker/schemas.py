@@ -8,7 +8,7 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from service.tracker.rules import zone
 
@@ -32,8 +32,35 @@ MAX_SCORE = 1_000_000
 MAX_AGE_S = 10 * 366 * 86400
 
 
+def _nul_at(value: Any, where: str) -> str | None:
+    """Where in ``value`` (strings, keys, lists, dicts) a NUL character is, if anywhere."""
+    if isinstance(value, str):
+        return where if "\x00" in value else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _nul_at(k, f"{where} (a key)") or _nul_at(v, f"{where}.{k}")
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if found := _nul_at(v, f"{where}.{i}"):
+                return found
+    return None
+
+
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        """Text with a NUL character is refused: PostgreSQL cannot store or look one up (a 500).
+        A password is only hashed: it may hold one."""
+        stored = {k: v for k, v in data.items() if k != "password"} if isinstance(data, dict) else 0
+        if isinstance(stored, dict) and (where := _nul_at(stored, "body")):
+            field = where.removeprefix("body.") if where != "body" else "the body"
+            raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
+        return data
 
 
 def _check_name(v: str) -> str:

@@ -92,6 +92,8 @@ def _lookalike(session: Session, name: str) -> str | None:
 
 
 def get_player(session: Session, name: str) -> Player:
+    if "\x00" in name:  # no player has one; PostgreSQL would refuse the query (a 500)
+        raise NotFound(f"no player named {name!r}")
     player = session.scalar(select(Player).where(Player.name_key == _key(name)))
     if player is None:
         raise NotFound(f"no player named {name!r}")
@@ -139,7 +141,9 @@ def issue_token(session: Session, player: Player, now: datetime) -> str:
 
 
 def check_password(session: Session, name: str, password: str) -> Player:
-    player = session.scalar(select(Player).where(Player.name_key == _key(name)))
+    player = None
+    if "\x00" not in name:  # no player has one; PostgreSQL would refuse the query (a 500)
+        player = session.scalar(select(Player).where(Player.name_key == _key(name)))
     if player is None or not verify_password(player.password_hash, password):
         raise Unauthorized("wrong player name or password")
     return player
