@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors
+from service.tracker.schemas import MAX_PASSWORD
 
 __all__ = ["router", "tracker_url"]
 
@@ -35,7 +36,7 @@ def tracker_url(request: Request) -> str | None:
 
 class Login(BaseModel):
     name: str = Field(..., min_length=1, max_length=80)
-    password: str = Field(..., min_length=1, max_length=200)
+    password: str = Field(..., min_length=1, max_length=MAX_PASSWORD)
 
 
 @router.post(

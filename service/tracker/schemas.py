@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from service.tracker.rules import zone
 
 __all__ = [
+    "MAX_PASSWORD",
     "Credentials",
     "CorrectionIn",
     "CorrectionOut",
@@ -29,6 +30,8 @@ __all__ = [
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\- ]{0,38}[A-Za-z0-9_.\-]$|^[A-Za-z0-9]$")
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
 MAX_SCORE = 1_000_000
+MAX_PASSWORD = 256
+"""The longest password the tracker takes (argon2 hashes it whole)."""
 MAX_AGE_S = 10 * 366 * 86400
 
 
@@ -80,7 +83,7 @@ def _check_score(v: int) -> int:
 
 class Registration(_In):
     name: str
-    password: Annotated[str, Field(min_length=8, max_length=256)]
+    password: Annotated[str, Field(min_length=8, max_length=MAX_PASSWORD)]
     timezone: str
 
     _name = field_validator("name")(_check_name)
@@ -94,7 +97,7 @@ class Registration(_In):
 
 class Credentials(_In):
     name: Annotated[str, Field(max_length=200)]
-    password: Annotated[str, Field(max_length=256)]
+    password: Annotated[str, Field(max_length=MAX_PASSWORD)]
     """No longer than a registered one can be (a megabyte would only cost hashing time)."""
 
 

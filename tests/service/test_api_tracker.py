@@ -215,3 +215,17 @@ def test_evidence_photos_are_jpeg_and_small_enough_for_the_tracker():
     assert max(Image.open(io.BytesIO(small)).size) == 2048
     assert as_jpeg(png())[:3] == b"\xff\xd8\xff"
     assert as_jpeg(b"not a photo") is None and as_jpeg(None) is None
+
+
+def test_the_page_logs_in_with_any_password_the_tracker_registers(server):
+    c = server.client
+    longest = "p" * 256  # the tracker's own limit, which the service's login route shares
+    r = c.post(
+        "/tracker/api/v1/players",
+        json={"name": "heather", "password": longest, "timezone": open_timezone()},
+    )
+    assert r.status_code == 201, r.text
+    r = c.post("/api/v1/tracker/tokens", json={"name": "heather", "password": longest})
+    assert r.status_code == 201, r.text
+    r = c.post("/api/v1/tracker/tokens", json={"name": "heather", "password": longest + "p"})
+    assert r.status_code == 422 and "256" in r.json()["detail"]
