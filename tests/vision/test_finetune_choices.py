@@ -118,3 +118,35 @@ def test_a_fine_tuned_detector_that_reads_fewer_known_photos_exactly_is_not_kept
     assert note.endswith("but it reads fewer known photos exactly: 42 against 46)")
     assert detector_verdict(better, (figures(210, 44), figures(209, 46)))[0]
     assert not detector_verdict(better, (figures(210, 43), figures(209, 46)))[0]
+
+
+def test_a_small_set_holds_out_its_share_rounded_up_and_keeps_a_photo_to_train_on(tmp_path):
+    """3 photos at --holdout 0.2 held 2 out and trained on 1 (each photo's hash decided alone);
+    a split the hash made fairly (5 of 30) stays as it was."""
+    from vision.train.holdout import split_dataset
+
+    three = yolo_folder(tmp_path / "three", ["newdice_0001", "newdice_0002", "newdice_0003"])
+    split = split_dataset([three], tmp_path / "s3", holdout=0.2, replay=[])
+    assert (split.n_train, split.n_held) == (2, 1)
+    two = yolo_folder(tmp_path / "two", ["a", "b"])
+    split = split_dataset([two], tmp_path / "s2", holdout=0.9, replay=[])
+    assert (split.n_train, split.n_held) == (1, 1)
+    thirty = yolo_folder(tmp_path / "thirty", [f"newdice_{i:04d}" for i in range(30)])
+    split = split_dataset([thirty], tmp_path / "s30", holdout=0.2, replay=[])
+    held = sorted(p.name for p in (split.heldout / "images").iterdir())
+    assert held == [f"{k:05d}_newdice_{k:04d}.jpg" for k in (0, 2, 7, 23, 28)]
+
+
+def test_a_folder_without_labels_is_refused_naming_it_and_the_way_to_label_it(tmp_path):
+    import pytest
+
+    from vision.train.holdout import SplitError, split_dataset
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "IMG_1.jpg").write_bytes(b"jpeg")
+    with pytest.raises(SplitError) as err:
+        split_dataset([photos], tmp_path / "s", replay=[])
+    message = str(err.value)
+    assert f"in {photos}, found 0" in message and "PosixPath" not in message
+    assert "dicecam label" in message and "dicecam labels import" in message

@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import random
 import shutil
@@ -108,25 +109,28 @@ def split_dataset(
             ):
                 items.append((image, label))
     if len(items) < 2:
+        folders = ", ".join(str(d) for d in data_dirs)
         raise SplitError(
-            f"expected labelled photos (images/ + labels/) in {data_dirs}, found {len(items)}"
+            f"expected at least 2 labelled photos (images/ with labels/ beside it) in {folders}, "
+            f"found {len(items)}; label photos with `dicecam label PHOTOS --out OUT`, correct "
+            "them, then `dicecam labels import EXPORT --images-from PHOTOS --out DIR`"
         )
     for part in (train, held, replayed, known):  # links of an earlier run, maybe of other photos
         if part.is_dir():
             shutil.rmtree(part)
-    n_train = n_held = 0
+    scores = [
+        int(hashlib.sha1(f"{seed}:{image.name}:{k}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        for k, (image, _) in enumerate(items)
+    ]
+    order = sorted(range(len(items)), key=scores.__getitem__)
+    # the photos hashed under --holdout, at least one and at most its share rounded up, and
+    # one photo left to train on: 3 photos at 0.2 held out 2 and trained on 1
+    most = min(max(1, math.ceil(len(items) * holdout)), len(items) - 1)
+    n_held = min(max(1, sum(h < holdout for h in scores)), most)
+    held_out = set(order[:n_held])
+    n_train = len(items) - n_held
     for k, (image, label) in enumerate(items):
-        h = int(hashlib.sha1(f"{seed}:{image.name}:{k}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-        part = held if h < holdout else train
-        _link_photo(image, label, part, f"{k:05d}_{image.name}")
-        if part is held:
-            n_held += 1
-        else:
-            n_train += 1
-    if n_held == 0 or n_train == 0:  # tiny sets: force one photo each way
-        raise SplitError(
-            f"split of {len(items)} photos left one side empty; use more photos or another --holdout"
-        )
+        _link_photo(image, label, held if k in held_out else train, f"{k:05d}_{image.name}")
     rng = random.Random(seed)
     pool = []
     for d in replay or []:  # photos with labelled dice only: an empty label file is most often
