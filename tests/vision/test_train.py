@@ -202,7 +202,9 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     shipped = Path(__file__).resolve().parents[2] / "models" / "dicecam-reader.onnx"
     argv = ["train", "--from", str(shipped), "--data", str(one), "--work", str(tmp_path / "w")]
     assert main(argv) == 2
-    assert "--data: expected labelled photos (images/ + labels/)" in capsys.readouterr().err
+    assert "--data: expected at least 2 labelled photos (images/ with labels/" in (
+        capsys.readouterr().err
+    )
     ckpt = tmp_path / "a.pt"
     ckpt.write_bytes(b"not a checkpoint")
     assert main(["train", "--soup", str(ckpt)]) == 2
