@@ -230,19 +230,26 @@ def run(args: argparse.Namespace) -> int:
         if args.synth < 0:
             raise UsageError(f"--synth must be 0 or more images, got {args.synth}")
         recipe.synth.n = args.synth
+    faces: list[int] = []
     for d in args.data or []:
         if not d.is_dir():
             raise UsageError(f"--data must be a YOLO dataset folder, got {d} (not a folder)")
-        _check_labels(d)
+        faces += _check_labels(d)
+    _check_faces(faces)
     if args.from_model is not None:
-        from vision.train.finetune import starting_model
+        from vision.train.finetune import fine_tuned_model, starting_model
 
         if not args.data:
             raise UsageError("--from needs --data DIR: the labelled photos of the new dice")
         try:
-            starting_model(args.from_model)
+            base, _ = starting_model(args.from_model)
         except FileNotFoundError as exc:
             raise UsageError(str(exc)) from None
+        if fine_tuned_model(base, args.out, args.name) == base.resolve():
+            raise UsageError(
+                f"--out/--name: expected a model other than the one fine-tuned, got {base} "
+                "(it would be written over while read); choose another --name"
+            )
     import importlib.util
 
     if any(importlib.util.find_spec(m) is None for m in ("torch", "ultralytics")):
@@ -291,12 +298,31 @@ def _check_fine_tuning(args: argparse.Namespace) -> None:
         raise UsageError(f"--replay must be 0 or more photos, got {args.replay}")
 
 
-def _check_labels(folder: Path) -> None:
+ONE_FACE_FROM = 12
+"""So many dice labelled, all with the same face, is a labelling mistake (a tool's one-class
+export, a label left as the first of the list): one roll of 12 dice shows a single face once in
+about 60 million."""
+
+
+def _check_faces(faces: list[int]) -> None:
+    """Refuse ``--data`` whose dice all show one face: fine-tuning taught the face classifier
+    that every die of the new style reads that face."""
+    if len(faces) >= ONE_FACE_FROM and len(set(faces)) == 1:
+        raise UsageError(
+            f"--data: expected dice labelled with their top faces 1..6, got all {len(faces)} "
+            f"labelled {faces[0]} (a one-class export, such as 'die', reads as class 0: 1); "
+            "give each die its face and import again"
+        )
+
+
+def _check_labels(folder: Path) -> list[int]:
     """Every label line of a ``--data`` folder names a class 0..6 and a finite box with some
-    area, before minutes of training find out (:func:`vision.yolo_dataset.load_labels` reads them)."""
+    area, before minutes of training find out (:func:`vision.yolo_dataset.load_labels` reads
+    them). Returns the faces labelled (cocked dice left out)."""
     from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES
     from vision.yolo_dataset import DatasetError, load_labels
 
+    faces: list[int] = []
     for image in sorted(folder.rglob("*")):
         if image.suffix.lower() not in IMAGE_SUFFIXES or "images" not in image.parts:
             continue
@@ -306,6 +332,8 @@ def _check_labels(folder: Path) -> None:
                 f"photos, got {image.suffix}; save it as JPEG (its labels stay as they are)"
             )
         try:
-            load_labels(image).truth(1, 1)  # truth() checks each class, as dicecam eval does
+            truth = load_labels(image).truth(1, 1)  # it checks each class, as dicecam eval does
         except DatasetError as exc:
             raise UsageError(f"--data {folder}: {image.name}: {exc}") from None
+        faces += [die.value for die in truth if die.value is not None]
+    return faces

@@ -10,13 +10,19 @@ the starting one and has not forgotten the known dice (a check sample of the rec
 was not replayed); ``keep`` fine-tunes the face classifier only, ``tune`` always keeps the new
 detector. The die check (``NAME-verify.onnx``), when the starting reader has one, gets a threshold
 low enough to keep the new dice; the cocked-die model is copied as it is.
+
+The model and its companions are made in the work folder and put into ``--out`` together at the
+end (:func:`publish`): a run stopped halfway (Ctrl-C) leaves ``--out`` as it was, never a new
+detector beside an earlier run's face classifier, and the same command starts it again.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -31,6 +37,8 @@ __all__ = [
     "detector_verdict",
     "exact_photos",
     "finetune",
+    "fine_tuned_model",
+    "publish",
     "read_right",
     "split_dataset",
     "starting_model",
@@ -52,6 +60,57 @@ def starting_model(from_model: str | os.PathLike[str]) -> tuple[Path, Path]:
             raise FileNotFoundError(f"--from needs {p} (the exported model and its checkpoint)")
     return base, base.with_suffix(".pt")
 
+
+def fine_tuned_model(base: Path, out: Path | None, name: str | None) -> Path:
+    """Where ``dicecam train --from BASE [--out OUT] [--name NAME]`` writes its model:
+    ``OUT/NAME.onnx``, by default ``runs/finetune/BASE-ft.onnx`` (resolved)."""
+    return ((out or Path("runs/finetune")) / f"{name or f'{base.stem}-ft'}.onnx").resolve()
+
+
+COMPANIONS = ("", "-faces", "-cocked", "-verify")
+"""The files of a model ``NAME``: ``NAME`` + one of these + ``.onnx``, ``.pt``, ``.md`` or
+``.json`` (the detector, its face classifier, cocked-die model and die check, the card)."""
+
+
+def _model_files(folder: Path, name: str) -> list[Path]:
+    return [
+        folder / f"{name}{part}{ext}"
+        for part in COMPANIONS
+        for ext in (".onnx", ".pt", ".md", ".json")
+        if (folder / f"{name}{part}{ext}").is_file()
+    ]
+
+
+def publish(stage: Path, out: Path, name: str) -> list[Path]:
+    """Put the finished model ``name`` made in ``stage`` into ``out`` and return its files there.
+
+    An earlier model of that name in ``out`` is replaced whole: its files this run did not make
+    (a die check the new model has none of) are removed, so the reader never mixes the two.
+    Each file is moved in one step; the detector ``NAME.onnx``, which selects the model, last.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    made = sorted(
+        (f for f in stage.iterdir() if f.is_file()), key=lambda f: f.name == f"{name}.onnx"
+    )
+    if not any(f.name == f"{name}.onnx" for f in made):
+        raise FileNotFoundError(f"expected the fine-tuned model {stage / name}.onnx, got none")
+    for old in _model_files(out, name):
+        if not (stage / old.name).is_file():
+            old.unlink()
+    placed = []
+    for f in made:
+        try:
+            os.replace(f, out / f.name)
+        except OSError as exc:  # the work folder on another disk: a whole copy, then in place
+            if exc.errno != errno.EXDEV:
+                raise
+            atomic_copy(f, out / f.name)
+        placed.append(out / f.name)
+    return placed
+
+
+FEW_PHOTOS = 10
+"""Under this many photos to train on, a run says that they are few (it still runs)."""
 
 FACES_EPOCHS = 12
 """Face classifier epochs of a fine-tuning run (``--faces-epochs``). On bench_finetune's 50 photos
@@ -207,6 +266,24 @@ def _choose_detector(
 
 
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
+    """Fine-tune ``args.from_model`` on ``args.data`` (see the module's text); 0 when done.
+    A KeyboardInterrupt (Ctrl-C) is said in one line and raised again, ``--out`` untouched."""
+    base, _ = starting_model(args.from_model)
+    final = fine_tuned_model(base, args.out, args.name)
+    if final.is_file():
+        print(f"{final} exists: it stays as it is until this run ends, then is replaced whole")
+    try:
+        return _finetune(recipe, args)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: {final.parent} left as it was (no model of this run there); "
+            "the same command starts again",
+            file=sys.stderr,
+        )
+        raise
+
+
+def _finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     import yaml
 
     from vision.verify import verify_model_for
@@ -219,9 +296,12 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
 
     base, base_pt = starting_model(args.from_model)
     faces_pt = base.with_name(f"{base.stem}-faces.pt")
-    name = args.name or f"{base.stem}-ft"
-    out = (args.out or Path("runs/finetune")).resolve()
+    final = fine_tuned_model(base, args.out, args.name)
+    name = final.stem
     work = args.work.resolve() / name
+    out = work / "model"  # put into --out whole at the end (publish)
+    if out.is_dir():  # what an interrupted run had made
+        shutil.rmtree(out)
     # each real folder once (the recipe lists one twice so it weighs double in its own training)
     replay = list(dict.fromkeys(recipe.real_dirs()))
     split = split_dataset(
@@ -236,6 +316,11 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     print(
         f"fine-tuning on {n_train} photos (+ replay from {len(replay)} folders), {n_held} held out"
     )
+    if n_train < FEW_PHOTOS:
+        print(
+            f"note: {n_train} photos are few to learn new dice from (bench_finetune's runs train "
+            f"on 35, docs/fine-tuning.md), and {n_held} held out say little of how it reads"
+        )
     before = {"held-out (new dice)": evaluate_model(base, held_dir, split="")}
     before["roboflow-dice eval (real)"] = evaluate_model(base, ROBOFLOW_EVAL)
     data_yaml = work / "data.yaml"
@@ -317,5 +402,6 @@ def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
             **{f"after, {k}": v for k, v in after.items()},
         },
     )
-    print(f"model -> {onnx} (select it with DICECAM_MODEL={onnx} or --model)")
+    publish(out, final.parent, name)
+    print(f"model -> {final} (select it with DICECAM_MODEL={final} or --model)")
     return 0
