@@ -312,3 +312,17 @@ def join():
 def turn():
     """``turn(player, score=600, **fields) -> body`` for ``POST /api/v1/turns``, fresh key."""
     return turn_body
+
+
+@pytest.fixture
+def chromium():
+    """Debian's chromium under Playwright (the test is skipped, saying why, without it)."""
+    from playwright.sync_api import sync_playwright
+
+    from dicecam_testing.page import chromium_or_skip
+
+    path = chromium_or_skip()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield browser
+        browser.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import io
-import shutil
 import uuid
 
 import httpx
@@ -15,18 +14,6 @@ from fastapi import FastAPI
 from service.tracker import create_app
 
 pytestmark = [pytest.mark.browser]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
-
-@pytest.fixture
-def chromium():
-    if not shutil.which("chromium"):
-        pytest.skip("chromium not found (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def jpeg(width: int = 160, height: int = 120) -> bytes:

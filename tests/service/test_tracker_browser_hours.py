@@ -16,21 +16,6 @@ PAGES = ["/", "/rounds/2026", "/rollcall", "/players/heather", "/turns/1"]
 
 
 @pytest.fixture
-def chromium():
-    import shutil
-
-    if not shutil.which("chromium"):
-        pytest.skip("chromium not found (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=shutil.which("chromium"), args=["--no-sandbox"]
-        )
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
 def site(sqlite_url, clock, serve, seed_players):
     clock.set("2026-10-10T12:00:00+00:00")
     app = create_app(sqlite_url, clock=clock)
