@@ -108,3 +108,31 @@ def test_ctrl_c_leaves_the_earlier_model_whole_and_the_same_command_runs_again(
     assert (out / "mine-ft-faces.onnx").read_bytes() == b"new faces"
     assert "## Reproduce" in (out / "mine-ft.md").read_text()
     assert not any((tmp_path / "work" / "mine-ft" / "model").iterdir())
+
+
+def test_the_two_detectors_measured_for_the_choice_are_told_apart(tmp_path, monkeypatch, capsys):
+    """Both are NAME.onnx (one in the trial folder), so the player saw two evaluations headed
+    '== NAME.onnx on heldout' with different figures and no word of which was which."""
+    import vision.train.run as run
+    from vision.train.finetune import _choose_detector
+
+    base, tuned = tmp_path / "base" / "m.onnx", tmp_path / "out" / "m.onnx"
+    for path in (base, tuned, tuned.with_name("m-faces.onnx")):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(path.parent.name.encode())
+    figures = {"face_accuracy": 1.0, "matched_dice": 4, "predicted_dice": 4, "truth_dice": 4}
+
+    def evaluate_model(model, folder, split):
+        print(f"== {Path(model).name} on {Path(folder).name}")
+        return figures
+
+    monkeypatch.setattr(run, "evaluate_model", evaluate_model)
+    note, _ = _choose_detector(base, tuned, tmp_path / "held", tmp_path / "trial")
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        "-- the fine-tuned detector, with the fine-tuned face classifier:",
+        "== m.onnx on held",
+        "-- the starting detector, with the fine-tuned face classifier:",
+        "== m.onnx on held",
+    ]
+    assert "starting one, kept" in note and tuned.read_bytes() == b"base"

@@ -253,11 +253,20 @@ def _choose_detector(
     atomic_copy(faces, trial / faces.name)
     _copy_side_models(tuned, trial / tuned.name)  # the side models tuned or copied beside it
     models = (tuned, trial / tuned.name)
-    held = tuple(evaluate_model(m, held_dir, split="") for m in models)
+
+    def measure(folder: Path) -> tuple[dict | None, dict | None]:
+        # both files are NAME.onnx: say which detector each evaluation is of
+        figures = []
+        for which, model in zip(("fine-tuned", "starting"), models, strict=True):
+            print(f"-- the {which} detector, with the fine-tuned face classifier:")
+            figures.append(evaluate_model(model, folder, split=""))
+        return figures[0], figures[1]
+
+    held = measure(held_dir)
     known = None
     has_known = known_dir is not None and any((known_dir / "images").glob("*"))
     if has_known and read_right(held[0]) > read_right(held[1]):  # else the verdict is plain
-        known = tuple(evaluate_model(m, known_dir, split="") for m in models)
+        known = measure(known_dir)
     keep, note = detector_verdict(held, known)
     if keep:
         return note, held[0]
