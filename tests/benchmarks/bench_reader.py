@@ -34,7 +34,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from vision import DiceReader  # noqa: E402
+from vision import DiceReader, ModelError  # noqa: E402
 
 EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval" / "images"
 
@@ -54,6 +54,17 @@ def _photos(folder: Path, count: int, size: tuple[int, int] = (640, 480)) -> lis
         im.save(path, quality=90)
         paths.append(path)
     return paths
+
+
+def _cpu() -> str:
+    """The CPU's model name (``platform.processor()`` says only ``x86_64`` on Linux)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -94,13 +105,17 @@ def main() -> int:
     args = ap.parse_args()
     pw, ph = args.photo_size
 
-    reader = DiceReader(
-        args.model,
-        threads=args.threads,
-        backend=args.backend,
-        imgsz=args.imgsz,
-        second_look=args.second_look,
-    )
+    try:
+        reader = DiceReader(
+            args.model,
+            threads=args.threads,
+            backend=args.backend,
+            imgsz=args.imgsz,
+            second_look=args.second_look,
+        )
+    except (ModelError, ValueError) as exc:
+        print(f"bench_reader: {exc}", file=sys.stderr)
+        return 2
     h, w = reader.input_shape(ph, pw)
     with tempfile.TemporaryDirectory() as tmp:
         photos = _photos(Path(tmp), args.photos, (pw, ph))
@@ -162,7 +177,7 @@ def main() -> int:
         f"batch {'dynamic' if reader.fixed_batch is None else reader.fixed_batch})"
     )
     print(
-        f"machine          {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+        f"machine          {_cpu()}, {os.cpu_count()} CPUs, {args.threads} threads, "
         f"detector on {reader.backend}"
     )
     print(
