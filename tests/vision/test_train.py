@@ -170,9 +170,8 @@ def test_train_rejects_bad_arguments(tmp_path: Path, capsys):
     assert "b.txt:2: expected finite numbers" in capsys.readouterr().err
     (data / "labels" / "b.txt").write_text("9 0.5 0.5 0.1 0.1\n")
     assert main(["train", "--data", str(data)]) == 2
-    assert "b.jpg: expected label classes 0-5 (faces 1-6) or 6 (cocked), got class 9" in (
-        capsys.readouterr().err
-    )
+    said = capsys.readouterr().err  # the photo, its label file and the die
+    assert "b.txt: die 1: expected label classes 0-5 (faces 1-6) or 6 (cocked), got class 9" in said
     # a photo training cannot read (an iPhone's HEIC, which dicecam read takes) is named too
     (data / "labels" / "b.txt").write_text("0 0.5 0.5 0.1 0.1\n")
     (data / "images" / "b.jpg").rename(data / "images" / "b.heic")
