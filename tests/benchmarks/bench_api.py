@@ -55,6 +55,17 @@ def distinct(jpeg: bytes, n: int) -> bytes:
     return jpeg[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + jpeg[2:]
 
 
+def cpu() -> str:
+    """The CPU's model name (``platform.processor()`` says only ``x86_64`` on Linux)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def free_port() -> int:
     import socket
 
@@ -66,9 +77,9 @@ def free_port() -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", type=Path, help="ONNX reader model (default: the shipped one)")
-    ap.add_argument("--clients", type=int, default=4)
-    ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--photos", type=int, default=16)
+    ap.add_argument("--clients", type=int, default=4, help="concurrent clients (default 4)")
+    ap.add_argument("--seconds", type=float, default=30.0, help="time posting (default 30)")
+    ap.add_argument("--photos", type=int, default=16, help="distinct photos (default 16)")
     args = ap.parse_args()
 
     model = args.model or REPO / "models" / "dicecam-reader.onnx"
@@ -76,7 +87,9 @@ def main() -> int:
         print(f"bench_api: no reader model at {model}; pass --model PATH", file=sys.stderr)
         return 2
     port = free_port()
-    data = tempfile.mkdtemp(prefix="dicecam-bench-")
+    tmp = tempfile.TemporaryDirectory(prefix="dicecam-bench-")  # the server's data dir and log
+    data = Path(tmp.name)
+    log = (data / "server.log").open("w")  # a file, not a pipe: a full pipe would stall it
     env = {**os.environ, "DICECAM_MODEL": str(model.resolve())}
     server = subprocess.Popen(
         [
@@ -88,15 +101,19 @@ def main() -> int:
             "--port",
             str(port),
             "--data-dir",
-            data,
+            str(data),
         ],
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
+
+    def server_log() -> str:
+        log.flush()
+        return (data / "server.log").read_text(errors="replace")[-2000:]
+
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -105,9 +122,7 @@ def main() -> int:
                 break
             except httpx.TransportError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    print(
-                        f"bench_api: server did not start: {server.stderr.read()}", file=sys.stderr
-                    )
+                    print(f"bench_api: server did not start:\n{server_log()}", file=sys.stderr)
                     return 1
                 time.sleep(0.2)
         pictures = photos(args.photos)
@@ -149,15 +164,19 @@ def main() -> int:
         wall = time.monotonic() - t0
     finally:
         server.terminate()
-        server.wait(timeout=15)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+        tmp.cleanup()
 
     if not latencies:
         print(f"bench_api: no successful reads; errors {errors}", file=sys.stderr)
         return 1
     q = statistics.quantiles(sorted(latencies), n=100, method="inclusive")
-    print(
-        f"machine        {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    )
+    print(f"machine        {cpu()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"model          {model}")
     print(
         f"clients        {args.clients} concurrent, {wall:.1f} s, photos 640x480 JPEG "
