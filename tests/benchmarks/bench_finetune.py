@@ -3,6 +3,7 @@
     python tests/benchmarks/bench_finetune.py [--n 50] [--epochs 8] [--faces-epochs 12]
         [--model models/dicecam-reader.onnx] [--work /tmp/dicecam-bench-ft]
         [--style yellow|orange-glass|red-numerals|lilac|pastel|...] [--at-rest] [--size W H]
+    python tests/benchmarks/bench_finetune.py --n 3 --dry-run   # render, print the train command
 
 Renders ``--n`` photos of dice in a style held out of the shipped model's training data (the
 synthetic generator never draws it: see ``dice_styles.STYLES``, which ``bench_styles.py`` reads
@@ -32,8 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
 
+from service.cli import build_parser  # noqa: E402
 from service.cli import main as dicecam  # noqa: E402
 from vision.faces import faces_model_for  # noqa: E402
 from vision.synth.sample import render_scene  # noqa: E402
@@ -80,6 +83,16 @@ def render_set(
         (out / "meta" / f"{name}.json").write_text(json.dumps(sample.meta))
         dice += len(lines)
     return dice
+
+
+def rendered(out: Path, n: int) -> bool:
+    """Whether ``out`` holds the ``n`` photos :func:`render_set` writes (a render cut short
+    leaves fewer, which would be trained on as if whole)."""
+    return all(
+        (out / "meta" / f"newdice_{i:04d}.json").is_file()
+        and (out / "labels" / f"newdice_{i:04d}.txt").is_file()
+        for i in range(n)
+    )
 
 
 def true_box_faces(faces_onnx: Path, dataset: Path) -> dict[str, tuple[int, int]]:
@@ -138,50 +151,66 @@ def main() -> None:
         action="store_true",
         help="photos of finished rolls: no die in the air, no shake, at most 1 px defocus",
     )
-    ap.add_argument("--model", type=Path, default=Path("models/dicecam-reader.onnx"))
-    ap.add_argument("--work", type=Path, default=Path("/tmp/dicecam-bench-ft"))
+    ap.add_argument("--model", type=Path, default=REPO / "models" / "dicecam-reader.onnx")
+    ap.add_argument(
+        "--work",
+        type=Path,
+        default=Path("/tmp/dicecam-bench-ft"),
+        help="renders (kept and reused), the training's work folder and the tuned model "
+        "(default /tmp/dicecam-bench-ft)",
+    )
+    ap.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="render the photos and print the `dicecam train` command, but do not train",
+    )
     args = ap.parse_args()
+    if not args.model.is_file():
+        sys.exit(f"bench_finetune: no reader model at {args.model}; pass --model PATH")
 
     kind = f"{args.style}{'-at-rest' if args.at_rest else ''}"
     size = (args.size[0], args.size[1])
     if size != (640, 480):
         kind += f"-{size[0]}x{size[1]}"
     new = args.work / f"new-dice-{kind}-{args.n}"
-    if not (new / "meta").is_dir():
+    if not rendered(new, args.n):
         t = time.perf_counter()
         dice = render_set(new, args.n, STYLES[args.style], at_rest=args.at_rest, size=size)
         print(f"rendered {args.n} photos, {dice} labelled dice in {time.perf_counter() - t:.0f} s")
     out = args.work / "out"
+    train = [
+        "train",
+        "--from",
+        str(args.model),
+        "--data",
+        str(new),
+        "--epochs",
+        str(args.epochs),
+        "--faces-epochs",
+        str(args.faces_epochs),
+        "--holdout",
+        str(args.holdout),
+        "--work",
+        str(args.work / "work"),
+        "--out",
+        str(out),
+        *(["--replay", str(args.replay)] if args.replay is not None else []),
+        *(["--freeze", str(args.freeze)] if args.freeze is not None else []),
+        *(["--detector", args.detector] if args.detector is not None else []),
+    ]
+    if args.dry_run:
+        build_parser().parse_args(train)  # the options `dicecam train` takes (exits 2 if not)
+        print("dicecam " + " ".join(train))
+        return
     start = time.perf_counter()
-    code = dicecam(
-        [
-            "train",
-            "--from",
-            str(args.model),
-            "--data",
-            str(new),
-            "--epochs",
-            str(args.epochs),
-            "--faces-epochs",
-            str(args.faces_epochs),
-            "--holdout",
-            str(args.holdout),
-            "--work",
-            str(args.work / "work"),
-            "--out",
-            str(out),
-            *(["--replay", str(args.replay)] if args.replay is not None else []),
-            *(["--freeze", str(args.freeze)] if args.freeze is not None else []),
-            *(["--detector", args.detector] if args.detector is not None else []),
-        ]
-    )
+    code = dicecam(train)
     minutes = (time.perf_counter() - start) / 60
     if code != 0:
         sys.exit(code)
     card = json.loads((out / f"{args.model.stem}-ft.json").read_text())["evaluations"]
     if args.test_n > 0:
         fresh = args.work / f"fresh-{kind}-{args.test_n}"
-        if not (fresh / "meta").is_dir():
+        if not rendered(fresh, args.test_n):
             render_set(
                 fresh,
                 args.test_n,
