@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import importlib.util
 import os
 import statistics
@@ -70,6 +71,9 @@ def run(url: str, clients: int, per_client: int, label: str) -> None:
     players = seed(url, clients * per_client, tz)
     port = conf.free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # the server's stderr: a file, not a pipe (one nobody reads can fill and stall it); closed
+    # in the finally below
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -83,15 +87,21 @@ def run(url: str, clients: int, per_client: int, label: str) -> None:
         ],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
+        deadline = time.monotonic() + 60
+        while True:
             try:
                 httpx.get(base + "/api/v1/rounds", timeout=1)
                 break
             except httpx.TransportError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise SystemExit(
+                        f"bench_tracker: the {label} tracker did not start:\n{log.read()[-2000:]}"
+                    ) from None
                 time.sleep(0.1)
         reading = {
             "width": 640,
@@ -142,27 +152,44 @@ def run(url: str, clients: int, per_client: int, label: str) -> None:
         )
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clients", type=int, default=20)
-    ap.add_argument("--per-client", type=int, default=25)
+    ap.add_argument("--clients", type=int, default=20, help="concurrent clients (default 20)")
+    ap.add_argument(
+        "--per-client", type=int, default=25, help="submissions per client (default 25)"
+    )
     args = ap.parse_args()
     print(f"cpu cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
         run(f"sqlite:///{tmp}/bench.sqlite3", args.clients, args.per_client, "sqlite")
+    if importlib.util.find_spec("psycopg") is None:
+        print("postgresql skipped: psycopg is not installed (pip install 'dicecam[postgres]')")
+        return
     conf = _conftest()
     try:
-        pg = conf.ThrowawayPostgres().start()
-    except (FileNotFoundError, RuntimeError) as exc:
+        pg = conf.ThrowawayPostgres()
+    except FileNotFoundError as exc:
         print(f"postgresql skipped: {exc}")
         return
     try:
+        try:
+            pg.start()
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            print(f"postgresql skipped: the throwaway server did not start: {exc}")
+            return
         run(pg.create_database(), args.clients, args.per_client, "postgresql")
     finally:
-        pg.stop()
+        # stops the server if it runs, and removes its folder in any case
+        with contextlib.suppress(RuntimeError, subprocess.TimeoutExpired):
+            pg.stop()
 
 
 if __name__ == "__main__":
