@@ -35,6 +35,7 @@ from vision.table import (  # noqa: E402
     DEFAULT_SURFACE_MODEL,
     OffTableModel,
     SurfaceModel,
+    SurfaceModelError,
     TableStage,
     apply_table,
     evaluate_table,
@@ -121,7 +122,11 @@ def main() -> int:
     p.add_argument("--limit", type=int, default=None)
     a = p.parse_args()
 
-    model = SurfaceModel(a.model, threads=1, min_certainty=a.min_certainty)
+    try:
+        model = SurfaceModel(a.model, threads=1, min_certainty=a.min_certainty)
+    except SurfaceModelError as exc:
+        print(f"bench_table: {exc}", file=sys.stderr)
+        return 2
     dice = None
     if a.offtable != "none" and Path(a.offtable).is_file():
         dice = OffTableModel(a.offtable)
@@ -133,6 +138,10 @@ def main() -> int:
     if a.synth.is_dir():
         photos, _ = find_images(a.synth, "val")
         _timing(model, photos[:100], dice)
+    elif (a.real / "images").is_dir():  # the timing needs photos only, not the synthetic labels
+        print(f"timing on the real photos ({a.real}): no synthetic set at {a.synth}")
+        _timing(model, find_images(a.real, "val")[0][:100], dice)
+    if a.synth.is_dir():
         learned = evaluate_table(a.synth, stage, limit=a.limit)
         print(f"\nsynthetic set {a.synth}, true boxes, LEARNED outline:")
         print(learned.format())
