@@ -31,7 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from vision import DiceReader  # noqa: E402
+from vision import DiceReader, ModelError  # noqa: E402
 from vision.evaluate import evaluate_dataset  # noqa: E402
 
 
@@ -105,7 +105,11 @@ def main() -> int:
     if not (a.real / "images").is_dir() or not (a.real / "labels").is_dir():
         print(f"no real eval set at {a.real} (images/ and labels/): nothing to read")
         return 1
-    reader = DiceReader(a.model)
+    try:
+        reader = DiceReader(a.model)
+    except ModelError as exc:
+        print(f"bench_camera: {exc}", file=sys.stderr)
+        return 2
     print(f"model {reader.model_path}; table step {reader.table!r}")
     print(
         f"{'change':13s} {'face':>7s} {'recall':>7s} {'prec.':>7s} {'exact':>8s} {'false busts':>12s}"
