@@ -19,7 +19,6 @@ detector beside an earlier run's face classifier, and the same command starts it
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import shlex
 import shutil
@@ -30,6 +29,7 @@ from pathlib import Path
 from vision.atomic import atomic_copy
 
 from .holdout import Split, split_dataset
+from .publish import fine_tuned_model, publish
 from .recipe import Recipe
 
 __all__ = [
@@ -59,54 +59,6 @@ def starting_model(from_model: str | os.PathLike[str]) -> tuple[Path, Path]:
         if not p.is_file():
             raise FileNotFoundError(f"--from needs {p} (the exported model and its checkpoint)")
     return base, base.with_suffix(".pt")
-
-
-def fine_tuned_model(base: Path, out: Path | None, name: str | None) -> Path:
-    """Where ``dicecam train --from BASE [--out OUT] [--name NAME]`` writes its model:
-    ``OUT/NAME.onnx``, by default ``runs/finetune/BASE-ft.onnx`` (resolved)."""
-    return ((out or Path("runs/finetune")) / f"{name or f'{base.stem}-ft'}.onnx").resolve()
-
-
-COMPANIONS = ("", "-faces", "-cocked", "-verify")
-"""The files of a model ``NAME``: ``NAME`` + one of these + ``.onnx``, ``.pt``, ``.md`` or
-``.json`` (the detector, its face classifier, cocked-die model and die check, the card)."""
-
-
-def _model_files(folder: Path, name: str) -> list[Path]:
-    return [
-        folder / f"{name}{part}{ext}"
-        for part in COMPANIONS
-        for ext in (".onnx", ".pt", ".md", ".json")
-        if (folder / f"{name}{part}{ext}").is_file()
-    ]
-
-
-def publish(stage: Path, out: Path, name: str) -> list[Path]:
-    """Put the finished model ``name`` made in ``stage`` into ``out`` and return its files there.
-
-    An earlier model of that name in ``out`` is replaced whole: its files this run did not make
-    (a die check the new model has none of) are removed, so the reader never mixes the two.
-    Each file is moved in one step; the detector ``NAME.onnx``, which selects the model, last.
-    """
-    out.mkdir(parents=True, exist_ok=True)
-    made = sorted(
-        (f for f in stage.iterdir() if f.is_file()), key=lambda f: f.name == f"{name}.onnx"
-    )
-    if not any(f.name == f"{name}.onnx" for f in made):
-        raise FileNotFoundError(f"expected the fine-tuned model {stage / name}.onnx, got none")
-    for old in _model_files(out, name):
-        if not (stage / old.name).is_file():
-            old.unlink()
-    placed = []
-    for f in made:
-        try:
-            os.replace(f, out / f.name)
-        except OSError as exc:  # the work folder on another disk: a whole copy, then in place
-            if exc.errno != errno.EXDEV:
-                raise
-            atomic_copy(f, out / f.name)
-        placed.append(out / f.name)
-    return placed
 
 
 FEW_PHOTOS = 10
