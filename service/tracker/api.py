@@ -40,6 +40,7 @@ WHY = {
     "or an idempotency key",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
     422: "a field is missing, malformed or out of range",
+    429: "too many wrong passwords for this name lately: wait the Retry-After seconds",
 }
 """What each error status of the tracker API means."""
 
@@ -145,10 +146,14 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
 
 
 @router.post(
-    "/tokens", status_code=201, response_model=TokenOut, responses=errors(400, 401, 413, 422)
+    "/tokens",
+    status_code=201,
+    response_model=TokenOut,
+    responses=errors(400, 401, 413, 422, 429),
 )
 def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenOut:
-    player = store.check_password(session, creds.name, creds.password)
+    guard = request.app.state.login_guard
+    player = guard.check_password(session, creds.name, creds.password, now)
     with writing(request) as w:
         token = store.issue_token(w, player, now)
         w.commit()

@@ -19,6 +19,7 @@ from service.http_errors import (
 from service.security_headers import SecurityHeadersMiddleware
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
+from service.tracker.throttle import LoginGuard, TooManyTries
 
 __all__ = ["create_app"]
 
@@ -48,11 +49,14 @@ def create_app(
     app.state.engine = db.engine
     app.state.sessionmaker = db.writer
     app.state.clock = clock or _utcnow
+    app.state.login_guard = LoginGuard()
     _bootstrap_admin(app)
 
     @app.exception_handler(store.TrackerError)
     async def _tracker_error(request: Request, exc: store.TrackerError) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        if isinstance(exc, TooManyTries):
+            headers = {"Retry-After": str(exc.retry_after)}
         return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
 
     answer_http_errors(app, page=pages.error_page)

@@ -68,7 +68,8 @@ def add_roll(
     base = root(request)
     try:
         creds = Credentials(name=name, password=password)  # stripped as the API strips them
-        player = store.check_password(session, creds.name, creds.password)
+        guard = request.app.state.login_guard
+        player = guard.check_password(session, creds.name, creds.password, now)
         turn_in = TurnIn(
             player=player.name,
             score=score.strip(),

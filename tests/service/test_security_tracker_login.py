@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import httpx
 
@@ -43,7 +44,9 @@ def test_concurrent_logins_and_registrations_hash_a_few_at_a_time(
     sqlite_tracker, join, monkeypatch
 ):
     http, _ = sqlite_tracker
-    join(http, "alice")
+    victims = [f"alice{k}" for k in range(6)]  # 3 wrong passwords each: under the throttle's 5
+    for name in victims:
+        join(http, name)
     counting = CountingHasher(security._hasher)
     monkeypatch.setattr(security, "_hasher", counting)
     url = str(http.base_url)
@@ -54,7 +57,7 @@ def test_concurrent_logins_and_registrations_hash_a_few_at_a_time(
                 body = {"name": f"flood{n}", "password": "hunter2hunter2", "timezone": "UTC"}
                 return c.post("/api/v1/players", json=body).status_code
             return c.post(
-                "/api/v1/tokens", json={"name": "alice", "password": "wrong!"}
+                "/api/v1/tokens", json={"name": victims[n % 6], "password": "wrong!"}
             ).status_code
 
     with ThreadPoolExecutor(24) as pool:
@@ -79,3 +82,29 @@ def test_a_megabyte_password_is_refused_before_hashing(sqlite_tracker, join, mon
     assert r.status_code == 422 and "at most 256 characters" in r.text
     assert "x" * 300 not in r.text  # the password is never echoed
     assert counting.calls == 0
+
+
+def test_guessing_one_players_password_is_slowed_and_a_right_one_clears_it(sqlite_tracker, join):
+    from service.tracker.throttle import MAX_FAILURES
+
+    http, clock = sqlite_tracker
+    join(http, "alice")
+    wrong = {"name": "alice", "password": "guess!"}
+    for _ in range(MAX_FAILURES):
+        assert http.post("/api/v1/tokens", json=wrong).status_code == 401
+    r = http.post("/api/v1/tokens", json={"name": "Alice ", "password": "hunter2hunter2"})
+    assert r.status_code == 429  # even the right password waits: the name is the key
+    assert int(r.headers["retry-after"]) == 15 * 60
+    assert "too many wrong passwords for 'Alice'" in r.json()["detail"]
+    r = http.post("/add", data={**wrong, "score": "50", "idempotency_key": "k" * 16})
+    assert r.status_code == 429 and "too many wrong passwords" in r.text  # the form too
+    join(http, "bob")  # another player is not held up
+    clock.set(clock() + timedelta(minutes=15))
+    assert (
+        http.post("/api/v1/tokens", json={**wrong, "password": "hunter2hunter2"}).status_code == 201
+    )
+    for _ in range(MAX_FAILURES - 1):  # the right password cleared the count
+        assert http.post("/api/v1/tokens", json=wrong).status_code == 401
+    assert (
+        http.post("/api/v1/tokens", json={**wrong, "password": "hunter2hunter2"}).status_code == 201
+    )
