@@ -170,7 +170,7 @@ class TurnStore:
         outbox could not be written: a full or read-only disk); a turn whose receipt changes
         is saved. Returns how many changed."""
         retry = getattr(self.submitter, "retry", None)
-        if retry is None or self.submitter is None:
+        if retry is None:  # no submitter, or one that cannot retry
             return 0
         with self._lock:
             queued = [

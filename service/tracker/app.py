@@ -63,7 +63,8 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-        detail, status = describe_validation_errors(exc.errors()), validation_status(exc.errors())
+        errors = exc.errors()
+        detail, status = describe_validation_errors(errors), validation_status(errors)
         path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
         if not path.startswith("/api/"):  # a page or a form: a person reads the answer
             return pages.error_page(request, detail, status)

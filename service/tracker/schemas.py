@@ -59,8 +59,10 @@ class _In(BaseModel):
     def _no_nul(cls, data: Any) -> Any:
         """Text with a NUL character is refused: PostgreSQL cannot store or look one up (a 500).
         A password is only hashed: it may hold one."""
-        stored = {k: v for k, v in data.items() if k != "password"} if isinstance(data, dict) else 0
-        if isinstance(stored, dict) and (where := _nul_at(stored, "body")):
+        if not isinstance(data, dict):
+            return data
+        stored = {k: v for k, v in data.items() if k != "password"}
+        if where := _nul_at(stored, "body"):
             field = where.removeprefix("body.") if where != "body" else "the body"
             raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
         return data

@@ -47,12 +47,7 @@ CVAT_DIR = "cvat-yolo-1.1"
 def _line(die: Die, width: int, height: int, cocked_class: bool) -> str | None:
     """The label line of ``die``, its box clipped to the photo (ultralytics drops a photo whose
     labels run past its edges); None for a box with no area left in the photo."""
-    cls = 6 if cocked_class and die.cocked else die.value - 1
-    if die.value == 0 and die.cocked and not cocked_class:
-        raise ValueError(
-            "a cocked die read without a top face has no class 1..6: write YOLO with "
-            "--cocked-class (class 6 'cocked')"
-        )
+    cls = 6 if cocked_class and die.cocked else die.value - 1  # faceless ones: write_yolo
     if not 0 <= cls <= 6:
         raise ValueError(f"die value must be 1..6 to write YOLO, got {die.value}")
     x1, y1, x2, y2 = (float(v) for v in die.box)
