@@ -1,0 +1,191 @@
+"""Players and their bearer tokens: registering, logging in and out, who a token is.
+
+Also what every part of the store shares: the errors (each carries an HTTP status), ``utc`` and
+the ``Clock`` type. Every function takes a SQLAlchemy session and, where time matters, the
+server's clock reading (``now``, aware UTC). :mod:`service.tracker.store` re-exports it all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from service.tracker.models import Player, Token
+from service.tracker.schemas import Registration
+from service.tracker.security import hash_password, hash_token, new_token, verify_password
+
+__all__ = [
+    "Clock",
+    "Conflict",
+    "Forbidden",
+    "NotFound",
+    "TrackerError",
+    "Unauthorized",
+    "authenticate",
+    "check_password",
+    "ensure_admin",
+    "get_player",
+    "issue_token",
+    "login",
+    "name_key",
+    "register",
+    "revoke_token",
+    "utc",
+]
+
+Clock = Callable[[], datetime]
+
+
+class TrackerError(Exception):
+    status = 400
+
+
+class Unauthorized(TrackerError):
+    status = 401
+
+
+class Forbidden(TrackerError):
+    status = 403
+
+
+class NotFound(TrackerError):
+    status = 404
+
+
+class Conflict(TrackerError):
+    status = 409
+
+
+def utc(dt: datetime) -> datetime:
+    """SQLite hands back naive datetimes: they are UTC."""
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def name_key(name: str) -> str:
+    """The lower-cased name: names are unique regardless of case (``Player.name_key``)."""
+    return name.strip().lower()
+
+
+_LOOKALIKES = (("rn", "m"), ("vv", "w"), ("I", "l"), ("1", "l"), ("0", "O"))
+"""Letters that read alike in the pages' sans-serif font (``Ian`` and ``lan``)."""
+
+
+def _skeleton(name: str) -> str:
+    """How ``name`` looks on a page: look-alike letters made one, runs of spaces one space (a
+    page shows ``Bob  Smith`` as ``Bob Smith``). Case is kept: ``Lan`` does not look like
+    ``Ian`` (names are unique regardless of case anyway)."""
+    for seen, like in _LOOKALIKES:
+        name = name.replace(seen, like)
+    return " ".join(name.split())
+
+
+def _lookalike(session: Session, name: str) -> str | None:
+    """The registered name that reads like ``name`` on a page, if any."""
+    skeleton = _skeleton(name)
+    return next((n for n in session.scalars(select(Player.name)) if _skeleton(n) == skeleton), None)
+
+
+def get_player(session: Session, name: str) -> Player:
+    if "\x00" in name:  # no player has one; PostgreSQL would refuse the query (a 500)
+        raise NotFound(f"no player named {name!r}")
+    player = session.scalar(select(Player).where(Player.name_key == name_key(name)))
+    if player is None:
+        raise NotFound(f"no player named {name!r}")
+    return player
+
+
+def register(
+    session: Session,
+    reg: Registration,
+    now: datetime,
+    *,
+    is_admin: bool = False,
+    password_hash: str | None = None,
+) -> Player:
+    """Create an account; :class:`Conflict` when the name is taken (case-insensitively)."""
+    if session.scalar(select(Player.id).where(Player.name_key == name_key(reg.name))) is not None:
+        raise Conflict(f"the name {reg.name!r} is already taken")
+    if (other := _lookalike(session, reg.name)) is not None:  # an impostor of another player
+        raise Conflict(
+            f"the name {reg.name!r} reads like {other!r}, a player already registered: "
+            "expected a name that looks different"
+        )
+    player = Player(
+        name=reg.name,
+        name_key=name_key(reg.name),
+        password_hash=password_hash or hash_password(reg.password),
+        timezone=reg.timezone,
+        is_admin=is_admin,
+        created_at=now,
+    )
+    session.add(player)
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        raise Conflict(f"the name {reg.name!r} is already taken") from None
+    return player
+
+
+def issue_token(session: Session, player: Player, now: datetime) -> str:
+    token = new_token()
+    session.add(Token(token_hash=hash_token(token), player_id=player.id, created_at=now))
+    session.flush()
+    return token
+
+
+def check_password(session: Session, name: str, password: str) -> Player:
+    player = None
+    if "\x00" not in name:  # no player has one; PostgreSQL would refuse the query (a 500)
+        player = session.scalar(select(Player).where(Player.name_key == name_key(name)))
+    if player is None or not verify_password(player.password_hash, password):
+        raise Unauthorized("wrong player name or password")
+    return player
+
+
+def login(session: Session, name: str, password: str, now: datetime) -> tuple[Player, str]:
+    player = check_password(session, name, password)
+    return player, issue_token(session, player, now)
+
+
+def revoke_token(session: Session, token: str | None) -> None:
+    """Log out: the token stops working."""
+    authenticate(session, token)
+    session.query(Token).filter(Token.token_hash == hash_token(token)).delete()
+    session.flush()
+
+
+def authenticate(session: Session, token: str | None) -> Player:
+    if not token:
+        raise Unauthorized("expected an 'Authorization: Bearer <token>' header (log in first)")
+    row = session.scalar(
+        select(Token)
+        .options(selectinload(Token.player))
+        .where(Token.token_hash == hash_token(token))
+    )
+    if row is None:
+        raise Unauthorized("unknown or revoked token: log in again")
+    return row.player
+
+
+def ensure_admin(
+    session: Session, name: str, password: str, timezone: str, now: datetime
+) -> Player:
+    """Create the administrator ``name``, or make an existing player one (password reset).
+
+    Raises:
+        pydantic.ValidationError: the name, password or time zone would not do for a player.
+    """
+    reg = Registration(name=name, password=password, timezone=timezone)  # checked either way
+    player = session.scalar(select(Player).where(Player.name_key == name_key(name)))
+    if player is None:
+        return register(session, reg, now, is_admin=True)
+    player.is_admin = True
+    if not verify_password(player.password_hash, password):
+        player.password_hash = hash_password(password)
+    session.flush()
+    return player
