@@ -260,6 +260,12 @@ def detect_format(path: str | os.PathLike[str]) -> LabelFormat:
         raise LabelFormatError(f"{path}: JSON that is neither COCO nor a Label Studio export")
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
+    if path.suffix.lower() in {".csv", ".tsv"}:
+        raise LabelFormatError(
+            f"{path}: expected a .json file or a dataset folder, got a {path.suffix} table (Label "
+            "Studio's CSV/TSV export drops which die each 'off table'/'cocked' choice belongs "
+            "to): export the project as JSON instead"
+        )
     raise LabelFormatError(f"{path}: expected a .json file or a dataset folder")
 
 

@@ -209,7 +209,8 @@ def _when(annotation: dict[str, Any]) -> datetime:
 def _pick_result(task: dict[str, Any]) -> tuple[list[dict[str, Any]], bool] | None:
     """The corrected result (latest annotation not cancelled), else the best prediction; None
     for a task whose every annotation was cancelled (skipped by the person reviewing it: its
-    prediction is not a label anyone checked)."""
+    prediction is not a label anyone checked), or that nobody annotated in an export that gives
+    its predictions as ids only."""
     given = task.get("annotations") or []
     annotations = [a for a in given if not a.get("was_cancelled")]
     if given and not annotations:
@@ -217,7 +218,12 @@ def _pick_result(task: dict[str, Any]) -> tuple[list[dict[str, Any]], bool] | No
     if annotations:
         latest = max(enumerate(annotations), key=lambda ia: (_when(ia[1]), ia[0]))[1]
         return _merge_regions(list(latest.get("result") or [])), True
-    predictions = task.get("predictions") or []
+    given_predictions = task.get("predictions") or []
+    # Label Studio's JSON export lists a task's predictions by id only (its export serializer):
+    # a task nobody annotated then holds no boxes anyone checked, and is left out too
+    predictions = [p for p in given_predictions if isinstance(p, dict)]
+    if given_predictions and not predictions:
+        return None
     if predictions:
         best = max(predictions, key=lambda p: float(p.get("score") or 0.0))
         return _merge_regions(list(best.get("result") or [])), False
@@ -333,6 +339,12 @@ def read_labelstudio(
         data = [data]
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
         raise LabelFormatError(f"{path}: expected a Label Studio JSON export (a list of tasks)")
+    if any("data" not in t and ("annotation_id" in t or "annotator" in t) for t in data):
+        raise LabelFormatError(
+            f"{path}: expected Label Studio's JSON export (tasks with 'data' and 'annotations'), "
+            "got its JSON-MIN export, which drops which die each 'off table'/'cocked' choice "
+            "belongs to: export the project as JSON instead"
+        )
     roots = [Path(image_root)] if image_root is not None else [path.parent]
     photos = []
     for n, task in enumerate(data, 1):
