@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 from pathlib import Path
 
 import pytest
+import yaml
 from PIL import Image
 
 from vision.labelling import (
@@ -21,6 +23,7 @@ from vision.labelling import (
     read_labels,
     read_labelstudio,
     write_labelstudio,
+    write_yolo,
 )
 from vision.types import Die
 
@@ -140,3 +143,45 @@ def test_labelstudio_csv_export_is_refused_naming_the_export_to_use(tmp_path):
     path.write_text('"annotation_id","annotator","id","image","label"\n901,"1",101,"x.jpg","[]"\n')
     with pytest.raises(LabelFormatError, match="CSV/TSV export.*export the project as JSON"):
         read_labels(path)
+
+
+# ------------------------------------------------------------------------------------ YOLO
+
+# CVAT's datumaro fork (YoloUltralyticsDetectionExtractor) reads every data.yaml key but these
+# as a subset whose value names its photos; an `nc: 7` made CVAT's import fail with
+# "TypeError: 'int' object is not iterable" (cvat-ai/cvat#8958).
+CVAT_RESERVED = {"backup", "classes", "names", "path", "kpt_shape", "flip_idx"}
+
+
+def test_data_yaml_has_only_keys_cvat_and_ultralytics_both_read(photos, tmp_path):
+    data_yaml = write_yolo(photos, tmp_path / "yolo")
+    data = yaml.safe_load(data_yaml.read_text())
+    subsets = {k: v for k, v in data.items() if k not in CVAT_RESERVED}
+    assert set(subsets) == {"train", "val"}  # ultralytics requires both
+    for key, value in subsets.items():
+        assert isinstance(value, str) and (tmp_path / "yolo" / value).is_dir(), key
+
+
+def test_cvat_yolo_folder_holds_what_datumaro_needs_to_import_it(photos, tmp_path):
+    # datumaro's "yolo" import of OUT picks cvat-yolo-1.1/obj.data (its strict YOLO importer is
+    # tried first and searches subfolders), then needs each photo listed in train.txt, or its
+    # size in images.meta; without either it failed: "Can't find image info for ..."
+    for images in ("copy", "none"):
+        out = tmp_path / images
+        write_yolo(photos, out, images=images)
+        cvat = out / "cvat-yolo-1.1"
+        lines = (cvat / "obj.data").read_text().splitlines()
+        config = {k.strip(): v.strip() for k, v in (line.split("=", 1) for line in lines)}
+        listed = (cvat / config["train"].removeprefix("data/")).read_text().splitlines()
+        assert len(listed) == len(photos)
+        meta = {}
+        for line in (cvat / "images.meta").read_text().splitlines():
+            stem, height, width = shlex.split(line)
+            meta[stem] = (int(width), int(height))
+        for rel, photo in zip(listed, photos, strict=True):
+            image = cvat / rel.removeprefix("data/")
+            assert image.with_suffix(".txt").is_file(), rel
+            assert meta[image.stem] == (photo.width, photo.height)
+            if images == "copy":  # linked to the copy in images/train, not copied twice
+                assert image.is_file(), rel
+                assert image.stat().st_ino == (out / "images/train" / image.name).stat().st_ino

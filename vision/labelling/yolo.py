@@ -6,8 +6,9 @@ Layout written by :func:`write_yolo`::
     OUT/train.txt              images/train/<photo> lines, for CVAT
     OUT/images/train/<photo>   the photos (copied or linked)
     OUT/labels/train/<photo>.txt   "class cx cy w h", normalised, class 0..5 = faces 1..6
-    OUT/cvat-yolo-1.1/         obj.data, obj.names, train.txt, obj_train_data/*.txt: zip this
-                               folder to upload the labels into a CVAT task as "YOLO 1.1"
+    OUT/cvat-yolo-1.1/         obj.data, obj.names, train.txt, images.meta (photo sizes),
+                               obj_train_data/ (labels, and the photos linked): zip this folder
+                               to upload the labels into a CVAT task as "YOLO 1.1"
 
 Photo names are flattened (``table/IMG_1.jpg`` becomes ``table__IMG_1.jpg``). YOLO has no
 attributes: off-table flags and confidences are not carried; cocked dice become class 6
@@ -17,6 +18,7 @@ attributes: off-table flags and confidences are not carried; cocked dice become 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -93,12 +95,15 @@ def write_yolo(
     cvat_dir = out / CVAT_DIR / f"obj_{SUBSET}_data"
     for d in (lbl_dir, cvat_dir):
         d.mkdir(parents=True, exist_ok=True)
-    listing, cvat_listing = [], []
+    listing, cvat_listing, sizes = [], [], []
     for photo, flat in zip(photos, flat_names(photos, portable=images != "none"), strict=True):
         if images != "none":
             if photo.image is None or not Path(photo.image).is_file():
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
             place_image(Path(photo.image), img_dir / flat, images)
+            # datumaro's "yolo" import of OUT finds cvat-yolo-1.1/obj.data first and wants each
+            # photo beside its labels there: a link to the one placed, no second copy
+            place_image(img_dir / flat, cvat_dir / flat, "link")
         lines = (_line(d, photo.width, photo.height, cocked_class) for d in photo.dice)
         text = "".join(f"{line}\n" for line in lines if line is not None)
         stem = Path(flat).stem
@@ -106,6 +111,7 @@ def write_yolo(
         atomic_write(cvat_dir / f"{stem}.txt", text, sync=False)
         listing.append(f"images/{SUBSET}/{flat}")
         cvat_listing.append(f"data/obj_{SUBSET}_data/{flat}")
+        sizes.append(f"{shlex.quote(stem)} {photo.height} {photo.width}\n")
     atomic_write(out / "train.txt", "".join(f"{p}\n" for p in listing))
     names_yaml = "".join(f"  {i}: '{n}'\n" for i, n in enumerate(names))
     data_yaml = out / "data.yaml"
@@ -113,8 +119,9 @@ def write_yolo(
         data_yaml,
         "# Written by dicecam label. No `path:` key: ultralytics resolves these folders\n"
         "# relative to this file. Faces: class 0 is a die showing 1, class 5 one showing 6.\n"
+        "# No `nc:` either: CVAT reads every key it does not know as a subset of photos.\n"
         f"train: images/{SUBSET}\nval: images/{SUBSET}\n"
-        f"nc: {len(names)}\nnames:\n{names_yaml}",
+        f"names:\n{names_yaml}",
     )
     cvat = out / CVAT_DIR
     atomic_write(cvat / "obj.names", "".join(f"{n}\n" for n in names))
@@ -124,6 +131,8 @@ def write_yolo(
         "backup = backup/\n",
     )
     atomic_write(cvat / f"{SUBSET}.txt", "".join(f"{p}\n" for p in cvat_listing))
+    # "<photo> <height> <width>" lines: datumaro reads the labels without the photos (images none)
+    atomic_write(cvat / "images.meta", "".join(sizes))
     return data_yaml
 
 
