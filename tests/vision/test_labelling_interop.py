@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,10 @@ from vision.labelling import (
     LabelFormatError,
     LabelledPhoto,
     detect_format,
+    read_coco,
     read_labels,
     read_labelstudio,
+    write_coco,
     write_labelstudio,
     write_yolo,
 )
@@ -185,3 +188,22 @@ def test_cvat_yolo_folder_holds_what_datumaro_needs_to_import_it(photos, tmp_pat
             if images == "copy":  # linked to the copy in images/train, not copied twice
                 assert image.is_file(), rel
                 assert image.stat().st_ino == (out / "images/train" / image.name).stat().st_ino
+
+
+# ------------------------------------------------------------------------------------ COCO
+
+
+def test_coco_export_of_cvat_or_datumaro_finds_photos_in_images_subset(photos, tmp_path):
+    # datumaro 1.13's coco_instances export (as CVAT's "COCO 1.0" with images) puts the photos
+    # in images/<subset>/ beside annotations/instances_<subset>.json
+    out = tmp_path / "coco"
+    write_coco(photos, out)
+    (out / "images/default").mkdir()
+    for image in sorted((out / "images").glob("*.*")):
+        shutil.move(image, out / "images/default" / image.name)
+
+    got = read_coco(out / "annotations/instances_default.json")
+
+    assert [p.image for p in got] == [out / "images/default" / p.name for p in got]
+    assert all(p.image.is_file() for p in got)
+    assert [len(p.dice) for p in got] == [2, 1, 0]

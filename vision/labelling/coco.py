@@ -132,7 +132,8 @@ def read_coco(
 
     Categories are matched by name (``"1"``..``"6"``, ``"cocked"``), so a Roboflow export with
     an unused super-category reads too. Photos are looked up under ``image_root`` (default: the
-    ``images/`` folder beside ``annotations/``, then the file's own folder).
+    ``images/`` folder beside ``annotations/``, its ``<subset>/`` folder for
+    ``instances_<subset>.json`` as CVAT and datumaro export it, then the file's own folder).
 
     Raises:
         LabelFormatError: not COCO detection JSON, or an annotation with an unknown category.
@@ -153,10 +154,13 @@ def read_coco(
     for n, c in enumerate(_list(data, "categories", path), 1):
         with entry(f"{path}: category {n}"):
             categories[c["id"]] = str(c["name"])
+    # CVAT and datumaro export annotations/instances_<subset>.json beside images/<subset>/
+    subset = path.stem.removeprefix("instances_")
+    images = path.parent.parent / "images"
     roots = (
         [Path(image_root)]
         if image_root is not None
-        else [path.parent.parent / "images", path.parent / "images", path.parent]
+        else [images, images / subset, path.parent / "images", path.parent]
     )
     photos: dict[Any, LabelledPhoto] = {}
     for n, im in enumerate(data["images"], 1):
