@@ -8,9 +8,9 @@ server's clock reading (``now``, aware UTC). :mod:`service.tracker.store` re-exp
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -19,6 +19,8 @@ from service.tracker.schemas import Registration
 from service.tracker.security import hash_password, hash_token, new_token, verify_password
 
 __all__ = [
+    "RELOGIN",
+    "TOKEN_DAYS",
     "Clock",
     "Conflict",
     "Forbidden",
@@ -34,6 +36,8 @@ __all__ = [
     "name_key",
     "register",
     "revoke_token",
+    "revoke_tokens",
+    "token_expiry",
     "utc",
 ]
 
@@ -131,11 +135,33 @@ def register(
     return player
 
 
-def issue_token(session: Session, player: Player, now: datetime) -> str:
+TOKEN_DAYS = 365
+"""How long a token lasts unless told (``DICECAM_TRACKER_TOKEN_DAYS``)."""
+
+RELOGIN = (
+    "log in again for a new token (POST /api/v1/tokens, the camera page's Morning Roll tracker "
+    "login, or `dicecam submit --password`)"
+)
+
+
+def issue_token(session: Session, player: Player, now: datetime, *, days: int = TOKEN_DAYS) -> str:
+    """A new bearer token for ``player``, refused from ``token_expiry(now, days)`` on."""
     token = new_token()
-    session.add(Token(token_hash=hash_token(token), player_id=player.id, created_at=now))
+    session.add(
+        Token(
+            token_hash=hash_token(token),
+            player_id=player.id,
+            created_at=now,
+            expires_at=token_expiry(now, days),
+        )
+    )
     session.flush()
     return token
+
+
+def token_expiry(now: datetime, days: int) -> datetime:
+    """When a token made at ``now`` that lasts ``days`` days expires."""
+    return now + timedelta(days=days)
 
 
 def check_password(session: Session, name: str, password: str) -> Player:
@@ -153,13 +179,34 @@ def login(session: Session, name: str, password: str, now: datetime) -> tuple[Pl
 
 
 def revoke_token(session: Session, token: str | None) -> None:
-    """Log out: the token stops working."""
-    authenticate(session, token)
-    session.query(Token).filter(Token.token_hash == hash_token(token)).delete()
+    """Log out: the token stops working (an expired one is removed too)."""
+    row = _token_row(session, token)
+    session.delete(row)
     session.flush()
 
 
-def authenticate(session: Session, token: str | None) -> Player:
+def revoke_tokens(session: Session, player: Player) -> int:
+    """Every token of ``player`` stops working (their password changed); how many there were."""
+    gone = session.execute(delete(Token).where(Token.player_id == player.id)).rowcount
+    session.flush()
+    return gone
+
+
+def authenticate(session: Session, token: str | None, now: datetime) -> Player:
+    """The player of bearer ``token``; :class:`Unauthorized` when it is missing, unknown,
+    revoked or expired at ``now``."""
+    row = _token_row(session, token)
+    expires_at = utc(row.expires_at)
+    if expires_at <= utc(now):
+        days = (expires_at - utc(row.created_at)).days
+        raise Unauthorized(
+            f"this token expired on {expires_at:%Y-%m-%d %H:%M} UTC (a token lasts {days} days, "
+            f"DICECAM_TRACKER_TOKEN_DAYS): {RELOGIN}"
+        )
+    return row.player
+
+
+def _token_row(session: Session, token: str | None) -> Token:
     if not token:
         raise Unauthorized("expected an 'Authorization: Bearer <token>' header (log in first)")
     row = session.scalar(
@@ -168,14 +215,15 @@ def authenticate(session: Session, token: str | None) -> Player:
         .where(Token.token_hash == hash_token(token))
     )
     if row is None:
-        raise Unauthorized("unknown or revoked token: log in again")
-    return row.player
+        raise Unauthorized(f"unknown or revoked token: {RELOGIN}")
+    return row
 
 
 def ensure_admin(
     session: Session, name: str, password: str, timezone: str, now: datetime
 ) -> Player:
-    """Create the administrator ``name``, or make an existing player one (password reset).
+    """Create the administrator ``name``, or make an existing player one (password reset: their
+    tokens are revoked when the password changes).
 
     Raises:
         pydantic.ValidationError: the name, password or time zone would not do for a player.
@@ -187,5 +235,6 @@ def ensure_admin(
     player.is_admin = True
     if not verify_password(player.password_hash, password):
         player.password_hash = hash_password(password)
+        revoke_tokens(session, player)  # whoever knew the old password is logged out
     session.flush()
     return player

@@ -32,7 +32,7 @@ router = APIRouter(prefix="/api/v1")
 
 WHY = {
     400: "the body is not valid JSON",
-    401: "no bearer token, or an unknown or revoked one: log in (POST /api/v1/tokens)",
+    401: "no bearer token, or an unknown, revoked or expired one: log in (POST /api/v1/tokens)",
     403: "the player may not do this (a turn for another day, a correction by a non-admin, "
     "an administrator raising their own score)",
     404: "no such player, turn or photo",
@@ -154,15 +154,20 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
 def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenOut:
     guard = request.app.state.login_guard
     player = guard.check_password(session, creds.name, creds.password, now)
+    days = request.app.state.token_days
     with writing(request) as w:
-        token = store.issue_token(w, player, now)
+        token = store.issue_token(w, player, now, days=days)
         w.commit()
-    return TokenOut(token=token, player=player_out(player))
+    return TokenOut(
+        token=token,
+        expires_at=store.utc(store.token_expiry(now, days)),
+        player=player_out(player),
+    )
 
 
 @router.delete("/tokens/current", status_code=204, responses=errors(401))
 def logout(token: Token, request: Request) -> Response:
-    """Revoke the bearer token of this request."""
+    """Log out: revoke the bearer token of this request (an expired one too)."""
     with writing(request) as session:
         store.revoke_token(session, token)
         session.commit()
@@ -170,8 +175,8 @@ def logout(token: Token, request: Request) -> Response:
 
 
 @router.get("/me", response_model=PlayerOut, responses=errors(401))
-def me(session: DB, token: Token) -> PlayerOut:
-    return player_out(store.authenticate(session, token))
+def me(session: DB, token: Token, now: Now) -> PlayerOut:
+    return player_out(store.authenticate(session, token, now))
 
 
 @router.post(
@@ -185,7 +190,7 @@ def submit(
 ) -> TurnOut:
     """Store a turn (201), or return the stored one for a known idempotency key (200)."""
     with writing(request) as session:
-        player = store.authenticate(session, token)
+        player = store.authenticate(session, token, now)
         turn, replayed = store.submit_turn(session, player, turn_in, now)
         session.commit()
     if replayed:
@@ -206,7 +211,7 @@ def correct(
 ) -> TurnOut:
     """An administrator corrects a score; the correction is kept as an audit record."""
     with writing(request) as session:
-        admin = store.authenticate(session, token)
+        admin = store.authenticate(session, token, now)
         turn = store.correct_score(session, admin, turn_id, correction, now)
         session.commit()
     return turn_out(turn, root(request))

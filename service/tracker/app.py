@@ -29,19 +29,27 @@ def _utcnow() -> datetime:
 
 
 def create_app(
-    database_url: str | None = None, *, clock: Callable[[], datetime] | None = None
+    database_url: str | None = None,
+    *,
+    clock: Callable[[], datetime] | None = None,
+    token_days: int | None = None,
 ) -> FastAPI:
     """The Morning Roll tracker: JSON API under ``/api/v1`` and HTML pages.
 
     ``database_url`` defaults to ``DICECAM_TRACKER_DATABASE_URL`` or a SQLite file under
     ``Settings().data_dir``; migrations run here. ``clock`` returns the server's aware time
-    (tests inject one). Mountable under a prefix: ``app.mount("/tracker", create_app())``.
+    (tests inject one). ``token_days``: how long a bearer token lasts (default
+    ``DICECAM_TRACKER_TOKEN_DAYS``, 365). Mountable under a prefix:
+    ``app.mount("/tracker", create_app())``.
 
     Example:
         >>> app = create_app("sqlite://")  # a private database (a temporary file) for this app
         >>> app.title
         'Morning Roll tracker'
     """
+    days = _token_days() if token_days is None else token_days
+    if not 1 <= days <= 36500:
+        raise ValueError(f"expected token_days from 1 to 36500, got {days}")
     db = Database(database_url or default_database_url())
     migrate(db.engine)
     app = FastAPI(title="Morning Roll tracker", version="1")
@@ -50,6 +58,7 @@ def create_app(
     app.state.sessionmaker = db.writer
     app.state.clock = clock or _utcnow
     app.state.login_guard = LoginGuard()
+    app.state.token_days = days
     _bootstrap_admin(app)
 
     @app.exception_handler(store.TrackerError)
@@ -88,6 +97,12 @@ def _max_body_mb() -> float:
     from service.settings import Settings
 
     return float(Settings().max_upload_mb)
+
+
+def _token_days() -> int:
+    from service.settings import Settings
+
+    return Settings().tracker_token_days
 
 
 def _bootstrap_admin(app: FastAPI) -> None:

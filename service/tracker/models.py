@@ -48,6 +48,8 @@ class Token(Base):
     """SHA-256 of the bearer token: the token itself is never stored."""
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    """From then on the token is refused (``DICECAM_TRACKER_TOKEN_DAYS`` after ``created_at``)."""
 
     player: Mapped[Player] = relationship()
 

@@ -168,6 +168,8 @@ class PlayerOut(BaseModel):
 class TokenOut(BaseModel):
     token: str
     token_type: Literal["bearer"] = "bearer"
+    expires_at: datetime
+    """From then on the token is refused (401): log in again for a new one."""
     player: PlayerOut
 
 

@@ -16,6 +16,8 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from service.tracker import rules
 from service.tracker.accounts import (
+    RELOGIN,
+    TOKEN_DAYS,
     Clock,
     Conflict,
     Forbidden,
@@ -31,12 +33,16 @@ from service.tracker.accounts import (
     name_key,
     register,
     revoke_token,
+    revoke_tokens,
+    token_expiry,
     utc,
 )
 from service.tracker.models import Correction, Player, Roll, Turn
 from service.tracker.schemas import CorrectionIn, TurnIn
 
 __all__ = [
+    "RELOGIN",
+    "TOKEN_DAYS",
     "Clock",
     "Conflict",
     "Forbidden",
@@ -55,9 +61,11 @@ __all__ = [
     "player_turns",
     "register",
     "revoke_token",
+    "revoke_tokens",
     "roll_call",
     "rounds",
     "submit_turn",
+    "token_expiry",
     "utc",
 ]
 
