@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, build_api_router
 from service.body_limit import BodyLimitMiddleware
+from service.host_guard import guard_hosts
 from service.http_errors import (
     answer_http_errors,
     describe_validation_errors,
@@ -111,6 +112,9 @@ def create_app(
         "(DICECAM_MAX_UPLOAD_MB); send a smaller photo",
     )
 
+    # DNS rebinding (400) and cross-site writes (403), for the mounted tracker too; its
+    # refusals carry the security headers
+    guard_hosts(app, settings.host, settings.allowed_hosts)
     app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP; outermost
 
     answer_http_errors(app)

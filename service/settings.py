@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from service.host_guard import check_allowed_host
 
 __all__ = ["Settings", "get_settings"]
 
@@ -50,6 +52,20 @@ class Settings(BaseSettings):
     turns_database: Path | None = None
     """SQLite file of the turns in progress (``DICECAM_TURNS_DATABASE``); default
     ``data_dir / "turns.sqlite3"``, their photos in ``turn-photos/`` beside it."""
+
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
+    """More ``Host`` names the service answers to (``DICECAM_ALLOWED_HOSTS``, a comma list:
+    names, IP addresses, ``*.domain``; ``*``: any), e.g. behind a reverse proxy or at a domain.
+    The defaults follow ``host``: see :meth:`service.host_guard.HostPolicy.for_bind`."""
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split_allowed_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",") if value.strip() else []
+        if isinstance(value, (list, tuple)):
+            return tuple(check_allowed_host(str(v)) for v in value)
+        return value
 
     def turns_database_file(self) -> Path:
         """Where turns are saved: ``turns_database``, else ``data_dir/turns.sqlite3``."""
