@@ -32,6 +32,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from service.security_headers import HEADERS
+
 __all__ = ["HostGuardMiddleware", "HostPolicy", "check_allowed_host", "guard_hosts"]
 
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -191,7 +193,10 @@ class HostGuardMiddleware:
             await self.app(scope, receive, send)
             return
         status, detail = refusal
-        await JSONResponse({"detail": detail}, status_code=status)(scope, receive, send)
+        headers = {k.decode(): v.decode() for k, v in HEADERS}  # wherever the guard sits
+        await JSONResponse({"detail": detail}, status_code=status, headers=headers)(
+            scope, receive, send
+        )
 
 
 def guard_hosts(app: Any, bind: str, allowed: Iterable[str] = ()) -> None:

@@ -97,9 +97,13 @@ def run_tracker(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot open the tracker database: {exc}") from None
     except OperationalError as exc:
         raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
+    from service.host_guard import guard_hosts
+
+    host = args.host or settings.host
+    guard_hosts(app, host, settings.allowed_hosts)  # as `dicecam serve` guards its mounted one
     uvicorn.run(
         app,
-        host=args.host or settings.host,
+        host=host,
         port=args.port if args.port is not None else settings.port,
         log_level="warning",
     )

@@ -233,3 +233,26 @@ def test_a_page_of_another_site_cannot_write_to_the_service_from_the_browser(
     page.wait_for_function("document.title === 'done'", timeout=10_000)
     page.close()
     assert (_players(http), _rolls(http, turn)) == ([], 0)
+
+
+def test_the_standalone_tracker_is_guarded_as_the_mounted_one(tmp_path, monkeypatch, serve):
+    import uvicorn
+
+    from service.cli import main
+
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("DICECAM_TRACKER_ADMIN_NAME", raising=False)
+    ran: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(app=app, **kw))
+    db = f"sqlite:///{tmp_path / 'alone.sqlite3'}"
+    assert main(["tracker", "--database-url", db, "--host", "127.0.0.1", "--port", "1"]) == 0
+    try:
+        with httpx.Client(base_url=serve(ran["app"]).url, timeout=30) as http:
+            r = http.get("/api/v1/rounds", headers={"Host": EVIL})
+            assert r.status_code == 400 and r.headers["x-frame-options"] == "DENY"
+            r = http.post("/register", data=FORM, headers={"Origin": "http://evil.example"})
+            assert r.status_code == 403
+            assert http.get("/api/v1/players/mallory/turns").status_code == 404
+            assert http.post("/register", data=FORM).status_code == 201
+    finally:
+        ran["app"].state.db.dispose()
