@@ -164,6 +164,31 @@ class TurnStore:
         for roll in session.rolls:
             roll.photo = None
 
+    def relogin(self, player: str, tracker_url: str, token: str) -> int:
+        """``player`` logged in to ``tracker_url`` again: their turns whose token it refused
+        (receipt ``login``) take the new ``token`` and are tried again now. Returns how many
+        receipts changed (see :meth:`retry_queued`)."""
+        name = player.strip().lower()
+        with self._lock:
+            waiting = [
+                t
+                for t in self._turns.values()
+                if (t.submission or {}).get("login")
+                and t.player.strip().lower() == name
+                and t.tracker_url == tracker_url
+            ]
+        for session in waiting:
+            session.tracker_token = token
+            session.submission = {
+                "status": "queued",
+                "detail": "the player logged in again: sending the turn with the new token",
+            }
+            try:
+                self.save(session)
+            except TurnError:
+                log.warning("turn %s: its new token could not be saved", session.id)
+        return self.retry_queued() if waiting else 0
+
     def retry_queued(self) -> int:
         """Try again the turns whose submission is ``queued`` (the tracker was down), through
         the submitter's ``retry``, and hand over again those whose submission ``failed`` (the

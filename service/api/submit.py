@@ -40,9 +40,10 @@ class TrackerSubmitter:
     """Submits with the player's tracker token (given when the turn started) to the session's
     tracker URL. The turn id is the idempotency key, so a turn is stored at most once.
 
-    Receipts: ``submitted`` (with the tracker's turn), ``queued`` (tracker unreachable: kept in
-    the on-disk outbox), ``rejected`` (the tracker's reason, e.g. outside 8am-8pm), or
-    ``not-submitted`` (no token: the player did not log in).
+    Receipts: ``submitted`` (with the tracker's turn), ``queued`` (tracker unreachable, or the
+    player's token refused: expired or revoked, marked ``login``; kept in the on-disk outbox),
+    ``rejected`` (the tracker's reason, e.g. outside 8am-8pm), or ``not-submitted`` (no token:
+    the player did not log in).
     """
 
     def __init__(self, outbox_dir: Path, *, retries: int = 1, embedded: bool = False) -> None:
@@ -82,6 +83,8 @@ class TrackerSubmitter:
         outbox no longer holds it."""
         if not (session.tracker_url and session.tracker_token):
             return None
+        if (session.submission or {}).get("login"):  # refused token: wait for a new login
+            return None
         with self.client(session.tracker_url, token=session.tracker_token) as client:
             try:
                 return self._receipt(lambda: client.deliver(_key(session)))
@@ -108,7 +111,7 @@ class TrackerSubmitter:
         )
 
     def _receipt(self, send: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
-        from service.tracker_client import TrackerRejected, TrackerUnavailable
+        from service.tracker_client import TrackerAuthError, TrackerRejected, TrackerUnavailable
 
         try:
             stored = send()
@@ -117,6 +120,14 @@ class TrackerSubmitter:
                 "status": "queued",
                 "detail": f"{exc}; kept in the outbox ({self.outbox_dir}): the service tries "
                 "again on its own, `dicecam outbox deliver` sends it at once",
+            }
+        except TrackerAuthError as exc:  # an expired or revoked token: the turn is not lost
+            return {
+                "status": "queued",
+                "login": True,
+                "detail": f"the tracker refused the player's token ({exc.detail}); the turn is "
+                f"kept in the outbox ({self.outbox_dir}) and sent once the player logs in to "
+                "the tracker again on the camera page",
             }
         except TrackerRejected as exc:
             return {"status": "rejected", "detail": exc.detail}

@@ -58,7 +58,10 @@ async def login(request: Request, body: Login) -> dict[str, Any]:
 
         outbox = Path(request.app.state.settings.data_dir).expanduser() / "outbox"
         make = partial(TrackerClient, outbox_dir=outbox)
-    return await run_in_threadpool(_login, make(url), body)
+    out = await run_in_threadpool(_login, make(url), body)
+    turns = request.app.state.turns  # the player's turns held back by a refused token go now
+    await run_in_threadpool(turns.relogin, out["player"]["name"], url, out["token"])
+    return out
 
 
 def _login(client: Any, body: Login) -> dict[str, Any]:

@@ -200,7 +200,8 @@ def authenticate(session: Session, token: str | None, now: datetime) -> Player:
     if expires_at <= utc(now):
         days = (expires_at - utc(row.created_at)).days
         raise Unauthorized(
-            f"this token expired on {expires_at:%Y-%m-%d %H:%M} UTC (a token lasts {days} days, "
+            f"this token expired on {expires_at:%Y-%m-%d %H:%M} UTC (a token lasts {days} "
+            f"{'day' if days == 1 else 'days'}, "
             f"DICECAM_TRACKER_TOKEN_DAYS): {RELOGIN}"
         )
     return row.player

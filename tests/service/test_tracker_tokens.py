@@ -182,3 +182,48 @@ def test_a_database_of_the_previous_migration_is_upgraded_in_place(
         fresh = _login(http, "old")
         assert http.get("/api/v1/me", headers=_auth(fresh["token"])).status_code == 200
     app.state.db.dispose()
+
+
+def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, clock, serve):
+    """The camera's service submits to a real tracker with a token that expired meanwhile: the
+    turn stays queued in the outbox, the receipt says to log in again, and the next login
+    through the service sends it."""
+    from service.api.server import BackgroundServer
+    from service.app import create_app as create_service
+    from service.settings import Settings
+    from service.tracker_client import Outbox
+
+    from dicecam_testing.turns import QueueReader
+
+    tracker = create_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}", clock=clock, token_days=1)
+    remote = serve(tracker).url
+    clock.set("2026-06-15T12:00:00+00:00")
+    r = httpx.post(
+        f"{remote}/api/v1/players",
+        json={"name": "lena", "password": "hunter2hunter2", "timezone": "UTC"},
+    )
+    assert r.status_code == 201, r.text
+    settings = Settings(data_dir=tmp_path / "svc", tracker_url=remote, outbox_retry_s=0)
+    service = create_service(settings, reader=QueueReader())
+    login = {"name": "lena", "password": "hunter2hunter2"}
+    with BackgroundServer(service) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        token = c.post("/api/v1/tracker/tokens", json=login).json()["token"]
+        clock.set("2026-06-16T12:00:00+00:00")  # a day later: the token has expired
+        t = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token}).json()
+        t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
+        receipt = t["submission"]
+        assert t["bust"] and receipt["status"] == "queued" and receipt["login"] is True, receipt
+        assert "expired on 2026-06-16 12:00 UTC (a token lasts 1 day," in receipt["detail"]
+        assert "logs in to the tracker again" in receipt["detail"]
+        pending = list(Outbox(tmp_path / "svc" / "outbox").entries("pending"))
+        assert [(e.turn["player"], e.turn["score"]) for e in pending] == [("lena", 0)]
+        assert service.state.turns.retry_queued() == 0  # not sent again with the dead token
+
+        r = c.post("/api/v1/tracker/tokens", json=login)  # the player logs in again
+        assert r.status_code == 201, r.text
+        got = c.get(f"/api/v1/turns/{t['id']}").json()["submission"]
+        assert got["status"] == "submitted", got
+    history = httpx.get(f"{remote}/api/v1/players/lena/turns").json()["turns"]
+    assert [(h["score"], h["id"]) for h in history] == [(0, got["turn"]["id"])]
+    assert list(Outbox(tmp_path / "svc" / "outbox").entries("pending")) == []
+    tracker.state.db.dispose()
