@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors, unreadable_photo
+from service.api.reading import photo_admitted
 from service.api.uploads import PHOTO_BODY, parse_roll_input
 
 __all__ = ["CalibrationIn", "check_polygon", "router"]
@@ -239,6 +240,7 @@ def _propose(photo: bytes) -> dict[str, Any]:
 async def propose(request: Request) -> dict[str, Any]:
     """A photo (multipart ``photo``) -> ``outline`` in its pixels (null: the surface fills the
     frame; []: none found), whatever calibration is stored."""
-    roll = await parse_roll_input(request, photo_required=True)
-    assert roll.photo is not None
-    return await run_in_threadpool(_propose, roll.photo)
+    async with photo_admitted(request):
+        roll = await parse_roll_input(request, photo_required=True)
+        assert roll.photo is not None
+        return await request.app.state.reader.queue.run(_propose, roll.photo)

@@ -21,6 +21,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from service.api.errors import unreadable_photo
+from service.api.read_queue import ReadQueue
 
 __all__ = ["ReaderService"]
 
@@ -51,8 +52,6 @@ class ReaderService:
     """
 
     retry_after_s = 30.0
-    max_concurrent = 4
-    """Reads running at once: more only share the CPU and hold more decoded photos in memory."""
     cache_size = 32
     """Recent readings by photo hash: the page reads a photo, then posts the same photo as the
     roll; the roll reuses the reading instead of running the model twice."""
@@ -64,6 +63,7 @@ class ReaderService:
         *,
         calibration_path: Path | None = None,
         missing_is_bust: bool = True,
+        queue: ReadQueue | None = None,
     ) -> None:
         self._reader = reader
         self._factory = factory or _default_factory
@@ -74,7 +74,9 @@ class ReaderService:
         self._failure: str | None = None
         self._cache: OrderedDict[tuple[int, int | None, bytes], Any] = OrderedDict()
         self._cache_lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(self.max_concurrent)
+        self.queue = queue or ReadQueue.from_settings()
+        """Reads at once and reads waiting (``DICECAM_READ_WORKERS``, ``DICECAM_READ_QUEUE``):
+        :meth:`read_queued` reads through it."""
         self.missing_is_bust = missing_is_bust
         """Copied into every reading (``DICECAM_MISSING_DICE``: bust or ask the player)."""
         self.calibration_path = calibration_path
@@ -253,6 +255,11 @@ class ReaderService:
         return _replace(result, expected_dice=expected_dice, missing_is_bust=self.missing_is_bust)
 
     # -- reading -----------------------------------------------------------------------------
+    async def read_queued(self, photo: bytes, expected_dice: int | None = None) -> Any:
+        """:meth:`read` on one of the queue's workers, once one is free (admit the photo with
+        ``queue.ticket()`` before reading its upload)."""
+        return await self.queue.run(self.read, photo, expected_dice)
+
     def read(self, photo: bytes, expected_dice: int | None = None) -> Any:
         """Read a photo; 415 for a file that is not an image, 500 when the reader fails."""
         self._sync_calibration()
@@ -269,8 +276,7 @@ class ReaderService:
         self._install_table(reader)
         bad_image = _image_error_types()
         try:
-            with self._slots:
-                result = reader.read(photo, expected_dice=expected_dice)
+            result = reader.read(photo, expected_dice=expected_dice)
         except bad_image as exc:
             raise unreadable_photo(exc) from None
         except HTTPException:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -9,15 +11,33 @@ from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, unknown_game
 from service.api.errors import errors
-from service.api.uploads import PHOTO_BODY, PHOTO_OR_VALUES_BODY, RollInput, parse_roll_input
+from service.api.uploads import (
+    PHOTO_BODY,
+    PHOTO_OR_VALUES_BODY,
+    RollInput,
+    content_type,
+    parse_roll_input,
+)
 
-__all__ = ["router", "read_roll", "score_values"]
+__all__ = ["router", "photo_admitted", "read_roll", "score_values"]
 
 router = APIRouter(tags=["reading"])
 
 
 def _reader(request: Request):
     return request.app.state.reader
+
+
+@asynccontextmanager
+async def photo_admitted(request: Request) -> AsyncIterator[None]:
+    """Hold a place in the reader's queue while a photo is uploaded and read; 503 with
+    ``Retry-After`` at once, before the upload is read, when the queue is full. A request
+    that is not multipart (typed values) needs no place."""
+    if content_type(request) != "multipart/form-data":
+        yield
+        return
+    async with _reader(request).queue.ticket():
+        yield
 
 
 async def read_roll(
@@ -30,7 +50,7 @@ async def read_roll(
     reading: dict[str, Any] | None = None
     if roll.photo is not None:
         expected = roll.extra.get("expected_dice", expected_dice)
-        result = await run_in_threadpool(_reader(request).read, roll.photo, expected)
+        result = await _reader(request).read_queued(roll.photo, expected)
         reading = result.to_dict()
         if roll.filename:
             reading["image"] = roll.filename
@@ -56,10 +76,9 @@ async def read_roll(
 )
 async def read_photo(request: Request) -> dict[str, Any]:
     """A photo (multipart field ``photo``) -> every die with its value, box and table status."""
-    roll = await parse_roll_input(request, photo_required=True)
-    result = await run_in_threadpool(
-        _reader(request).read, roll.photo, roll.extra.get("expected_dice")
-    )
+    async with photo_admitted(request):
+        roll = await parse_roll_input(request, photo_required=True)
+        result = await _reader(request).read_queued(roll.photo, roll.extra.get("expected_dice"))
     reading = result.to_dict()
     if roll.filename:
         reading["image"] = roll.filename
@@ -156,8 +175,9 @@ async def score(
     if game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(game))
     house_rules = _house_rules(game, rule or [])
-    roll = await parse_roll_input(request)
-    values, off_table, reading = await read_roll(request, roll)
+    async with photo_admitted(request):
+        roll = await parse_roll_input(request)
+        values, off_table, reading = await read_roll(request, roll)
     try:
         result = await run_in_threadpool(
             score_values, game, values, off_table, banked, highest_kept, house_rules

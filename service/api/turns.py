@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -11,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import errors
-from service.api.reading import read_roll
+from service.api.reading import photo_admitted, read_roll
 from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
 from service.turn_store import TurnStore
@@ -73,13 +74,16 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(body.game))
-    try:
-        session = _store(request).start(
-            body.player.strip(),
-            body.game,
-            tracker_url=tracker_url(request),
-            tracker_token=body.tracker_token,
-            rules=body.rules,
+    try:  # saved to the database: on a worker thread, the file may be busy a while
+        session = await run_in_threadpool(
+            partial(
+                _store(request).start,
+                body.player.strip(),
+                body.game,
+                tracker_url=tracker_url(request),
+                tracker_token=body.tracker_token,
+                rules=body.rules,
+            )
         )
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
@@ -105,10 +109,11 @@ async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
     refused with 409 and ``missing``, ``expected``, ``seen``. Typed values must count every die.
     """
     session = _session(request, turn_id)
-    roll = await parse_roll_input(request)
-    # a turn that is over has no dice left to roll: read without a count, the roll is refused
-    expected = session.dice_left or None
-    values, off_table, reading = await read_roll(request, roll, expected_dice=expected)
+    async with photo_admitted(request):
+        roll = await parse_roll_input(request)
+        # a turn that is over has no dice left to roll: read without a count, it is refused
+        expected = session.dice_left or None
+        values, off_table, reading = await read_roll(request, roll, expected_dice=expected)
     missing = 0
     if roll.values is None:  # read from the photo: dice it did not show are missing
         missing = max(0, session.dice_left - len(values) - off_table)

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 from starlette.datastructures import UploadFile
 
-__all__ = ["PHOTO_FIELDS", "RollInput", "parse_roll_input", "parse_values"]
+__all__ = ["PHOTO_FIELDS", "RollInput", "content_type", "parse_roll_input", "parse_values"]
 
 PHOTO_FIELDS = ("photo", "file", "image")
 """Multipart field names accepted for the photo (``photo`` is the documented one)."""
@@ -133,9 +133,14 @@ async def read_photo(form: Any) -> tuple[bytes, str | None] | None:
     return None
 
 
+def content_type(request: Request) -> str:
+    """The request's media type, lower case, without parameters ('' when none is given)."""
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 async def parse_roll_input(request: Request, *, photo_required: bool = False) -> RollInput:
     """A photo as multipart ``photo`` (with optional ``values`` corrections), or JSON values."""
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    ctype = content_type(request)
     if ctype == "multipart/form-data":
         try:
             form = await request.form()

@@ -1,0 +1,107 @@
+"""How many photos the service reads at once, and how many may wait: the rest get 503.
+
+Each read decodes a photo (a 12-megapixel JPEG is tens of megabytes decoded) and runs the
+models on it. Reads run in worker threads of their own (``DICECAM_READ_WORKERS`` at once), so a
+photo waiting for a worker holds no thread of the server's pool (which moves turns, keeps and
+banks meanwhile). A photo is admitted before its body is read: past ``DICECAM_READ_WORKERS +
+DICECAM_READ_QUEUE`` photos in flight the request is answered 503 with ``Retry-After`` at once,
+before it uploads anything, so memory stays bounded however many phones send at once.
+
+Example:
+    >>> queue = ReadQueue(workers=2, waiting=8)
+    >>> async def read(photo):  # doctest: +SKIP
+    ...     async with queue.ticket():
+    ...         return await queue.run(reader.read, photo)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+from fastapi import HTTPException
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["ReadQueue", "ReadQueueSettings"]
+
+T = TypeVar("T")
+
+
+class ReadQueueSettings(BaseSettings):
+    """``DICECAM_READ_WORKERS`` and ``DICECAM_READ_QUEUE``."""
+
+    model_config = SettingsConfigDict(env_prefix="DICECAM_", extra="ignore")
+
+    read_workers: int = Field(4, ge=1, le=64)
+    """Photos read at once (each on a thread of its own; more only share the CPU)."""
+    read_queue: int = Field(16, ge=0, le=10_000)
+    """Photos that may wait for a worker; past them a photo is answered 503 + Retry-After."""
+
+
+class ReadQueue:
+    """At most ``workers`` reads at once and ``waiting`` more admitted; the rest are refused.
+
+    Args:
+        workers: reads running at once, each in a thread of this queue's own limiter.
+        waiting: reads admitted beyond those, waiting (without a thread) for a worker.
+    """
+
+    def __init__(self, workers: int = 4, waiting: int = 16) -> None:
+        if workers < 1 or waiting < 0:
+            raise ValueError(f"expected workers >= 1 and waiting >= 0, got {workers}, {waiting}")
+        self.workers = workers
+        self.waiting = waiting
+        self.in_flight = 0
+        """Photos admitted and not yet answered (uploading, waiting or being read)."""
+        self._limiter = anyio.CapacityLimiter(workers)
+        self._read_s = 1.0
+        """A moving average of how long a read takes, for ``Retry-After``."""
+
+    @classmethod
+    def from_settings(cls, settings: ReadQueueSettings | None = None) -> ReadQueue:
+        settings = settings or ReadQueueSettings()
+        return cls(settings.read_workers, settings.read_queue)
+
+    def retry_after(self) -> int:
+        """Seconds until a worker is likely free for one more photo (at least 1)."""
+        rounds = math.ceil((self.in_flight + 1) / self.workers)
+        return max(1, math.ceil(rounds * self._read_s))
+
+    @asynccontextmanager
+    async def ticket(self) -> AsyncIterator[None]:
+        """Admit one photo for as long as the block runs, or raise 503 with ``Retry-After``
+        when ``workers + waiting`` photos are in flight already."""
+        limit = self.workers + self.waiting
+        if self.in_flight >= limit:
+            wait = self.retry_after()
+            raise HTTPException(
+                503,
+                f"the reader is busy: {self.in_flight} photos are being read or waiting "
+                f"(at most {self.workers} read at once and {self.waiting} wait: "
+                f"DICECAM_READ_WORKERS, DICECAM_READ_QUEUE); send the photo again in {wait} s",
+                headers={"Retry-After": str(wait)},
+            )
+        self.in_flight += 1  # the event loop is one thread: no lock needed
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+
+    async def run(self, func: Callable[..., T], *args: Any) -> T:
+        """``func(*args)`` on one of the queue's ``workers`` threads, once one is free: a
+        photo waits on the event loop, holding no thread of the server's pool."""
+
+        def timed() -> T:
+            start = time.monotonic()
+            try:
+                return func(*args)
+            finally:
+                self._read_s = 0.8 * self._read_s + 0.2 * (time.monotonic() - start)
+
+        return await anyio.to_thread.run_sync(timed, limiter=self._limiter)
