@@ -5,6 +5,9 @@ Every module in this package that defines ``register(subparsers)`` adds its own 
 Heavy imports (onnxruntime, torch, FastAPI) happen inside those callables, so ``dicecam score``
 starts fast.
 
+Exit status: 0 done; 1 the work failed in part (a photo that cannot be read among others, a
+full disk); 2 bad usage (an unknown command or option, a value out of range, a missing file the
+command needs); 130 interrupted (Ctrl-C); 141 the reader of the output went away (``| head``).
 Errors a user can fix raise :class:`UsageError`; ``main`` prints them on one line and exits 2.
 """
 
@@ -13,13 +16,28 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import importlib.metadata
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
-__all__ = ["UsageError", "build_parser", "main", "check_port", "settings_error"]
+__all__ = [
+    "BROKEN_PIPE",
+    "INTERRUPTED",
+    "UsageError",
+    "build_parser",
+    "check_port",
+    "main",
+    "settings_error",
+]
 
+
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as a shell reports a command SIGINT stopped."""
+
+BROKEN_PIPE = 141
+"""Exit status when the reader of the output went away (128 + SIGPIPE), as for ``yes | head``."""
 
 _DISK_ERRORS = {
     errno.ENOSPC,
@@ -53,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dicecam",
         description="Read physical dice from photos, score and advise, submit Morning Roll turns.",
     )
+    parser.add_argument("--version", action="version", version=f"dicecam {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -63,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
         if register is not None:
             register(sub)
     return parser
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("dicecam")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree not installed
+        return "unknown (not installed)"
 
 
 def settings_error(exc: BaseException) -> str | None:
@@ -88,36 +114,53 @@ def settings_error(exc: BaseException) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the ``dicecam`` command ``argv`` (default: ``sys.argv[1:]``); return its exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = "dicecam"
     try:
-        return int(args.func(args) or 0)
-    except UsageError as exc:  # one raised over a settings error names the variables instead
-        cause = exc.__cause__ or exc.__context__
-        message = (settings_error(cause) if cause is not None else None) or exc
-        print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
-        return 2
+        parser = build_parser()
+        if not argv:  # `dicecam` alone: what it can do, and a usage error's status
+            parser.print_help(sys.stderr)
+            print(f"\n{command}: error: expected a COMMAND", file=sys.stderr)
+            return 2
+        args = parser.parse_args(argv)
+        command = f"dicecam {args.command}"
+        return _run(args, command)
     except KeyboardInterrupt:
-        return 130
+        # files are written whole (vision.atomic): what was there before is still there
+        print(f"{command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         # the reader of our output went away (`dicecam read --json *.jpg | head`): stop quietly
         # and keep Python from complaining again when it flushes stdout at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        return BROKEN_PIPE
+
+
+def _run(args: argparse.Namespace, command: str) -> int:
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:  # one raised over a settings error names the variables instead
+        cause = exc.__cause__ or exc.__context__
+        message = (settings_error(cause) if cause is not None else None) or exc
+        print(f"{command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # an OSError, but not the disk's: main says nothing of it
+        raise
     except OSError as exc:
         if exc.errno not in _DISK_ERRORS:
             raise
         # a full disk or a folder that cannot be written: one line naming the file, as for
         # other errors (files written atomically keep their old content)
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"dicecam {args.command}: error: {exc.strerror}{where}", file=sys.stderr)
+        print(f"{command}: error: {exc.strerror}{where}", file=sys.stderr)
         return 1
     except Exception as exc:
         message = settings_error(exc)
         if message is None:
             raise
-        print(f"dicecam {args.command}: error: {message}", file=sys.stderr)
+        print(f"{command}: error: {message}", file=sys.stderr)
         return 2
 
 

@@ -6,12 +6,15 @@ import argparse
 from typing import TYPE_CHECKING
 
 from service.cli import UsageError
-from vision.backends import BACKENDS
 
 if TYPE_CHECKING:
     from vision.reader import DiceReader
 
-__all__ = ["add_reader_options", "check_reader_options", "open_reader"]
+__all__ = ["BACKENDS", "add_reader_options", "check_reader_options", "open_reader"]
+
+BACKENDS = ("auto", "openvino", "onnxruntime")
+"""``vision.backends.BACKENDS``, named here so that ``dicecam --help`` need not import ``vision``
+(numpy, pydantic, OpenCV: half a second); a test holds the two equal."""
 
 
 def add_reader_options(p: argparse.ArgumentParser) -> None:

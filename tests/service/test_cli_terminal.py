@@ -1,0 +1,213 @@
+"""``dicecam`` as a Unix command, run as a real subprocess: pipes closed early, Ctrl-C, what goes
+to stdout and stderr, exit statuses, ``--version`` and ``--help``."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import service.cli
+from service.cli import _reader_options, main
+from vision.backends import BACKENDS
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
+DICECAM = [sys.executable, "-m", "service.cli"]
+
+
+def dicecam(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*DICECAM, *args], capture_output=True, text=True, timeout=60, cwd=ROOT, **kwargs
+    )
+
+
+def many_photos(folder: Path, copies: int) -> Path:
+    """``copies`` times each sample photo, in ``folder``."""
+    folder.mkdir()
+    for k in range(copies):
+        for photo in SAMPLES:
+            shutil.copy(photo, folder / f"{k:02d}-{photo.name}")
+    return folder
+
+
+def interrupt_when(proc: subprocess.Popen, started, timeout: float = 30.0) -> tuple[str, str]:
+    """Ctrl-C ``proc`` (SIGINT to its process group, as a terminal does) once ``started()``
+    holds; its stdout and stderr."""
+    deadline = time.monotonic() + timeout
+    while not started():
+        assert proc.poll() is None, f"ended before it was interrupted: {proc.communicate()}"
+        assert time.monotonic() < deadline, "never started working"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    return proc.communicate(timeout=30)
+
+
+def test_version_prints_the_package_version():
+    proc = dicecam("--version")
+    assert proc.returncode == 0
+    assert proc.stdout == f"dicecam {importlib.metadata.version('dicecam')}\n"
+
+
+def test_no_command_prints_help_and_exits_2():
+    proc = dicecam()
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("usage: dicecam")
+    assert " read " in proc.stderr and " label " in proc.stderr  # the commands, with help
+    assert proc.stderr.splitlines()[-1] == "dicecam: error: expected a COMMAND"
+
+
+def test_every_help_works_without_loading_the_reader():
+    # each subcommand's --help, in one process: then neither the reader's runtimes nor even
+    # vision (numpy, OpenCV, pydantic: half a second) have been imported
+    code = (
+        "import contextlib, io, sys\n"
+        "from service.cli import build_parser\n"
+        "parser = build_parser()\n"
+        "commands = parser._subparsers._group_actions[0].choices\n"
+        "for name in commands:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "        try:\n"
+        "            parser.parse_args([name, '--help'])\n"
+        "        except SystemExit as exc:\n"
+        "            assert exc.code == 0, (name, exc.code)\n"
+        "    assert out.getvalue().startswith(f'usage: dicecam {name}'), name\n"
+        "heavy = ('vision', 'numpy', 'cv2', 'onnxruntime', 'openvino', 'torch', 'fastapi')\n"
+        "print(len(commands), sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    count, loaded = proc.stdout.split(" ", 1)
+    assert int(count) >= 10 and loaded.strip() == "[]"
+
+
+def test_the_cli_names_the_backends_vision_has():
+    assert _reader_options.BACKENDS == BACKENDS
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["read", "--json", "--backend", "onnxruntime", str(SAMPLES[0]), str(SAMPLES[1])],
+        ["score", "--json", "--game", "morning-roll", "1", "1", "1", "5", "2", "3"],
+        ["strategy", "--game", "morning-roll"],
+    ],
+    ids=["read", "score", "strategy"],
+)
+def test_a_closed_pipe_ends_quietly_with_141(args):
+    # `dicecam ... | head -1` whose reader has gone before anything is written
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run(
+            [*DICECAM, *args], stdout=w, stderr=subprocess.PIPE, text=True, timeout=60, cwd=ROOT
+        )
+    finally:
+        os.close(w)
+    assert proc.returncode == 141  # 128 + SIGPIPE, as `yes | head` reports
+    assert proc.stderr == ""
+
+
+def test_read_of_good_and_unreadable_photos(tmp_path):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(SAMPLES[0].read_bytes()[:200])  # a truncated JPEG
+    missing = tmp_path / "missing.jpg"
+    proc = dicecam(
+        "read",
+        "--json",
+        "--backend",
+        "onnxruntime",
+        str(SAMPLES[0]),
+        str(bad),
+        str(missing),
+        str(SAMPLES[1]),
+    )
+    assert proc.returncode == 1
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]  # stdout: JSON lines only
+    assert [line["image"] for line in lines] == [str(SAMPLES[0]), str(bad), str(missing)] + [
+        str(SAMPLES[1])
+    ]
+    assert lines[0]["values"] and lines[3]["values"]
+    assert "error" in lines[1] and "error" in lines[2]
+    errors = proc.stderr.splitlines()
+    assert len(errors) == 2 and str(bad) in errors[0] and str(missing) in errors[1]
+    assert all(line.startswith("dicecam read: ") for line in errors)
+
+
+def test_ctrl_c_during_read_exits_130_with_one_line(tmp_path):
+    photos = many_photos(tmp_path / "photos", 6)
+    proc = subprocess.Popen(
+        [*DICECAM, "read", "--json", "--backend", "onnxruntime", str(photos)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    first: list[str] = []
+    out, err = interrupt_when(proc, lambda: first.append(proc.stdout.readline()) or first[0])
+    assert proc.returncode == 130
+    assert err == "dicecam read: interrupted\n"
+    lines = (first[0] + out).splitlines()
+    assert 1 <= len(lines) < 6 * len(SAMPLES)
+    assert all(json.loads(line)["image"] for line in lines)  # each line whole
+
+
+def test_ctrl_c_during_label_leaves_no_output(tmp_path):
+    photos = many_photos(tmp_path / "photos", 8)
+    out_dir = tmp_path / "labelled"
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as stderr:
+        proc = subprocess.Popen(
+            [*DICECAM, "label", str(photos), "--out", str(out_dir), "--format", "yolo"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=ROOT,
+            start_new_session=True,
+        )
+        # the progress bar's first line: the reader is loaded, reading has begun
+        interrupt_when(proc, lambda: "label [" in log.read_text())
+    assert proc.returncode == 130
+    lines = log.read_text().splitlines()
+    assert lines[-1] == "dicecam label: interrupted"
+    assert all(line.startswith("label [") for line in lines[:-1])  # no traceback
+    assert not out_dir.exists()  # labels are written once every photo is read
+
+
+def test_ctrl_c_during_synth_leaves_whole_files(tmp_path):
+    out_dir = tmp_path / "synth"
+    proc = subprocess.Popen(
+        [*DICECAM, "synth", "--n", "200", "--size", "128", "128", "--out", str(out_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    rendered = out_dir / "images" / "train"
+    _, err = interrupt_when(proc, lambda: rendered.is_dir() and any(rendered.iterdir()))
+    assert proc.returncode == 130
+    assert err.splitlines()[-1] == "dicecam synth: interrupted" and "Traceback" not in err
+    assert not list(out_dir.rglob("*.tmp"))
+    for image in out_dir.glob("images/*/*.jpg"):  # each photo has its labels
+        assert (out_dir / "labels" / image.parent.name / f"{image.stem}.txt").is_file()
+
+
+def test_ctrl_c_while_starting_up_is_one_line(monkeypatch, capsys):
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(service.cli, "build_parser", interrupted)
+    assert main(["read", "x.jpg"]) == 130
+    assert capsys.readouterr().err == "dicecam: interrupted\n"
