@@ -1,7 +1,7 @@
 // dicecam camera page: plain JS modules, no build step, talking to /api/v1 of the same server.
 // page.js holds the elements and state; camera.js, reading.js and turns.js the rest.
 import { capture, readPhoto, showPreview, startCamera, startLive, stopLive } from "./camera.js";
-import { api, say, state, ui } from "./page.js";
+import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { correct, dieAt } from "./reading.js";
 import { loadHouseRules, renderRules } from "./rules.js";
 import { bank, newTurn, sendRoll, useRoll } from "./turns.js";
@@ -32,6 +32,20 @@ async function loadConfig() {
   }
 }
 
+// The model that reads the dice (a fine-tuned one through DICECAM_MODEL or --model): the loaded
+// one, else the one the first photo loads.
+async function showModel() {
+  try {
+    const { reader } = await api("/api/v1/health");
+    const path = reader.model || reader.configured_model;
+    if (!path) return; // a reader the service was given in code: no file to name
+    ui.readerModel.textContent = `Reading with ${path.split(/[\\/]/).pop()}`
+      + (reader.error ? ` (not loaded: ${reader.error})` : "");
+    ui.readerModel.title = path;
+    ui.readerModel.hidden = false;
+  } catch (_) { /* loadConfig says the service is away */ }
+}
+
 // ---------------------------------------------------------------- tracker login
 async function trackerLogin(evt) {
   evt.preventDefault();
@@ -59,6 +73,7 @@ ui.turnForm.addEventListener("submit", newTurn);
 ui.game.addEventListener("change", renderRules);
 ui.startCamera.addEventListener("click", startCamera);
 ui.capture.addEventListener("click", capture);
+ui.pickPhoto.addEventListener("click", () => ui.file.click());
 ui.live.addEventListener("change", async () => {
   if (ui.live.checked) {
     if (!state.stream) await startCamera();
@@ -76,11 +91,12 @@ ui.canvas.addEventListener("click", (evt) => {
   const i = dieAt(evt);
   if (i >= 0) correct(i);
 });
-ui.useRoll.addEventListener("click", useRoll);
+ui.useRoll.addEventListener("click", () => useRoll());
 ui.retake.addEventListener("click", () => {
   state.reading = null; state.photo = null; state.live.taken = null;
   ui.readingPanel.hidden = true;
   if (state.stream) showPreview();
+  focusFirst(rollControl());
 });
 ui.bank.addEventListener("click", bank);
 ui.typedForm.addEventListener("submit", async (evt) => {
@@ -95,3 +111,4 @@ ui.typedForm.addEventListener("submit", async (evt) => {
   ui.typed.value = "";
 });
 loadConfig();
+showModel();

@@ -6,7 +6,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const ui = {
-    start: $("calibrate"), file: $("calib-file"), remove: $("calib-remove"),
+    start: $("calibrate"), pick: $("calib-pick"), file: $("calib-file"), remove: $("calib-remove"),
     status: $("calib-status"), editor: $("calib-editor"), canvas: $("calib-canvas"),
     proposal: $("calib-proposal"), undo: $("calib-undo"), clear: $("calib-clear"),
     save: $("calib-save"), close: $("calib-close"), note: $("calib-note"), video: $("preview"),
@@ -183,6 +183,7 @@
   }
 
   ui.start.addEventListener("click", begin);
+  ui.pick.addEventListener("click", () => ui.file.click());
   ui.file.addEventListener("change", async () => {
     const f = ui.file.files[0];
     if (f) await open(f, f.name);

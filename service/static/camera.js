@@ -1,6 +1,6 @@
 // dicecam camera page: the camera, reading a photo, and live mode (a roll read as soon as it
 // settles, and used when it is the roll the turn expects).
-import { api, state, ui } from "./page.js";
+import { api, focusFirst, state, ui } from "./page.js";
 import { showReading } from "./reading.js";
 import { useRoll } from "./turns.js";
 
@@ -57,6 +57,7 @@ export async function readPhoto(blob, name) {
   try {
     const reading = await api("/api/v1/read", { method: "POST", body: form });
     await showReading(reading, blob);
+    focusFirst(ui.dice.querySelector(".die"), ui.useRoll); // the dice read, to check or correct
     return reading;
   } catch (err) {
     ui.readingPanel.hidden = false;
@@ -99,7 +100,7 @@ async function liveTick() {
     const doubtful = reading.added || reading.dropped || reading.unsure
       || reading.dice.some((d) => d.faint);
     if (t && !t.over && t.awaiting !== "keep" && count === t.dice_left && !reading.cocked && !doubtful) {
-      await useRoll();
+      await useRoll({ focus: false }); // hands off: the focus stays where the player left it
     }
   } catch (err) {
     ui.settle.hidden = false;

@@ -5,6 +5,7 @@ export const ui = {
   player: $("player"), game: $("game"), turnForm: $("turn-form"),
   video: $("preview"), canvas: $("photo"), settle: $("settle"),
   startCamera: $("start-camera"), capture: $("capture"), live: $("live"), file: $("file"),
+  pickPhoto: $("pick-photo"), readerModel: $("reader-model"), newTurn: $("new-turn"),
   cameraNote: $("camera-note"), readingPanel: $("reading-panel"), dice: $("dice"),
   readingNote: $("reading-note"), useRoll: $("use-roll"), retake: $("retake"),
   total: $("turn-total"), diceLeft: $("dice-left"), state: $("turn-state"),
@@ -43,4 +44,16 @@ export async function api(path, options = {}) {
 export function say(text, kind = "") {
   ui.message.textContent = text;
   ui.message.className = kind;
+}
+
+// Move the keyboard's focus to the first of `elements` that can take it (after an action that
+// removed or disabled the focused control, so that Tab goes on from there).
+export function focusFirst(...elements) {
+  const el = elements.find((e) => e && !e.disabled && !e.hidden && e.getClientRects().length);
+  if (el) el.focus();
+}
+
+// The control that takes the next roll: Capture with the camera on, else Photo…
+export function rollControl() {
+  return ui.capture.disabled ? ui.pickPhoto : ui.capture;
 }

@@ -1,6 +1,6 @@
 // dicecam camera page: the reading on screen: the photo with its dice drawn, the dice as
 // buttons, and the player's corrections.
-import { state, ui } from "./page.js";
+import { focusFirst, state, ui } from "./page.js";
 
 // ---------------------------------------------------------------- reading on screen
 export async function showReading(reading, blob) {
@@ -18,9 +18,12 @@ export async function showReading(reading, blob) {
   renderDice();
   ui.readingPanel.hidden = false;
   ui.useRoll.disabled = false;
+  // the values in words too: the note is a live region, a screen reader reads it out
   const n = state.dice.length;
-  const notes = [`${n} ${n === 1 ? "die" : "dice"}`];
-  if (reading.off_table) notes.push(`${reading.off_table} off the table`);
+  const shown = (list) => list.map(faceText).join(" ");
+  const onTable = state.dice.filter((d) => d.on_table);
+  const notes = [`${n} ${n === 1 ? "die" : "dice"}${onTable.length ? `: ${shown(onTable)}` : ""}`];
+  if (reading.off_table) notes.push(`${reading.off_table} off the table (${shown(state.dice.filter((d) => !d.on_table))})`);
   if (reading.cocked) notes.push(`${reading.cocked} cocked: tap to set it or re-roll`);
   if (reading.missing) notes.push(missingNote(reading.missing));
   if (reading.unsure) notes.push(`unsure of ${reading.unsure === 1 ? "one value" : `${reading.unsure} values`}: check ${reading.unsure === 1 ? "it" : "them"} (in yellow, marked ?)`);
@@ -39,6 +42,21 @@ function missingNote(n) {
     return `${what}: using this roll busts the turn (retake it if a die is just out of view)`;
   }
   return `${what}: retake the photo with every die in view, or type the values`;
+}
+
+// A die's value as the page shows it: with a "?" while the reader is unsure of it or it is cocked.
+function faceText(d) {
+  return (d.cocked || (d.unsure && !d.corrected)) && d.on_table ? `${d.value}?` : String(d.value);
+}
+
+// What the colour of a die's box and button says, in words ("" for a die read plainly).
+function dieState(d) {
+  return !d.on_table ? "off the table" : d.cocked ? "cocked"
+    : d.faint && !d.corrected ? "found faintly" : d.unsure && !d.corrected ? "unsure" : "";
+}
+
+function dieWords(d) {
+  return `${d.value}${dieState(d) ? ` ${dieState(d)}` : ""}`;
 }
 
 export function draw() {
@@ -69,19 +87,27 @@ export function draw() {
     g.fillStyle = "#fff";
     g.fillText(label, x1 + lw * 2, ty + th - lw * 2);
   }
+  const dice = state.dice.filter((d) => !d.removed);
+  c.setAttribute("aria-label", dice.length
+    ? `photo of the roll, ${dice.length} ${dice.length === 1 ? "die" : "dice"} marked: ${dice.map(dieWords).join(", ")}`
+    : "photo of the roll, no dice marked");
   ui.video.hidden = true;
   c.hidden = false;
 }
 
 export function renderDice() {
   ui.dice.innerHTML = "";
+  let shown = 0;
   state.dice.forEach((d, i) => {
     if (d.removed) return;
+    shown += 1;
     const b = document.createElement("button");
     b.type = "button";
     b.className = "die" + (d.on_table ? "" : " off") + (d.corrected ? " corrected" : "")
-      + (d.faint && !d.corrected ? " faint" : "") + (d.unsure && !d.corrected ? " unsure" : "");
-    b.textContent = (d.cocked || (d.unsure && !d.corrected)) && d.on_table ? `${d.value}?` : String(d.value);
+      + (d.faint && !d.corrected ? " faint" : "") + (d.unsure && !d.corrected ? " unsure" : "")
+      + (d.cocked && d.on_table ? " cocked" : "");
+    b.textContent = faceText(d);
+    b.setAttribute("aria-label", `die ${shown}: ${d.value}${dieState(d) ? `, ${dieState(d)}` : ""}`);
     b.title = !d.on_table ? "off the table: tap to correct"
       : d.faint && !d.corrected ? "found faintly: check it, tap to correct"
       : d.unsure && !d.corrected ? "the reader is unsure of this value: check it, tap to correct"
@@ -106,6 +132,9 @@ export function correct(i) {
     d.corrected = true;
     draw();
     renderDice();
+    // back to this die (its button was made anew), or the next one when it was removed
+    const chips = [...ui.dice.querySelectorAll(".die")];
+    focusFirst(...chips.filter((b) => Number(b.dataset.index) >= i), ...chips.reverse(), ui.useRoll);
   };
 }
 

@@ -1,7 +1,7 @@
 // dicecam camera page: turns: start one, send rolls, keep dice, bank; a game played roll by
 // roll is only scored.
 import { showPreview } from "./camera.js";
-import { api, say, state, ui } from "./page.js";
+import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
 import { chosenRules, rulesQuery } from "./rules.js";
 
@@ -21,12 +21,29 @@ export async function newTurn(evt) {
     });
     state.live.taken = null;
     renderTurn(turn);
+    focusFirst(rollControl());
   } catch (err) {
     clearTurn(); // the turn on screen is not the one asked for: nothing to keep or bank
     // games played roll by roll (solitaire-dice, low-high) are scored without a turn
     say(err.status === 422 && /keep-and-reroll/.test(err.message)
       ? `${ui.game.value} is scored roll by roll: read or type each roll, there is no turn to start.`
       : err.message);
+  }
+}
+
+// After a move the focused control may be gone or disabled: focus the next thing to do (a keep,
+// Bank, a new turn; the roll's control) so that Tab and the screen reader go on from there.
+function focusNext() {
+  const t = state.turn;
+  const focused = document.activeElement;
+  if (!t) {
+    if (!focused || focused === document.body || focused.disabled) focusFirst(rollControl());
+  } else if (t.over) {
+    focusFirst(ui.newTurn);
+  } else if (t.awaiting === "keep") {
+    focusFirst(ui.keeps.querySelector("button"), rollControl());
+  } else {
+    focusFirst(ui.bank, rollControl());
   }
 }
 
@@ -48,17 +65,19 @@ async function move(path, options) {
   for (const b of ui.keeps.querySelectorAll("button")) b.disabled = true;
   try {
     renderTurn(await api(`/api/v1/turns/${state.turn.id}/${path}`, options));
+    focusNext();
     return true;
   } catch (err) {
     say(err.message, "bust");
     if (state.turn) renderKeeps(state.turn.keeps || [], state.turn.awaiting === "keep" ? keep : null);
+    focusNext();
     return false;
   } finally {
     state.busy = false;
   }
 }
 
-export async function useRoll() {
+export async function useRoll({ focus = true } = {}) {
   if (!state.reading && !state.photo) return;
   const roll = rollFromScreen();
   const form = new FormData();
@@ -67,10 +86,10 @@ export async function useRoll() {
     form.append("values", roll.values.join(","));
     form.append("off_table", String(roll.offTable));
   }
-  await sendRoll(form, null);
+  await sendRoll(form, null, { focus });
 }
 
-export async function sendRoll(form, json) {
+export async function sendRoll(form, json, { focus = true } = {}) {
   if (state.busy) return;
   state.busy = true;
   ui.useRoll.disabled = true;
@@ -86,6 +105,7 @@ export async function sendRoll(form, json) {
       const scored = await api(`/api/v1/score?game=${game}${rulesQuery()}`, opts);
       renderScore(scored);
     }
+    if (focus) focusNext();
   } catch (err) {
     say(err.message, "bust");
     ui.useRoll.disabled = false;
@@ -111,6 +131,7 @@ function renderKeeps(keeps, onPick) {
     b.innerHTML = `<span class="keep-dice"></span><span class="ev"></span>`;
     b.firstChild.textContent = a;
     b.lastChild.textContent = c;
+    b.setAttribute("aria-label", `${a}, ${c}`); // read as one run, "Keep 1 1 1" ran into "1000 pts"
     b.disabled = !onPick;
     if (onPick) b.addEventListener("click", () => onPick(k));
     li.appendChild(b);

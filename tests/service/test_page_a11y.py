@@ -86,7 +86,8 @@ LAYOUT_JS = """() => {
 
 # The outline of the focused element and the contrast of its colour with what lies around it.
 FOCUS_JS = """() => {
-  const e = document.activeElement; const cs = getComputedStyle(e);
+  const e = document.activeElement; if (!e || e === document.body) return null;
+  const cs = getComputedStyle(e);
   const rgba = (c) => { const v = c.match(/[\\d.]+/g).map(Number); return v.length === 3 ? [...v, 1] : v; };
   const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
@@ -174,4 +175,212 @@ def test_the_page_fits_a_phone_and_its_text_and_targets_are_readable_and_tappabl
             }).map((e) => e.id || e.tagName)"""
         )
         assert not moving, f"animated though the player asked for reduced motion: {moving}"
+        browser.close()
+
+
+CONTROL_ROLES = {
+    "button",
+    "textbox",
+    "combobox",
+    "checkbox",
+    "spinbutton",
+    "DisclosureTriangle",
+    "image",
+    "Canvas",
+    "Video",
+    "dialog",
+    "slider",
+    "radio",
+}
+
+
+def unnamed_controls(page) -> list[str]:
+    """Controls and pictures chromium's accessibility tree gives no name."""
+    cdp = page.context.new_cdp_session(page)
+    nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    cdp.detach()
+    return [
+        f"{n['role']['value']} (node {n.get('backendDOMNodeId')})"
+        for n in nodes
+        if not n.get("ignored")
+        and n.get("role", {}).get("value") in CONTROL_ROLES
+        and not str(n.get("name", {}).get("value", "")).strip()
+    ]
+
+
+def announced(page, selector: str) -> bool:
+    """Whether ``selector`` lies in a live region (a screen reader reads its changes)."""
+    return page.eval_on_selector(
+        selector,
+        "e => !!e.closest('[aria-live]:not([aria-live=off]), [role=status], [role=alert]')",
+    )
+
+
+def name_of(page, selector: str) -> str:
+    """The accessible name chromium computes for the first element matching ``selector``."""
+    cdp = page.context.new_cdp_session(page)
+    node = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": node, "selector": selector})["nodeId"]
+    ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
+    cdp.detach()
+    return str(ax["nodes"][0].get("name", {}).get("value", ""))
+
+
+def test_controls_and_pictures_have_names_and_the_reading_and_score_are_announced(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    reader = TruthReader([])
+    sample, video, app = serve_page(tmp_path, reader)
+    reader.dice = off_table_roll(sample)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+        page.on("filechooser", lambda chooser: None)  # intercepted from the start, not racing
+        page.goto(server.url + "/")
+        assert page.get_attribute("html", "lang") == "en"
+        page.click("#start-camera")
+        expect(page.locator("#capture")).to_be_enabled()
+        assert name_of(page, "#preview") == "live camera view"
+        page.fill("#player", "ada")
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        upload(page, "#file", sample, 80)
+        expect(page.locator("#dice .die")).to_have_count(6)
+        page.click("#house-rules summary")
+        page.click("#tracker summary")
+        with page.expect_file_chooser() as chooser:  # a button, as the camera's Photo… is
+            page.click("#calib-pick")
+        chooser.value.set_files(
+            files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": photo(sample, 81)}]
+        )
+        expect(page.locator("#calib-editor")).to_be_visible()
+        assert unnamed_controls(page) == []
+
+        # the dice read, in words: in a live region, on the photo, on each die
+        assert announced(page, "#reading-note")
+        expect(page.locator("#reading-note")).to_contain_text("6 dice: 5 3 2 1 2")
+        expect(page.locator("#reading-note")).to_contain_text("1 off the table (1)")
+        photo_name = name_of(page, "#photo")
+        assert "5, 3, 1 off the table, 2, 1, 2" in photo_name, photo_name
+        off = page.locator("#dice .die.off")
+        assert name_of(page, "#dice .die.off") == "die 3: 1, off the table"
+        tag = off.evaluate("e => getComputedStyle(e, '::after').content")
+        assert tag == '"off"', f"an off-table die is told by its colour alone (::after {tag})"
+        off.click()  # the picker is a named dialog
+        expect(page.locator("#picker")).to_be_visible()
+        assert name_of(page, "#picker") == "What does this die show?"
+        page.keyboard.press("Escape")
+
+        # errors and the score are announced too
+        for note in ("#message", "#camera-note", "#tracker-note", "#calib-note"):
+            assert announced(page, note), f"{note} is not announced"
+        page.click("#use-roll")
+        expect(page.locator("#message")).to_contain_text("Bust: 1 die left the table")
+        browser.close()
+
+
+def tab_to(page, selector: str, limit: int = 40) -> list[str]:
+    """Press Tab until ``selector`` has the focus; each control passed on the way shows a focus
+    ring (an outline at least 2 px wide, at 3:1 contrast with what surrounds it). Returns the
+    controls whose ring is missing or faint."""
+    faint = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        ring = page.evaluate(FOCUS_JS)
+        if ring is None:  # past the last control (of the page, or of the open dialog)
+            continue
+        if ring["style"] == "none" or ring["width"] < 2 or ring["contrast"] < 3:
+            faint.append(
+                f"{ring['id']}: {ring['style']} {ring['width']}px {ring['contrast']:.1f}:1"
+            )
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return faint
+    raise AssertionError(f"{selector} not reached with {limit} presses of Tab")
+
+
+def focused(page) -> str:
+    return page.evaluate(
+        "() => { const e = document.activeElement; return e.id || e.getAttribute('aria-label')"
+        " || e.textContent.trim(); }"
+    )
+
+
+def test_a_turn_is_played_by_keyboard_alone_with_the_focus_shown_and_following(tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    reader = TruthReader([])
+    sample, video, app = serve_page(tmp_path, reader)
+    reader.dice = sorted(truth_dice(sample), key=lambda d: d.box[0])  # 5 3 1 2 1 2
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("filechooser", lambda chooser: None)  # intercepted from the start, not racing
+        page.goto(server.url + "/")
+        expect(page.locator("#game option")).to_have_count(5)
+        faint = tab_to(page, "#player")
+        page.keyboard.type("ada")
+        page.keyboard.press("Enter")  # the turn form: a new turn
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        assert focused(page) == "pick-photo", "a new turn leads to the roll's control"
+
+        faint += tab_to(page, "#typed")  # every control of the page on the way
+        page.keyboard.press("Shift+Tab")
+        faint += tab_to(page, "#pick-photo", limit=60)  # ... and round again to Photo…
+        with page.expect_file_chooser() as chooser:
+            page.keyboard.press("Enter")
+        chooser.value.set_files(
+            files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": photo(sample, 80)}]
+        )
+        expect(page.locator("#dice .die")).to_have_count(6)
+        assert focused(page) == "die 1: 5", "after a read the focus is on the dice read"
+
+        page.keyboard.press("Enter")  # the picker: the first die shows a 1
+        expect(page.locator("#picker")).to_be_visible()
+        faint += tab_to(page, "#picker button[value='1']")
+        page.keyboard.press("Space")
+        expect(page.locator("#dice .die.corrected")).to_have_text("1")
+        assert focused(page) == "die 1: 1", "the focus comes back to the die corrected"
+
+        faint += tab_to(page, "#use-roll")
+        page.keyboard.press("Enter")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        best = page.locator("#keeps li button").first
+        assert best.evaluate("b => b === document.activeElement"), "the best keep has the focus"
+        name = name_of(page, "#keeps li button")  # its dice and points apart: not "1 11000 pts"
+        assert name.startswith("Keep 1 1 1, 1000 pts"), name
+        page.keyboard.press("Space")
+        expect(page.locator("#bank")).to_be_enabled()
+        assert focused(page) == "bank", "after a keep, Bank has the focus"
+        total = page.inner_text("#turn-total")
+        page.keyboard.press("Enter")
+        expect(page.locator("#message")).to_contain_text(f"Banked {total} points")
+        assert focused(page) == "new-turn", "a finished turn leads to the next one"
+        assert not faint, f"focus not shown on: {faint}"
+        assert not errors, errors
+        browser.close()
+
+
+def test_the_page_names_the_model_configured_and_announces_a_read_that_fails(tmp_path, monkeypatch):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium_or_skip()
+    tuned = tmp_path / "runs" / "my-dice-ft.onnx"  # DICECAM_MODEL: not loaded until a photo
+    monkeypatch.setenv("DICECAM_MODEL", str(tuned))
+    sample = DrawnRoll()
+    video = write_y4m(sample.image, tmp_path / "roll.y4m")
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    with BackgroundServer(app) as server, sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page(viewport={"width": 360, "height": 640}, is_mobile=True)
+        page.goto(server.url + "/")
+        model = page.locator("#reader-model")
+        expect(model).to_have_text("Reading with my-dice-ft.onnx")
+        expect(model).to_have_attribute("title", str(tuned))
+        upload(page, "#file", sample, 80)  # no such model file: the read fails, and says why
+        expect(page.locator("#reading-note")).to_contain_text("my-dice-ft.onnx")
+        assert announced(page, "#reading-note")
         browser.close()
