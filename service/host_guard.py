@@ -153,6 +153,13 @@ def _same_origin(origin: str, host: str) -> bool:
     return key(ours) == key(theirs)
 
 
+def _connected_to(host: str, scope: Scope) -> bool:
+    """Whether ``host`` is the IP address the connection came in on (the server's own socket:
+    the embedded tracker is reached so, whatever name the server was told to listen on)."""
+    parsed, server = _host_port(host), scope.get("server")
+    return bool(parsed and server and _ip(str(server[0])) == parsed[0])
+
+
 class HostGuardMiddleware:
     """400 to a request whose ``Host`` ``policy`` does not allow; 403 to a cross-site write."""
 
@@ -164,7 +171,7 @@ class HostGuardMiddleware:
         """The status and sentence refusing this request, or None to serve it."""
         headers = Headers(scope=scope)
         host = headers.get("host")
-        if host is not None and not self.policy.allows(host):
+        if host is not None and not self.policy.allows(host) and not _connected_to(host, scope):
             parsed = _host_port(host)
             name = parsed[0] if parsed else host
             return 400, (

@@ -256,3 +256,39 @@ def test_the_standalone_tracker_is_guarded_as_the_mounted_one(tmp_path, monkeypa
             assert http.post("/register", data=FORM).status_code == 201
     finally:
         ran["app"].state.db.dispose()
+
+
+def test_the_address_a_connection_came_in_on_is_served_whatever_the_bind_name():
+    """Listening on a name, the service logs in to its embedded tracker at the IP address the
+    page's request came in on (``service.api.tracker_login.tracker_url``)."""
+    import asyncio
+
+    from service.host_guard import HostGuardMiddleware
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    guard = HostGuardMiddleware(app, HostPolicy.for_bind("dicebox.example"))
+
+    def status(host: str) -> int:
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "path": "/",
+            "headers": [(b"host", host.encode())],
+            "server": ("192.168.1.20", 8000),
+        }
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        async def receive():
+            return {"type": "http.request", "body": b""}
+
+        asyncio.run(guard(scope, receive, send))
+        return sent[0]["status"]
+
+    assert status("192.168.1.20:8000") == 204 and status("dicebox.example:8000") == 204
+    assert status("192.168.1.21:8000") == 400 and status(f"{EVIL}:8000") == 400
