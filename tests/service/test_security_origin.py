@@ -292,3 +292,16 @@ def test_the_address_a_connection_came_in_on_is_served_whatever_the_bind_name():
 
     assert status("192.168.1.20:8000") == 204 and status("dicebox.example:8000") == 204
     assert status("192.168.1.21:8000") == 400 and status(f"{EVIL}:8000") == 400
+
+
+@pytest.mark.parametrize("command", ["serve", "tracker"])
+def test_a_bad_allowed_hosts_value_stops_the_command_in_one_line(
+    tmp_path, monkeypatch, capsys, command
+):
+    from service.cli import main
+
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DICECAM_ALLOWED_HOSTS", "dice.example.com:8000")
+    assert main([command, "--port", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "DICECAM_ALLOWED_HOSTS" in err and "without a port" in err and "\n" not in err
