@@ -91,7 +91,9 @@ def create_app(
         from service.api.submit import TrackerSubmitter
 
         submitter = TrackerSubmitter(
-            Path(settings.data_dir).expanduser() / "outbox", embedded=not settings.tracker_url
+            Path(settings.data_dir).expanduser() / "outbox",
+            embedded=not settings.tracker_url,
+            listen=(settings.host, settings.port),
         )
     app.state.turns = TurnStore(submitter=submitter, database=_turns_database(settings))
     if settings.outbox_retry_s > 0 and callable(getattr(submitter, "retry", None)):

@@ -9,9 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from service.turns import TurnSession
 
-__all__ = ["Every", "TrackerSubmitter", "as_jpeg"]
+__all__ = ["Every", "TrackerSubmitter", "as_jpeg", "embedded_tracker_url"]
 
 log = logging.getLogger("dicecam.service")
 
@@ -36,6 +38,32 @@ def as_jpeg(photo: bytes | None, max_bytes: int = 1_500_000) -> bytes | None:
         return None
 
 
+def embedded_tracker_url(scheme: str, host: str | None, port: int) -> str:
+    """The embedded tracker of a server listening on ``host``:``port`` (loopback when it
+    listens everywhere)."""
+    if host in ("0.0.0.0", "::", "", None):
+        host = "127.0.0.1"
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}:{port}/tracker"
+
+
+def _moved_here(url: str, listen: tuple[str, int]) -> str | None:
+    """``url`` as the embedded tracker of a server listening at ``listen`` now, when it names
+    that tracker at another loopback address on the same port; else None (another tracker)."""
+    try:
+        old = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return None
+    host, port = listen
+    old_port = old.port or {"http": 80, "https": 443}.get(old.scheme)
+    if old.path.rstrip("/") != "/tracker" or old_port != port:
+        return None
+    if old.host not in ("127.0.0.1", "localhost", "::1", host):
+        return None
+    here = embedded_tracker_url(old.scheme, host, port)
+    return None if here == url else here
+
+
 class TrackerSubmitter:
     """Submits with the player's tracker token (given when the turn started) to the session's
     tracker URL. The turn id is the idempotency key, so a turn is stored at most once.
@@ -46,15 +74,36 @@ class TrackerSubmitter:
     the player did not log in).
     """
 
-    def __init__(self, outbox_dir: Path, *, retries: int = 1, embedded: bool = False) -> None:
+    def __init__(
+        self,
+        outbox_dir: Path,
+        *,
+        retries: int = 1,
+        embedded: bool = False,
+        listen: tuple[str, int] | None = None,
+    ) -> None:
         self.outbox_dir = Path(outbox_dir)
         self.retries = retries
         self.embedded = embedded
         """The tracker is this server's own: over HTTPS its certificate is our self-signed one."""
+        self.listen = listen
+        """Where this server listens (host, port), with ``embedded``: a turn queued for its
+        tracker at 127.0.0.1 while it listened on a LAN address (dicecam before 4ff4b09) is
+        sent to the address it listens on now (else it stayed queued for good)."""
+
+    def _here(self, session: TurnSession) -> None:
+        """Point the turn at this server's embedded tracker when it names it at an address
+        the server does not answer on (see :attr:`listen`)."""
+        if self.embedded and self.listen and session.tracker_url:
+            here = _moved_here(session.tracker_url, self.listen)
+            if here is not None:
+                log.info("turn %s: its tracker %s is now %s", session.id, session.tracker_url, here)
+                session.tracker_url = here
 
     def __call__(self, session: TurnSession) -> dict[str, Any]:
         from service.tracker_client import RollEvidence, TurnSubmission
 
+        self._here(session)
         if not session.tracker_url:
             return {"status": "not-submitted", "detail": "no tracker configured"}
         if not session.tracker_token:
@@ -85,6 +134,7 @@ class TrackerSubmitter:
             return None
         if (session.submission or {}).get("login"):  # refused token: wait for a new login
             return None
+        self._here(session)
         with self.client(session.tracker_url, token=session.tracker_token) as client:
             try:
                 return self._receipt(lambda: client.deliver(_key(session)))
@@ -98,8 +148,6 @@ class TrackerSubmitter:
 
         transport = None
         if url.startswith("https://") and (self.embedded or url.startswith("https://127.0.0.1")):
-            import httpx
-
             transport = httpx.HTTPTransport(verify=False)  # our own self-signed certificate
         return TrackerClient(
             url,

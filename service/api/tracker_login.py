@@ -27,11 +27,10 @@ def tracker_url(request: Request) -> str | None:
         return str(settings.tracker_url)
     if not getattr(request.app.state, "tracker_mounted", False):
         return None
+    from service.api.submit import embedded_tracker_url
+
     host, port = request.scope.get("server") or ("127.0.0.1", request.url.port)
-    if host in ("0.0.0.0", "::", "", None):
-        host = "127.0.0.1"
-    host = f"[{host}]" if ":" in host else host
-    return f"{request.url.scheme}://{host}:{port}/tracker"
+    return embedded_tracker_url(request.url.scheme, host, port)
 
 
 class Login(BaseModel):

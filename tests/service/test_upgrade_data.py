@@ -1,0 +1,164 @@
+"""A data dir written by an older dicecam opens in this one with nothing lost.
+
+Each test builds the older version's files by hand (raw SQL, JSON), as that version wrote them;
+the commit they come from is named beside them. They were checked against the real thing: the
+older commits run from a git worktree created the data, this version read it.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.api.server import BackgroundServer, free_port
+from service.app import create_app
+from service.settings import Settings
+
+# turns.sqlite3 as dicecam 85bcb0e .. 84773f2 created it (no 'rules' column yet)
+TURNS_SCHEMA_01A96AC = """
+CREATE TABLE turns (
+    id VARCHAR(32) NOT NULL,
+    format INTEGER NOT NULL,
+    player VARCHAR(80) NOT NULL,
+    game VARCHAR(40) NOT NULL,
+    created FLOAT NOT NULL,
+    updated FLOAT NOT NULL,
+    moves JSON NOT NULL,
+    rolls JSON NOT NULL,
+    outcome VARCHAR(16),
+    submission JSON,
+    tracker_url TEXT,
+    tracker_token TEXT,
+    PRIMARY KEY (id)
+);
+CREATE INDEX ix_turns_created ON turns (created);
+"""
+
+
+def _old_turns_file(path: Path, rows: list[dict]) -> None:
+    with sqlite3.connect(path) as db:
+        db.executescript(TURNS_SCHEMA_01A96AC)
+        for row in rows:
+            db.execute(
+                "INSERT INTO turns VALUES (:id, 1, :player, :game, :created, :created, :moves, "
+                ":rolls, :outcome, :submission, :tracker_url, :tracker_token)",
+                {
+                    **row,
+                    "moves": json.dumps(row["moves"]),
+                    "rolls": json.dumps(row["rolls"]),
+                    "submission": json.dumps(row["submission"]),
+                },
+            )
+    db.close()
+
+
+def _tracker_player(data_dir: Path, name: str, zone: str) -> str:
+    """A player of the embedded tracker's database in ``data_dir``; returns their token."""
+    from service.tracker import create_app as create_tracker_app
+    from service.tracker import store
+    from service.tracker.schemas import Registration
+
+    app = create_tracker_app(f"sqlite:///{data_dir / 'tracker.sqlite3'}")
+    with app.state.sessionmaker() as session:
+        now = app.state.clock()
+        reg = Registration(name=name, password="hunter2hunter2", timezone=zone)
+        token = store.issue_token(session, store.register(session, reg, now), now)
+        session.commit()
+    app.state.db.dispose()
+    return token
+
+
+def _bindable(host: str) -> bool:
+    try:
+        with socket.socket() as s:
+            s.bind((host, 0))
+    except OSError:
+        return False
+    return True
+
+
+def _wait_for(get, until, timeout: float = 15.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = get()
+        if until(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.2)
+
+
+def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
+    tmp_path: Path, midday_zone: str
+) -> None:
+    """Before 4ff4b09 ``serve --host 192.168.x.y`` sent the embedded tracker's turns to
+    127.0.0.1, where nothing listened: they were queued for that URL, and after an upgrade the
+    retries still went there, so they stayed queued for good. Now they reach the tracker."""
+    lan = "127.0.0.2"  # another address of this machine; 127.0.0.1 on that port stays closed
+    if not _bindable(lan):
+        pytest.skip(f"cannot listen on {lan} here")
+    data = tmp_path / "data"
+    data.mkdir()
+    port = free_port(lan)
+    token = _tracker_player(data, "alice", midday_zone)
+    old_url = f"http://127.0.0.1:{port}/tracker"
+    turn_id, key = "1189f0fa459d", "dicecam-1189f0fa459d"
+    detail = f"cannot reach the tracker at {old_url}: [Errno 111] Connection refused"
+    _old_turns_file(  # as 01a96ac wrote it (checked: serve --host 192.0.2.2, then a bust)
+        data / "turns.sqlite3",
+        [
+            {
+                "id": turn_id,
+                "player": "alice",
+                "game": "morning-roll",
+                "created": time.time() - 60,
+                "moves": [{"op": "roll", "values": [2, 3, 4, 6, 2, 3], "off_table": 0}],
+                "rolls": [
+                    {"values": [2, 3, 4, 6, 2, 3], "off_table": 0, "missing": 0}
+                    | {"source": "typed", "reading": None, "photo": None}
+                ],
+                "outcome": "bust",
+                "submission": {"status": "queued", "detail": detail},
+                "tracker_url": old_url,
+                "tracker_token": token,
+            }
+        ],
+    )
+    pending = data / "outbox" / "pending"
+    pending.mkdir(parents=True)
+    entry = {  # the outbox entry 01a96ac wrote beside it
+        "key": key,
+        "base_url": old_url,
+        "turn": {
+            "player": "alice",
+            "game": "morning-roll",
+            "score": 0,
+            "comment": "",
+            "idempotency_key": key,
+            "rolls": [{"values": [2, 3, 4, 6, 2, 3], "reading": None}],
+        },
+        "created_at": "2026-11-26T21:43:19.083877+00:00",
+        "attempts": 2,
+        "next_attempt_at": time.time() - 1,
+        "last_error": detail,
+        "result": None,
+        "state": "pending",
+    }
+    (pending / f"{key}.json").write_text(json.dumps(entry))
+
+    settings = Settings(data_dir=data, host=lan, port=port, outbox_retry_s=0.2)
+    with BackgroundServer(create_app(settings), host=lan, port=port) as server:
+        url = server.url
+        turn = _wait_for(
+            lambda: httpx.get(f"{url}/api/v1/turns/{turn_id}").json(),
+            lambda t: t["submission"]["status"] != "queued",
+        )
+        assert turn["submission"]["status"] == "submitted", turn["submission"]
+        stored = httpx.get(f"{url}/tracker/api/v1/players/alice/turns").json()["turns"]
+        assert [t["idempotency_key"] for t in stored] == [key]
+    assert not (pending / f"{key}.json").exists()
+    assert (data / "outbox" / "delivered" / f"{key}.json").is_file()
