@@ -27,10 +27,18 @@ router = APIRouter(include_in_schema=False)  # HTML for browsers, not the JSON A
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#222}
-nav a{margin-right:1rem}table{border-collapse:collapse;width:100%}
+a,nav a{display:inline-block;min-height:44px;line-height:44px}nav a{margin-right:1rem}
+summary{min-height:44px;line-height:44px;cursor:pointer}
+:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
+.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}
+caption{text-align:left;font-weight:bold;padding:.35rem 0}
 th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left}
-td.n,th.n{text-align:right}.muted{color:#777}img.photo{max-width:100%;border:1px solid #ccc}
+td.n,th.n{text-align:right}.muted{color:#595959}img.photo{max-width:100%;border:1px solid #ccc}
 .roll{margin:1rem 0;padding:.5rem;border:1px solid #eee}pre{white-space:pre-wrap;font-size:.8rem}
+pre,blockquote,td.text{overflow-wrap:anywhere}
+label{display:block;font-weight:bold}input,button{font:inherit;min-height:44px}
+input{box-sizing:border-box;width:100%;max-width:24rem}button{padding:0 1.5rem}
+.error{color:#a4000f;font-weight:bold}.problems{border:3px solid #a4000f;padding:0 1rem}
 """
 
 
@@ -38,11 +46,13 @@ CLOSED_SCRIPT = """<script>
 (function () {
   var game = document.getElementById("game"), closed = document.getElementById("closed");
   var start = Number(game.dataset.now) - performance.now();  // the server's clock, in ms
+  var title = document.title;
   function check() {
     var hour = new Date(start + performance.now()).getHours();  // the browser's own zone
     var open = hour >= Number(game.dataset.opens) && hour < Number(game.dataset.closes);
     game.hidden = !open;
-    closed.hidden = open;
+    closed.hidden = open;  // in a live region: a screen reader says it as it appears
+    document.title = open ? title : "Closed until 8am: " + title;
   }
   check();
   setInterval(check, 30000);
@@ -66,33 +76,55 @@ site may frame a page."""
 
 
 def _page(
-    request: Request, title: str, body: str, status: int = 200, *, now: datetime | None = None
+    request: Request,
+    title: str,
+    body: str,
+    status: int = 200,
+    *,
+    now: datetime | None = None,
+    error: bool = False,
 ) -> HTMLResponse:
-    """A page; with ``now`` (the server's clock) it is game information, which the rules show
-    only from 8am to 8pm local browser time."""
-    base = root(request)
-    main = f"<h1>{escape(title)}</h1>\n{body}"
+    """A page headed ``title``; with ``now`` (the server's clock) its ``body`` is game
+    information, which the rules show only from 8am to 8pm local browser time. ``error``: the
+    page answers a form sent with mistakes (its title says so first, as screen readers read it)."""
+    base, script = root(request), ""
     if now is not None:
         ms = int(now.timestamp() * 1000)
-        main = (
-            f'<p id="closed" hidden>Morning Roll is for the morning: the game information is '
-            f"shown from 8am to 8pm your time. See you at 8am!</p>\n"
-            f'<main id="game" data-now="{ms}" data-opens="{OPENS.hour}" '
-            f'data-closes="{CLOSES.hour}">{main}</main>\n{CLOSED_SCRIPT}'
+        body = (
+            '<div role="status"><p id="closed" hidden>Morning Roll is for the morning: the game '
+            "information is shown from 8am to 8pm your time. See you at 8am!</p></div>\n"
+            f'<div id="game" data-now="{ms}" data-opens="{OPENS.hour}" '
+            f'data-closes="{CLOSES.hour}">{body}</div>'
         )
+        script = CLOSED_SCRIPT
+    prefix = "Error: " if error else ""
     html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)} - Morning Roll</title><style>{CSS}</style></head>
-<body><nav><a href="{base}/">Leaderboard</a><a href="{base}/rollcall">Roll call</a>
-<a href="{base}/add">Add roll</a></nav>
-{main}
+<title>{prefix}{escape(title)} - Morning Roll</title><style>{CSS}</style>
+</head>
+<body><nav aria-label="Morning Roll"><a href="{base}/">Leaderboard</a>
+<a href="{base}/rollcall">Roll call</a> <a href="{base}/add">Add roll</a></nav>
+<main><h1>{escape(title)}</h1>
+{body}
+</main>{script}
 </body></html>"""
     return HTMLResponse(html, status_code=status, headers={"Content-Security-Policy": CSP})
 
 
-def _turns(n: int) -> str:
-    return f"{n} turn" if n == 1 else f"{n} turns"
+def _table(caption: str, head: str, rows: list[str]) -> str:
+    """A table named by its ``caption``, in a box that scrolls sideways on a narrow phone (the
+    page itself does not); the box takes keyboard focus so it can be scrolled without a mouse."""
+    return (  # one table a page: its caption's id is fixed
+        '<div class="scroll" role="region" aria-labelledby="caption" tabindex="0"><table>'
+        f'<caption id="caption">{escape(caption)}</caption>\n<thead><tr>{head}</tr></thead>\n'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _count(n: int, thing: str) -> str:
+    """``1 turn``, ``2 turns``."""
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 def _player_link(base: str, name: str) -> str:
@@ -137,27 +169,32 @@ def _leaderboard(request: Request, session, now, year: int) -> HTMLResponse:
         )
         for turn, name in session.execute(stmt):
             latest.setdefault(name, turn)
-    body = [
-        "<table><tr><th>#</th><th>Player</th><th class=n>Total</th><th class=n>Turns</th>"
-        "<th class=n>Best</th><th>Latest turn</th></tr>"
-    ]
+    head = (
+        '<th scope="col" class="n">Rank</th><th scope="col">Player</th>'
+        '<th scope="col" class="n">Total</th><th scope="col" class="n">Turns</th>'
+        '<th scope="col" class="n">Best</th><th scope="col">Latest turn</th>'
+    )
+    trs = []
     for r in rows:
         t = latest.get(r["player"])
         last = _turn_link(base, t, f"{t.day.isoformat()}: {t.score}") if t else ""
-        evidence = f' <span class="muted">({len(t.rolls)} rolls)</span>' if t and t.rolls else ""
-        body.append(
-            f"<tr><td>{r['rank']}</td><td>{_player_link(base, r['player'])}</td>"
-            f"<td class=n>{r['total']}</td><td class=n>{r['turns']}</td><td class=n>{r['best']}</td>"
+        evidence = (
+            f' <span class="muted">({_count(len(t.rolls), "roll")})</span>' if t and t.rolls else ""
+        )
+        trs.append(
+            f'<tr><td class="n">{r["rank"]}</td><th scope="row">'
+            f'{_player_link(base, r["player"])}</th><td class="n">{r["total"]}</td>'
+            f'<td class="n">{r["turns"]}</td><td class="n">{r["best"]}</td>'
             f"<td>{last}{evidence}</td></tr>"
         )
     if not rows:
-        body.append('<tr><td colspan=6 class="muted">No turns yet in this round.</td></tr>')
-    body.append("</table>")
+        trs.append('<tr><td colspan="6" class="muted">No turns yet in this round.</td></tr>')
+    body = [_table(f"Standings of round {year}", head, trs)]
     others = [y for y in store.rounds(session, now) if y != year]
     if others:
         links = " ".join(f'<a href="{base}/rounds/{y}">{y}</a>' for y in others)
         body.append(f"<p>Other rounds: {links}</p>")
-    return _page(request, f"Round {year}", "\n".join(body), now=now)
+    return _page(request, f"Round {year} leaderboard", "\n".join(body), now=now)
 
 
 @router.get("/players/{name}", response_class=HTMLResponse)
@@ -173,20 +210,25 @@ def player_history(
         player, turns = store.player_turns(session, name, round)
     except store.TrackerError as exc:
         return error_page(request, str(exc), exc.status)
-    body = [
-        f'<p class="muted">Time zone {escape(player.timezone)}; {_turns(len(turns))}.</p>',
-        "<table><tr><th>Day</th><th class=n>Score</th><th>Comment</th><th>Evidence</th></tr>",
-    ]
+    title = f"{player.name}'s turns" + (f" in round {round}" if round else "")
+    head = (
+        '<th scope="col">Day</th><th scope="col" class="n">Score</th>'
+        '<th scope="col">Comment</th><th scope="col">Evidence</th>'
+    )
+    trs = []
     for t in turns:
-        ev = (
-            _turn_link(base, t, f"{len(t.rolls)} rolls") if t.rolls else _turn_link(base, t, "turn")
+        ev = _count(len(t.rolls), "roll") if t.rolls else "by hand"
+        trs.append(
+            f'<tr><th scope="row">{t.day.isoformat()}</th><td class="n">{t.score}</td>'
+            f'<td class="text">{escape(t.comment)}</td><td>{_turn_link(base, t, ev)}</td></tr>'
         )
-        body.append(
-            f"<tr><td>{t.day.isoformat()}</td><td class=n>{t.score}</td>"
-            f"<td>{escape(t.comment)}</td><td>{ev}</td></tr>"
-        )
-    body.append("</table>")
-    return _page(request, f"{player.name}", "\n".join(body), now=now)
+    if not turns:
+        trs.append('<tr><td colspan="4" class="muted">No turns yet.</td></tr>')
+    body = (
+        f'<p class="muted">Time zone {escape(player.timezone)}; {_count(len(turns), "turn")}.</p>\n'
+        + _table(title, head, trs)
+    )
+    return _page(request, title, body, now=now)
 
 
 @router.get("/rollcall", response_class=HTMLResponse)
@@ -198,7 +240,7 @@ def rollcall(request: Request, session: DB, now: Now) -> HTMLResponse:
         today = " - rolled today" if r["rolled_today"] else ""
         items.append(
             f"<li>{_player_link(base, r['player'])} "
-            f'<span class="muted">({_turns(r["turns"])}, joined {r["joined"].isoformat()}'
+            f'<span class="muted">({_count(r["turns"], "turn")}, joined {r["joined"].isoformat()}'
             f"{today})</span></li>"
         )
     body = "<p>Big shoutout to the rollers!</p><ul>" + "".join(items) + "</ul>"
@@ -229,19 +271,21 @@ def turn_evidence(turn_id: TurnId, request: Request, session: DB, now: Now) -> H
         body.append('<p class="muted">No camera evidence: the score was entered by hand.</p>')
     for r in t.rolls:
         values = ", ".join(str(v) for v in r.values) or "none"
+        alt = f"Photo of roll {r.position + 1} of {t.player.name}'s turn, read as {values}"
         img = (
-            f'<img class="photo" alt="photo of roll {r.position + 1}" '
+            f'<img class="photo" alt="{escape(alt)}" '
             f'src="{base}/api/v1/turns/{t.id}/rolls/{r.position}/photo.jpg">'
             if r.photo is not None
             else '<p class="muted">no photo</p>'
         )
         reading = (
-            f"<details><summary>Reading</summary><pre>{escape(json.dumps(r.reading, indent=1))}"
-            "</pre></details>"
+            f"<details><summary>Reading of roll {r.position + 1}</summary>"
+            f"<pre>{escape(json.dumps(r.reading, indent=1))}</pre></details>"
             if r.reading is not None
             else ""
         )
         body.append(
             f'<div class="roll"><h2>Roll {r.position + 1}: {escape(values)}</h2>{img}{reading}</div>'
         )
-    return _page(request, f"Turn {t.id}", "\n".join(body), now=now)
+    title = f"{t.player.name}'s turn of {t.day.isoformat()}"
+    return _page(request, title, "\n".join(body), now=now)

@@ -72,7 +72,7 @@ def test_register_add_roll_and_open_the_evidence(chromium, sqlite_url, clock, se
     assert page.evaluate("document.querySelector('img.photo').naturalWidth") == 160
     page.click("text=Reading")
     assert '"value": 1' in page.text_content("details pre")
-    page.click("text=heather")
+    page.click("main a >> text=heather")  # the h1 names heather too
     assert page.url.endswith("/tracker/players/heather")
     page.click("nav >> text=Roll call")
     assert "mike" in page.text_content("ul") and "heather" in page.text_content("ul")
