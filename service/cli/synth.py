@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from service.cli import UsageError
@@ -179,19 +178,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"could not write {args.preview}")
         print(f"wrote preview of {n} samples to {args.preview}")
     if args.out is not None:
+        from vision.labelling.progress import ProgressBar
+
         n = args.n if args.n is not None else 1000
-        t0 = time.perf_counter()
-
-        def progress(done: int, total: int) -> None:
-            if not args.quiet and (done == total or done % 50 == 0):
-                rate = done / max(time.perf_counter() - t0, 1e-9)
-                print(
-                    f"\r{done}/{total} images, {rate:.1f}/s",
-                    end="" if done < total else "\n",
-                    file=sys.stderr,
-                    flush=True,
-                )
-
+        # redrawn on a terminal; a line a tenth of the run in a log
+        bar = None if args.quiet else ProgressBar(n, desc="synth", stream=sys.stderr)
         s = write_dataset(
             args.out,
             n,
@@ -200,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             val_fraction=args.val_fraction,
             size=(w, h),
             start=args.start,
-            progress=progress,
+            progress=None if bar is None else lambda done, total: bar.update(done),
             face_kind=args.face_kind,
             lean_share=args.lean_share,
             pieces_share=args.pieces_share,

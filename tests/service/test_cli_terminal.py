@@ -3,7 +3,9 @@ to stdout and stderr, exit statuses, ``--version`` and ``--help``."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
+import io
 import json
 import os
 import shutil
@@ -11,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,9 @@ import pytest
 import service.cli
 from service.cli import _reader_options, main
 from vision.backends import BACKENDS
+from vision.labelling.progress import ProgressBar, progress
 
+progress_module = importlib.import_module("vision.labelling.progress")  # `progress` is its function
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
 DICECAM = [sys.executable, "-m", "service.cli"]
@@ -211,3 +216,74 @@ def test_ctrl_c_while_starting_up_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(service.cli, "build_parser", interrupted)
     assert main(["read", "x.jpg"]) == 130
     assert capsys.readouterr().err == "dicecam: interrupted\n"
+
+
+def test_progress_off_a_terminal_logs_a_line_per_tenth():
+    stream = io.StringIO()  # not a terminal: a CI log, `2> log.txt`
+    for _ in progress(range(5000), total=5000, desc="label", stream=stream):
+        pass
+    lines = stream.getvalue().splitlines()
+    assert "\r" not in stream.getvalue()
+    assert len(lines) == 11  # 0/5000, then each tenth: not thousands of redraws
+    assert lines[0].startswith("label [") and " 5000/5000 " in lines[-1]
+
+
+def test_progress_off_a_terminal_does_not_use_tqdm(monkeypatch):
+    def no_tqdm(*args, **kwargs):
+        raise AssertionError("tqdm redraws ten times a second, each a line in a log")
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=no_tqdm))
+    stream = io.StringIO()
+    assert list(progress(range(3), total=3, desc="label", stream=stream)) == [0, 1, 2]
+    assert " 3/3 " in stream.getvalue().splitlines()[-1]
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    bar = ProgressBar(3, desc="synth", stream=stream)
+    for done in (1, 2, 3):
+        bar.update(done)
+    shown = stream.getvalue()
+    assert shown.startswith("\rsynth [") and shown.endswith("\n") and shown.count("\n") == 1
+    assert " 3/3 " in shown.rsplit("\r", 1)[-1]
+
+
+def test_progress_of_a_long_run_off_a_terminal_logs_a_line_a_minute(monkeypatch):
+    # 5000 photos at 2 a second, 42 minutes: a line each tenth and each minute (it was one
+    # every 2 s, 1250 lines)
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.5  # read once an item
+        return now[0]
+
+    monkeypatch.setattr(progress_module, "time", types.SimpleNamespace(monotonic=clock))
+    stream = io.StringIO()
+    for _ in progress(range(5000), total=5000, desc="label", stream=stream):
+        pass
+    lines = stream.getvalue().splitlines()
+    assert 10 + 2500 // 60 <= len(lines) <= 11 + 2500 // 60 + 1
+    assert " 5000/5000 " in lines[-1]
+
+
+def test_synth_progress_in_a_log_is_lines(tmp_path):
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as stderr:
+        proc = subprocess.run(
+            [*DICECAM, "synth", "--n", "6", "--size", "96", "96", "--out", str(tmp_path / "s")],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+    assert proc.returncode == 0 and proc.stdout.startswith("wrote 6 images")
+    shown = log.read_text()
+    assert "\r" not in shown  # nothing redrawn in a file
+    lines = shown.splitlines()
+    assert 2 <= len(lines) <= 7 and all(line.startswith("synth [") for line in lines)
+    assert " 6/6 " in lines[-1]

@@ -1,4 +1,10 @@
-"""A progress bar with an ETA on stderr: tqdm when it is installed, a small one otherwise."""
+"""A progress bar with an ETA on stderr: tqdm when it is installed, a small one otherwise.
+
+On a terminal the bar redraws itself in place. Anywhere else (a CI log, ``2> log.txt``) no
+line is redrawn: one line is written when the run starts, at each further tenth of it, at
+least every :data:`LOG_EVERY_S` seconds between, and at the end, so a long run logs a few
+dozen lines, not thousands.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,12 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
 
-__all__ = ["progress"]
+__all__ = ["ProgressBar", "progress"]
 
 T = TypeVar("T")
+
+LOG_EVERY_S = 60.0
+"""Off a terminal, the longest wait between two progress lines, in seconds."""
 
 
 def _clock(seconds: float) -> str:
@@ -21,44 +30,64 @@ def _clock(seconds: float) -> str:
     )
 
 
-def _simple(items: Iterable[T], total: int, desc: str, stream: TextIO) -> Iterator[T]:
-    start = time.monotonic()
-    tty = stream.isatty()
-    last_len, last_print = 0, 0.0
+class ProgressBar:
+    """The small bar (count, rate, elapsed, ETA): ``update(done)`` after each item.
 
-    def show(done: int, final: bool = False) -> None:
-        nonlocal last_len, last_print
+    Example:
+        >>> bar = ProgressBar(3, desc="synth", stream=sys.stderr)  # doctest: +SKIP
+        >>> for done in (1, 2, 3):  # doctest: +SKIP
+        ...     bar.update(done)
+    """
+
+    def __init__(self, total: int, *, desc: str = "", stream: TextIO | None = None) -> None:
+        self.total, self.desc = total, desc
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
+        self.start = time.monotonic()
+        self._last_len, self._last_print, self._last_tenth = 0, 0.0, 0
+        self.update(0)
+
+    def update(self, done: int, *, final: bool | None = None) -> None:
+        """Show ``done`` items of ``total`` (``final``: the last line; default when all are)."""
+        total = self.total
+        final = done >= total if final is None else final
         now = time.monotonic()
-        if not final and done and now - last_print < (0.1 if tty else 2.0):
-            return
-        last_print = now
-        elapsed = now - start
+        tenth = 10 * done // total if total else 10
+        if not final and done:
+            if self.tty and now - self._last_print < 0.1:
+                return
+            if not self.tty and tenth == self._last_tenth and now - self._last_print < LOG_EVERY_S:
+                return
+        self._last_print, self._last_tenth = now, tenth
+        elapsed = now - self.start
         rate = done / elapsed if elapsed > 0 else 0.0
         # no ETA before the first item is done: nothing to estimate it from yet
         eta = "0:00" if done >= total else _clock((total - done) / rate) if rate > 0 else "?"
         width = 24
         filled = int(width * done / total) if total else width
         line = (
-            f"{desc} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+            f"{self.desc} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
             f"{rate:.1f}/s elapsed {_clock(elapsed)} ETA {eta}"
         )
-        if tty:
-            stream.write("\r" + line + " " * max(0, last_len - len(line)))
-            last_len = len(line)
+        if self.tty:
+            self.stream.write("\r" + line + " " * max(0, self._last_len - len(line)))
+            self._last_len = len(line)
             if final:
-                stream.write("\n")
+                self.stream.write("\n")
         else:
-            stream.write(line + "\n")
-        stream.flush()
+            self.stream.write(line + "\n")
+        self.stream.flush()
 
+
+def _simple(items: Iterable[T], total: int, desc: str, stream: TextIO) -> Iterator[T]:
+    bar = ProgressBar(total, desc=desc, stream=stream)
     done = 0
-    show(0)
     for item in items:
         yield item
         done += 1
-        show(done, final=done == total)
+        bar.update(done)
     if done != total:
-        show(done, final=True)
+        bar.update(done, final=True)
 
 
 def progress(
@@ -79,9 +108,12 @@ def progress(
         yield from items
         return
     stream = sys.stderr if stream is None else stream
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        yield from _simple(items, total, desc, stream)
-        return
-    yield from tqdm(items, total=total, desc=desc, file=stream, unit="photo")
+    if stream.isatty():  # off a terminal tqdm would log each redraw, ten a second
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            pass
+        else:
+            yield from tqdm(items, total=total, desc=desc, file=stream, unit="photo")
+            return
+    yield from _simple(items, total, desc, stream)
