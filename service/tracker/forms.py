@@ -7,6 +7,7 @@ key minted when the page is shown, so pressing "submit" twice stores one turn.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from html import escape
 from typing import Annotated
@@ -21,29 +22,116 @@ from service.tracker.models import Turn
 from service.tracker.pages import _page
 from service.tracker.schemas import Credentials, Registration, TurnIn
 from service.tracker.security import hash_password
+from service.tracker.throttle import TooManyTries
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)  # HTML for browsers, not the JSON API
 
 
-def _errors(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(x) for x in e['loc'])}: {str(e['msg']).removeprefix('Value error, ')}"
-        for e in exc.errors()
+Problem = tuple[tuple[str, ...], str]
+"""A mistake in a form sent: the fields it is about (none: the form as a whole), and what was
+wrong."""
+
+
+def _problems(
+    exc: ValidationError | store.TrackerError, fields: tuple[str, ...], about: tuple[str, ...]
+) -> list[Problem]:
+    """The problems a form's ``exc`` names: pydantic's each by the form's field (one it does not
+    show, such as the hidden key, for the whole form, named in the message), the store's one
+    about the fields ``about``."""
+    if isinstance(exc, store.TrackerError):
+        return [(about, str(exc))]
+    out = []
+    for e in exc.errors():
+        loc = ".".join(str(x) for x in e["loc"])
+        msg = str(e["msg"]).removeprefix("Value error, ")
+        out.append(((loc,), msg) if loc in fields else ((), f"{loc}: {msg}" if loc else msg))
+    return out
+
+
+def _field(
+    name: str,
+    labels: dict[str, str],
+    problems: Sequence[Problem],
+    attrs: str = "",
+    *,
+    value: str = "",
+    required: bool = True,
+    hint: str = "",
+) -> str:
+    """A labelled input, ``(required)`` or ``(optional)`` in its label. A problem about it is
+    shown above it, tied to it (``aria-describedby``) and marks it ``aria-invalid``; the first
+    input with a problem takes the focus, so that a screen reader reads it with its problem."""
+    errors = [f"error-{i}" for i, (fields, _) in enumerate(problems) if name in fields]
+    shown = "".join(  # a problem about two fields is shown once, at the second
+        f'<span class="error" id="error-{i}">Error: {escape(message)}</span><br>'
+        for i, (fields, message) in enumerate(problems)
+        if fields and fields[-1] == name
+    )
+    state = " required" if required else ""
+    if errors:
+        state += ' aria-invalid="true"'
+        if name == next(f[0] for f, _ in problems if f):
+            state += " autofocus"
+    described = ([f"{name}-hint"] if hint else []) + errors
+    if described:
+        state += f' aria-describedby="{" ".join(described)}"'
+    hint = f'<span class="muted" id="{name}-hint">{escape(hint)}</span><br>' if hint else ""
+    mark = "required" if required else "optional"
+    return (
+        f'<p><label for="{name}">{escape(labels[name])} ({mark})</label>{hint}{shown}'
+        f'<input id="{name}" name="{name}"{attrs} value="{escape(value)}"{state}></p>'
     )
 
 
-def _add_form(base: str, message: str = "", name: str = "") -> str:
+def _summary(problems: Sequence[Problem], labels: dict[str, str]) -> str:
+    """The problems at the top of the form, announced as the page opens (``role=alert``); each
+    about a field links to it."""
+    if not problems:
+        return ""
+    items = "".join(
+        f'<li><a href="#{fields[0]}">{escape(labels[fields[0]])}: {escape(message)}</a></li>'
+        if fields
+        else f"<li>{escape(message)}</li>"
+        for fields, message in problems
+    )
+    return f'<div class="problems" role="alert"><h2>There is a problem</h2><ul>{items}</ul></div>'
+
+
+ADD_FIELDS = {"name": "Player", "password": "Password", "score": "Score", "comment": "Comment"}
+REGISTER_FIELDS = {"name": "Name", "password": "Password", "timezone": "Time zone"}
+NAME_ATTRS = ' autocomplete="username" autocapitalize="none" spellcheck="false"'
+
+
+def _add_form(
+    base: str,
+    problems: Sequence[Problem] = (),
+    name: str = "",
+    score: str = "",
+    comment: str = "",
+) -> str:
+    """The add-roll form; sent back with ``problems``, it keeps what was typed but the password."""
     key = uuid.uuid4()
-    note = f'<p class="muted"><strong>{escape(message)}</strong></p>' if message else ""
-    return f"""{note}
+    f = ADD_FIELDS
+    fields = [
+        _field("name", f, problems, NAME_ATTRS, value=name),
+        _field("password", f, problems, ' type="password" autocomplete="current-password"'),
+        _field(
+            "score",
+            f,
+            problems,
+            ' type="number" min="0" step="50" inputmode="numeric"',
+            value=score,
+            hint="A multiple of 50.",
+        ),
+        _field("comment", f, problems, ' maxlength="500"', value=comment, required=False),
+    ]
+    inputs = "".join(fields)
+    return f"""{_summary(problems, f)}
 <form method="post" action="{base}/add">
 <input type="hidden" name="idempotency_key" value="{key}">
-<p><label>Player <input name="name" required value="{escape(name)}"></label></p>
-<p><label>Password <input name="password" type="password" required></label></p>
-<p><label>Score <input name="score" type="number" min="0" step="50" required></label></p>
-<p><label>Comment <input name="comment" maxlength="500"></label></p>
+{inputs}
 <p><button>Add roll</button></p></form>
 <p>New here? <a href="{base}/register">Register</a>. Scores are taken from 8am to 8pm in your
 own time zone, one turn a day.</p>"""
@@ -59,10 +147,10 @@ def add_roll(
     request: Request,
     session: DB,
     now: Now,
-    name: Annotated[str, Form()],
-    password: Annotated[str, Form()],
-    score: Annotated[str, Form()],
-    idempotency_key: Annotated[str, Form()],
+    name: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    score: Annotated[str, Form()] = "",
+    idempotency_key: Annotated[str, Form()] = "",
     comment: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     base = root(request)
@@ -85,16 +173,28 @@ def add_roll(
                 f"{turn.day.isoformat()} ({_first_score(turn)} points), so nothing was stored "
                 "now. Here is a new form: send it to add your roll."
             )
-    except ValidationError as exc:
-        return _page(request, "Add roll", _add_form(base, _errors(exc), name), status=422)
-    except store.TrackerError as exc:
-        return _page(request, "Add roll", _add_form(base, str(exc), name), status=exc.status)
+    except (ValidationError, store.TrackerError) as exc:
+        login = isinstance(exc, store.Unauthorized | TooManyTries)
+        problems = _problems(exc, tuple(ADD_FIELDS), ("name", "password") if login else ())
+        form = _add_form(base, problems, name, score, comment)
+        return _form_page(request, "Add roll", form, exc)
     body = (
         f"<p>Stored: {escape(turn.player.name)} scored <strong>{turn.score}</strong> on "
         f'{turn.day.isoformat()}. <a href="{base}/turns/{turn.id}">See the turn</a> or the '
         f'<a href="{base}/">leaderboard</a>.</p>'
     )
     return _page(request, "Roll added", body, status=201)
+
+
+def _form_page(
+    request: Request, title: str, form: str, exc: ValidationError | store.TrackerError
+) -> HTMLResponse:
+    """A form sent back with its problems, at the status of ``exc`` (a wait: ``Retry-After``)."""
+    status = exc.status if isinstance(exc, store.TrackerError) else 422
+    page = _page(request, title, form, status=status, error=True)
+    if isinstance(exc, TooManyTries):
+        page.headers["Retry-After"] = str(exc.retry_after)
+    return page
 
 
 def _first_score(turn: Turn) -> int:
@@ -112,13 +212,41 @@ def _same_turn(turn: Turn, turn_in: TurnIn, now: datetime) -> bool:
     )
 
 
-def _register_form(base: str, message: str = "") -> str:
-    note = f'<p class="muted"><strong>{escape(message)}</strong></p>' if message else ""
-    return f"""{note}
+def _register_form(
+    base: str, problems: Sequence[Problem] = (), name: str = "", timezone: str = ""
+) -> str:
+    """The registration form; sent back with ``problems``, it keeps what was typed but the
+    password."""
+    f = REGISTER_FIELDS
+    fields = [
+        _field(
+            "name",
+            f,
+            problems,
+            ' maxlength="40"' + NAME_ATTRS,
+            value=name,
+            hint="Letters, digits, spaces, '.', '_' or '-'; at most 40.",
+        ),
+        _field(
+            "password",
+            f,
+            problems,
+            ' type="password" minlength="8" autocomplete="new-password"',
+            hint="At least 8 characters.",
+        ),
+        _field(
+            "timezone",
+            f,
+            problems,
+            ' autocapitalize="none" spellcheck="false"',
+            value=timezone,
+            hint="Where you play, for example America/Chicago or Europe/Paris.",
+        ),
+    ]
+    inputs = "".join(fields)
+    return f"""{_summary(problems, f)}
 <form method="post" action="{base}/register">
-<p><label>Name <input name="name" required maxlength="40"></label></p>
-<p><label>Password <input name="password" type="password" required minlength="8"></label></p>
-<p><label>Time zone <input name="timezone" required placeholder="America/Chicago"></label></p>
+{inputs}
 <p><button>Register</button></p></form>"""
 
 
@@ -131,9 +259,9 @@ def register_form(request: Request) -> HTMLResponse:
 def register(
     request: Request,
     now: Now,
-    name: Annotated[str, Form()],
-    password: Annotated[str, Form()],
-    timezone: Annotated[str, Form()],
+    name: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    timezone: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     base = root(request)
     try:
@@ -142,10 +270,11 @@ def register(
         with writing(request) as w:
             player = store.register(w, reg, now, password_hash=hashed)
             w.commit()
-    except ValidationError as exc:
-        return _page(request, "Register", _register_form(base, _errors(exc)), status=422)
-    except store.TrackerError as exc:
-        return _page(request, "Register", _register_form(base, str(exc)), status=exc.status)
+    except (ValidationError, store.TrackerError) as exc:
+        about = ("name",) if isinstance(exc, store.Conflict) else ()
+        problems = _problems(exc, tuple(REGISTER_FIELDS), about)
+        form = _register_form(base, problems, name, timezone)
+        return _form_page(request, "Register", form, exc)
     body = (
         f'<p>Welcome, {escape(player.name)}! <a href="{base}/add">Add your first roll</a> '
         "(8am to 8pm your time).</p>"

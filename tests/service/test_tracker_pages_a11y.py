@@ -18,6 +18,7 @@ import pytest
 
 from service.tracker import create_app, store
 from service.tracker.schemas import Registration, TurnIn
+from service.tracker.throttle import LoginGuard
 
 pytestmark = [pytest.mark.browser]
 
@@ -95,6 +96,12 @@ def jpeg() -> bytes:
     return buf.getvalue()
 
 
+def add_roll(url: str, name: str, score: str, **fields: str) -> httpx.Response:
+    key = httpx.get(url + "/add").text.split('name="idempotency_key" value="')[1].split('"')[0]
+    data = {"name": name, "password": PASSWORD, "score": score, "idempotency_key": key}
+    return httpx.post(url + "/add", data={**data, **fields})
+
+
 def store_turn(app, name: str, score: int, **fields) -> None:
     """A turn stored for ``name`` at the app's clock, past the password check (seeding)."""
     with app.state.sessionmaker() as session:
@@ -139,6 +146,8 @@ PAGES = [
     "/turns/1",
     "/turns/2",
     "/turns/4",
+    "/add",
+    "/register",
     "/turns/99",
 ]
 
@@ -188,6 +197,42 @@ def test_outside_8am_to_8pm_the_page_says_why_to_a_screen_reader(chromium, site)
     assert page.evaluate(PROBE) == []
 
 
+def test_a_form_with_mistakes_ties_each_to_its_input_and_keeps_what_was_typed(chromium, site):
+    page = chromium.new_page(viewport=PHONE, timezone_id="UTC")
+    page.goto(site.url + "/add")
+    page.fill("#name", "heather")
+    page.fill("#password", "not-the-password")
+    page.fill("#score", "500")
+    page.fill("#comment", "a good one")
+    page.click("button")
+    assert page.title() == "Error: Add roll - Morning Roll"
+    assert "wrong player name or password" in page.get_by_role("alert").inner_text()
+    assert page.evaluate("document.activeElement.id") == "name"  # read first, with its error
+    for field in ("name", "password"):
+        assert page.get_attribute(f"#{field}", "aria-invalid") == "true"
+        described = page.get_attribute(f"#{field}", "aria-describedby")
+        assert "wrong player name or password" in page.locator(f"#{described}").inner_text()
+    values = [page.input_value(f"#{f}") for f in ("name", "password", "score", "comment")]
+    assert values == ["heather", "", "500", "a good one"]
+    assert page.evaluate(PROBE) == []
+
+    page.goto(site.url + "/register")
+    page.fill("#name", "mike")
+    page.fill("#password", "short")
+    page.fill("#timezone", "Mars/Olympus")
+    page.evaluate("document.querySelector('form').noValidate = true")  # the server's answer
+    page.click("button")
+    assert page.title() == "Error: Register - Morning Roll"
+    assert page.get_attribute("#name", "aria-invalid") is None
+    for field, words in (("password", "at least 8 characters"), ("timezone", "Mars/Olympus")):
+        ids = page.get_attribute(f"#{field}", "aria-describedby").split()
+        assert words in page.locator(f"#{ids[-1]}").inner_text()
+        assert page.get_attribute(f"#{field}", "aria-invalid") == "true"
+    assert [page.input_value(f"#{f}") for f in ("name", "timezone")] == ["mike", "Mars/Olympus"]
+    assert page.evaluate("document.activeElement.id") == "password"
+    assert page.evaluate(PROBE) == []
+
+
 VOID = {"meta", "input", "img", "br", "hr", "link"}
 
 
@@ -220,3 +265,15 @@ def test_pages_are_well_formed_and_hold_names_as_text(site):
         assert "<b>" not in html and "<i>" not in html, path
     title = re.search(r"<title>(.*)</title>", httpx.get(site.url + "/players/" + ODD).text)[1]
     assert title == "Zoe &lt;b&gt;&quot;x&quot; &amp; &#x27;q&#x27;&#x27;s turns - Morning Roll"
+
+
+def test_a_form_sent_short_comes_back_as_the_form_and_a_wait_says_how_long(site):
+    r = httpx.post(site.url + "/add", data={"name": "heather", "comment": "kept"})
+    assert r.status_code == 401 and 'id="comment"' in r.text and 'value="kept"' in r.text
+    r = httpx.post(site.url + "/register", data={"name": "newcomer"})
+    assert r.status_code == 422 and 'value="newcomer"' in r.text and "<form" in r.text
+    site.app.state.login_guard = LoginGuard(max_failures=1)
+    add_roll(site.url, "heather", "50", password="wrong-password")
+    r = add_roll(site.url, "heather", "50", comment="still here")
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    assert "too many wrong passwords" in r.text and 'value="still here"' in r.text
