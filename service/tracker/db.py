@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from sqlalchemy import URL, Engine, create_engine, event, make_url, text
+from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -154,5 +154,24 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+        _refuse_newer(conn, cfg, engine)
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
+
+
+def _refuse_newer(conn: Connection, cfg: object, engine: Engine) -> None:
+    """ValueError, the database untouched, when its schema is at a revision these migrations
+    do not hold (a newer dicecam wrote it): Alembic's own error was a traceback at start."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(cfg)
+    known = {s.revision for s in script.walk_revisions()}
+    unknown = sorted(set(MigrationContext.configure(conn).get_current_heads()) - known)
+    if unknown:
+        raise ValueError(
+            f"the tracker database {engine.url.render_as_string(hide_password=True)} is at "
+            f"schema revision {', '.join(unknown)}, which this dicecam does not know (it knows "
+            f"up to {script.get_current_head()}): a newer dicecam wrote it; upgrade dicecam to "
+            "open it (it was left as it is)"
+        )

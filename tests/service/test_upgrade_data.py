@@ -162,3 +162,35 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
         assert [t["idempotency_key"] for t in stored] == [key]
     assert not (pending / f"{key}.json").exists()
     assert (data / "outbox" / "delivered" / f"{key}.json").is_file()
+
+
+def test_tracker_database_of_a_newer_dicecam_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A tracker database whose schema a newer dicecam migrated (a revision these migrations
+    do not hold) stopped ``dicecam tracker`` and ``serve`` with Alembic's traceback ("Can't
+    locate revision"); it is refused in one line that says what to do, and left as it is."""
+    import subprocess
+    import sys
+
+    from service.tracker import create_app as create_tracker_app
+
+    url = f"sqlite:///{tmp_path / 'tracker.sqlite3'}"
+    _tracker_player(tmp_path, "alice", "UTC")
+    with sqlite3.connect(tmp_path / "tracker.sqlite3") as db:
+        db.execute("UPDATE alembic_version SET version_num = '9999'")
+    db.close()
+    with pytest.raises(ValueError, match=r"revision 9999, which this dicecam does not know"):
+        create_tracker_app(url)
+    cli = subprocess.run(
+        [sys.executable, "-m", "service.cli", "tracker", "--port", "0", "--database-url", url],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert cli.returncode == 2, cli.stderr
+    assert "Traceback" not in cli.stderr and "upgrade dicecam" in cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1, cli.stderr
+    with sqlite3.connect(tmp_path / "tracker.sqlite3") as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [("9999",)]
+        assert db.execute("SELECT name FROM players").fetchall() == [("alice",)]
+    db.close()
