@@ -33,12 +33,17 @@ from vision.atomic import atomic_write
 if TYPE_CHECKING:
     from service.turns import TurnSession
 
-__all__ = ["FORMAT", "TurnDatabase", "TurnRow"]
+__all__ = ["FORMAT", "TurnConflict", "TurnDatabase", "TurnRow"]
 
 log = logging.getLogger("dicecam.service")
 
 FORMAT = 1
 """Version of a row's layout (``moves``, ``rolls``): rows of other versions are not loaded."""
+
+
+class TurnConflict(RuntimeError):
+    """The file holds moves of the turn this copy of it lacks: another process on the same
+    data folder (a second ``dicecam serve``) moved it meanwhile."""
 
 
 class Base(DeclarativeBase):
@@ -143,7 +148,11 @@ class TurnDatabase:
 
     # -- rows ----------------------------------------------------------------------------------
     def save(self, session: TurnSession) -> None:
-        """Write the whole turn in one transaction (photos first, as files)."""
+        """Write the whole turn in one transaction (photos first, as files).
+
+        Raises:
+            TurnConflict: the file holds moves this copy of the turn lacks (nothing written).
+        """
         names, stale = self._sync_photos(session)
         rolls = [
             {**r.to_dict(), "photo": name} for r, name in zip(session.rolls, names, strict=True)
@@ -163,7 +172,14 @@ class TurnDatabase:
             tracker_token=session.tracker_token,
             rules=session.house_rules or None,
         )
-        with self._lock, self._sessions() as db, db.begin():
+        with self._lock, self._sessions() as db, db.begin():  # BEGIN IMMEDIATE: one writer
+            stored = db.get(TurnRow, session.id)
+            if stored is not None and stored.moves != session.moves[: len(stored.moves)]:
+                raise TurnConflict(
+                    f"turn {session.id} was moved by another dicecam on the same data folder "
+                    f"(the file holds {len(stored.moves)} moves, {_ops(stored.moves)}; this copy "
+                    f"played {_ops(session.moves)})"
+                )
             db.merge(row)
         for path in stale:
             path.unlink(missing_ok=True)
@@ -220,3 +236,7 @@ class TurnDatabase:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _ops(moves: list[dict[str, Any]]) -> str:
+    return ", ".join(str(m.get("op")) for m in moves) or "none"

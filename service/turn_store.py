@@ -120,13 +120,20 @@ class TurnStore:
 
     def save(self, session: TurnSession) -> None:
         """Write the turn to the database (nothing without one). When that fails the turn
-        goes back to its last saved state and TurnError (503) says so."""
+        goes back to its last saved state and TurnError says so: 409 when another process
+        moved the turn meanwhile (:class:`service.turn_db.TurnConflict`), else 503."""
         if self.database is None:
             return
+        from service.turn_db import TurnConflict
+
         try:
             self.database.save(session)
         except Exception as exc:
-            log.exception("turn %s could not be saved", session.id)
+            conflict = isinstance(exc, TurnConflict)
+            if conflict:
+                log.warning("%s", exc)
+            else:
+                log.exception("turn %s could not be saved", session.id)
             restored = self.database.load(
                 lambda row, photos: self._restore(row, photos) if row.id == session.id else None,
                 since=session.created,
@@ -136,6 +143,12 @@ class TurnStore:
                     self._turns[session.id] = restored[0]
                 else:
                     self._turns.pop(session.id, None)
+            if conflict:
+                raise TurnError(
+                    f"{exc}: this move was not made; the turn is as the file holds it now "
+                    "(GET it again), and one dicecam serve per data folder avoids this",
+                    409,
+                ) from None
             raise TurnError(
                 f"the turn could not be saved ({type(exc).__name__}: {exc}); "
                 "its last move was undone, try again",

@@ -63,8 +63,12 @@ def _session(request: Request, turn_id: str) -> TurnSession:
 
 
 def _view(request: Request, session: TurnSession) -> dict[str, Any]:
-    """After a move: submit a finished turn, save the turn, and say where it stands."""
+    """After a move: save the turn, submit it once finished (and save its receipt), and say
+    where it stands. A finishing move is saved before it is submitted: a stale copy of the
+    turn (another process moved it) is refused before the tracker hears of it."""
     store = _store(request)
+    if session.over and session.submission is None:
+        store.save(session)
     store.finish(session)
     store.save(session)
     return session.to_dict()

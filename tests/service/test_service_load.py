@@ -180,3 +180,87 @@ def test_a_turn_waiting_for_the_database_does_not_stop_the_server(gated, tmp_pat
     assert health.status_code == 200 and answered_in < 1, f"{answered_in:.1f} s"
     assert made.status_code == 201, made.text
     assert http.get(f"/api/v1/turns/{made.json()['id']}").json()["player"] == "bob"
+
+
+def race(n: int, call: Callable[[int], httpx.Response]) -> list[httpx.Response]:
+    """``call(i)`` for i < n on n threads started together."""
+    barrier = threading.Barrier(n)
+
+    def go(i: int) -> httpx.Response:
+        barrier.wait()
+        return call(i)
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(go, range(n)))
+
+
+def play_at_once(http: httpx.Client, players: list[str]) -> None:
+    """Every player starts, rolls, keeps and banks a turn at the same time as the others; each
+    bank is sent twice at once (a double tap, two phones): one banks, the other is told 409."""
+    n = len(players)
+    turns = race(n, lambda i: http.post("/api/v1/turns", json={"player": players[i]}))
+    assert [r.status_code for r in turns] == [201] * n, [r.text for r in turns]
+    ids = [r.json()["id"] for r in turns]
+    typed = {"values": [1, 5, 2, 3, 4, 6]}
+    rolls = race(n, lambda i: http.post(f"/api/v1/turns/{ids[i]}/rolls", json=typed))
+    assert [r.status_code for r in rolls] == [200] * n, [r.text for r in rolls]
+    keeps = race(n, lambda i: http.post(f"/api/v1/turns/{ids[i]}/keep", json={"dice": [1, 5]}))
+    assert [r.json()["turn_points"] for r in keeps] == [150] * n, [r.text for r in keeps]
+    banks = race(2 * n, lambda i: http.post(f"/api/v1/turns/{ids[i // 2]}/bank"))
+    for first, second in zip(banks[::2], banks[1::2], strict=True):
+        assert sorted([first.status_code, second.status_code]) == [200, 409]
+        refused = first if first.status_code == 409 else second
+        assert "over (banked)" in refused.json()["detail"]
+
+
+def test_players_moving_at_once_lose_nothing_and_a_turn_banks_once(gated, tmp_path):
+    _, start = gated
+    http, _ = start()
+    for _ in range(3):  # the race, a bounded number of times
+        play_at_once(http, [f"p{i}" for i in range(8)])
+    # what the turns file holds: each turn banked once, with its keep
+    from service.turn_db import TurnDatabase
+
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "turn-photos")
+    rows = db.load(lambda row, photos: row, since=0)
+    db.dispose()
+    assert len(rows) == 24
+    assert {tuple(m["op"] for m in row.moves) for row in rows} == {("roll", "keep", "bank")}
+    assert {row.outcome for row in rows} == {"banked"}
+
+
+def test_two_servers_on_one_data_folder_do_not_undo_each_others_moves(serve, tmp_path):
+    """Two ``dicecam serve`` on one data folder by mistake: a turn both hold is moved on one;
+    a move on the other's stale copy is refused (409) instead of writing over the first's, and
+    a stale bank is not submitted."""
+    submitted: list[tuple[str, int]] = []
+
+    def submit(session: Any) -> dict[str, Any]:
+        submitted.append((session.id, session.points))
+        return {"status": "submitted"}
+
+    def server() -> httpx.Client:
+        app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=submit)
+        return httpx.Client(base_url=serve(app).url, timeout=30)
+
+    one = server()
+    t = one.post("/api/v1/turns", json={"player": "cy"}).json()
+    u = one.post("/api/v1/turns", json={"player": "di"}).json()
+    one.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [1, 2, 2, 3, 4, 6]})
+    one.post(f"/api/v1/turns/{u['id']}/rolls", json={"values": [1, 2, 2, 3, 4, 6]})
+    one.post(f"/api/v1/turns/{u['id']}/keep", json={"dice": [1]})
+    two = server()  # started now: it loads both turns
+    assert one.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1]}).status_code == 200
+    assert one.post(f"/api/v1/turns/{t['id']}/bank").json()["outcome"] == "banked"
+    stale = two.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1]})
+    assert stale.status_code == 409, stale.text
+    assert "another dicecam" in stale.json()["detail"]
+    # the second server took up the turn as the file holds it
+    assert two.get(f"/api/v1/turns/{t['id']}").json()["outcome"] == "banked"
+    # u rolled on, on the first: the second's bank of its 100 points is refused, not sent
+    one.post(f"/api/v1/turns/{u['id']}/rolls", json={"values": [5, 2, 2, 3, 4]})
+    assert two.post(f"/api/v1/turns/{u['id']}/bank").status_code == 409
+    assert submitted == [(t["id"], 100)]
+    third = server()  # a server started afresh reads both as the first left them
+    assert third.get(f"/api/v1/turns/{t['id']}").json()["turn_points"] == 100
+    assert third.get(f"/api/v1/turns/{u['id']}").json()["awaiting"] == "keep"
