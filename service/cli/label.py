@@ -175,14 +175,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"review list (lowest confidence first{unsure}): {run_.outputs['review']}")
     if run_.unreadable:
         print(f"unreadable: {len(run_.unreadable)} (listed in {run_.outputs['unreadable']})")
-        for u in run_.unreadable:
-            print(f"  {u.name}: {u.reason}")
+        for u in run_.unreadable:  # named on stderr, as `dicecam read` does
+            print(f"dicecam label: {u.name}: {u.reason}", file=sys.stderr)
     if run_.short:
         print(
             f"read with fewer than {args.expect} dice: {len(run_.short)} (listed in "
             f"{run_.outputs['summary']}: short_of_count)"
         )
-    return 0 if run_.photos else 1
+    return 1 if run_.unreadable or not run_.photos else 0  # as `dicecam read`: a photo not read
 
 
 def _write_kwargs(args: argparse.Namespace, version: str) -> dict[str, object]:

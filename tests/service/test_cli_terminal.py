@@ -23,6 +23,8 @@ from service.cli import _reader_options, main
 from vision.backends import BACKENDS
 from vision.labelling.progress import ProgressBar, progress
 
+from dicecam_testing.folders import yolo_folder
+
 progress_module = importlib.import_module("vision.labelling.progress")  # `progress` is its function
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
@@ -147,6 +149,23 @@ def test_read_of_good_and_unreadable_photos(tmp_path):
     errors = proc.stderr.splitlines()
     assert len(errors) == 2 and str(bad) in errors[0] and str(missing) in errors[1]
     assert all(line.startswith("dicecam read: ") for line in errors)
+
+
+def test_eval_and_label_with_an_unreadable_photo_exit_1(tmp_path, capsys):
+    # as `dicecam read`: the other photos' work is done and printed, the bad one named on stderr
+    dataset = yolo_folder(tmp_path / "set", ["good", "bad"])  # bad.jpg is not a JPEG
+    shutil.copy(SAMPLES[0], dataset / "images" / "good.jpg")
+    assert main(["eval", str(dataset), "--json", "--backend", "onnxruntime"]) == 1
+    out, err = capsys.readouterr()
+    figures = json.loads(out)
+    assert figures["images"] == 2 and figures["failed_images"] == 1 and figures["matched_dice"]
+    assert err.startswith("dicecam eval: ") and "bad.jpg" in err and err.count("\n") == 1
+    labelled = tmp_path / "labelled"
+    argv = ["label", str(dataset / "images"), "--out", str(labelled), "--no-progress"]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert "labelled 1 of 2 photos" in out and (labelled / "tasks.json").is_file()
+    assert err.startswith("dicecam label: bad.jpg: ") and err.count("\n") == 1
 
 
 def test_ctrl_c_during_read_exits_130_with_one_line(tmp_path):

@@ -125,9 +125,10 @@ def test_cli_label_then_import_corrections(photo_dir, tmp_path, monkeypatch, cap
     monkeypatch.setattr(label_cli, "_make_reader", lambda model, conf: SceneReader(photo_dir))
     out = tmp_path / "ls"
     argv = ["label", str(photo_dir), "--out", str(out), "--format", "labelstudio", "--no-progress"]
-    assert main(argv) == 0
-    printed = capsys.readouterr().out
-    assert "labelled 4 of 6 photos (5 dice)" in printed and "broken.jpg" in printed
+    assert main(argv) == 1  # two photos unreadable, as `dicecam read` exits
+    printed = capsys.readouterr()
+    assert "labelled 4 of 6 photos (5 dice)" in printed.out
+    assert "dicecam label: broken.jpg: " in printed.err
     assert (out / "labeling-config.xml").is_file()
     # a second run into the same folder would overwrite: refused, nothing lost
     before = (out / "tasks.json").read_text()
@@ -290,7 +291,7 @@ def test_cli_label_with_the_real_reader_on_a_known_model(tmp_path):
     (photos / "broken.jpg").write_bytes(b"\xff\xd8\xff garbage")
     out = tmp_path / "out"
     proc = _label_cli(photos, out, "labelstudio", model)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # broken.jpg: labelled all the same
     assert "labelled 2 of 3 photos (4 dice)" in proc.stdout
     assert "ETA" in proc.stderr  # the progress bar
     assert (out / "unreadable.txt").read_text().startswith("broken.jpg\t")
