@@ -21,6 +21,7 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 __all__ = [
     "BROKEN_PIPE",
@@ -66,8 +67,15 @@ def check_port(port: int | None) -> int | None:
     return port
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a usage error in one line (argparse writes the usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dicecam",
         description="Read physical dice from photos, score and advise, submit Morning Roll turns.",
     )

@@ -72,6 +72,22 @@ def test_no_command_prints_help_and_exits_2():
     assert proc.stderr.splitlines()[-1] == "dicecam: error: expected a COMMAND"
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["roll-dice"], "dicecam: error: argument COMMAND: invalid choice: 'roll-dice'"),
+        (["read"], "dicecam read: error: the following arguments are required: PHOTO"),
+        (["labels", "import", "x.json"], "dicecam labels import: error: the following"),
+    ],
+    ids=["unknown-command", "missing-argument", "nested-command"],
+)
+def test_a_usage_error_is_one_line_and_exit_2(args, said):
+    proc = dicecam(*args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(said) and proc.stderr.count("\n") == 1
+    assert proc.stderr.endswith(" --help)\n")  # where the usage is
+
+
 def test_every_help_works_without_loading_the_reader():
     # each subcommand's --help, in one process: then neither the reader's runtimes nor even
     # vision (numpy, OpenCV, pydantic: half a second) have been imported
