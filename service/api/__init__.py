@@ -26,7 +26,7 @@ def build_api_router() -> APIRouter:
         methods=["POST"],
         summary="Read the dice in a photo (alias of /api/v1/read)",
         openapi_extra=reading.PHOTO_BODY,
-        responses=errors(400, 413, 415, 422, 503),
+        responses=errors(400, 408, 413, 415, 422, 503),
         tags=["reading"],
     )
     return api

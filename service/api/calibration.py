@@ -235,7 +235,7 @@ def _propose(photo: bytes) -> dict[str, Any]:
     "/proposal",
     summary="The learned outline of a photo, to start from",
     openapi_extra=PHOTO_BODY,
-    responses=errors(400, 413, 415, 422, 503),
+    responses=errors(400, 408, 413, 415, 422, 503),
 )
 async def propose(request: Request) -> dict[str, Any]:
     """A photo (multipart ``photo``) -> ``outline`` in its pixels (null: the surface fills the

@@ -22,6 +22,7 @@ WHY = {
     400: "the body is not valid JSON, or not a readable multipart form",
     401: "the tracker refused the name and password",
     404: "no turn with this id (turns are kept a day), or no tracker to log in to",
+    408: "the photo upload stalled: nothing came for DICECAM_UPLOAD_IDLE_S seconds",
     409: "the turn does not allow this move now (it is over, or dice are missing from the photo)",
     413: "the upload is larger than the service accepts (DICECAM_MAX_UPLOAD_MB)",
     415: "the photo is not an image dicecam can read, or the body is of an unknown type",

@@ -5,7 +5,9 @@ models on it. Reads run in worker threads of their own (``DICECAM_READ_WORKERS``
 photo waiting for a worker holds no thread of the server's pool (which moves turns, keeps and
 banks meanwhile). A photo is admitted before its body is read: past ``DICECAM_READ_WORKERS +
 DICECAM_READ_QUEUE`` photos in flight the request is answered 503 with ``Retry-After`` at once,
-before it uploads anything, so memory stays bounded however many phones send at once.
+before it uploads anything, so memory stays bounded however many phones send at once. An
+admitted upload that sends nothing for ``DICECAM_UPLOAD_IDLE_S`` is answered 408, so clients that
+stall or vanish mid-upload do not keep the places of those who send.
 
 Example:
     >>> queue = ReadQueue(workers=2, waiting=8)
@@ -27,6 +29,7 @@ import anyio.to_thread
 from fastapi import HTTPException
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from starlette.types import Message, Receive
 
 __all__ = ["ReadQueue", "ReadQueueSettings"]
 
@@ -42,6 +45,8 @@ class ReadQueueSettings(BaseSettings):
     """Photos read at once (each on a thread of its own; more only share the CPU)."""
     read_queue: int = Field(16, ge=0, le=10_000)
     """Photos that may wait for a worker; past them a photo is answered 503 + Retry-After."""
+    upload_idle_s: float = Field(30.0, gt=0, le=3600, allow_inf_nan=False)
+    """A photo upload that sends nothing for this long is answered 408 and gives its place up."""
 
 
 class ReadQueue:
@@ -50,13 +55,16 @@ class ReadQueue:
     Args:
         workers: reads running at once, each in a thread of this queue's own limiter.
         waiting: reads admitted beyond those, waiting (without a thread) for a worker.
+        idle_s: seconds an admitted upload may send nothing (see :meth:`idle_limited`).
     """
 
-    def __init__(self, workers: int = 4, waiting: int = 16) -> None:
+    def __init__(self, workers: int = 4, waiting: int = 16, idle_s: float = 30.0) -> None:
         if workers < 1 or waiting < 0:
             raise ValueError(f"expected workers >= 1 and waiting >= 0, got {workers}, {waiting}")
         self.workers = workers
         self.waiting = waiting
+        self.idle_s = idle_s
+        """How long an admitted upload may send nothing before it is answered 408."""
         self.in_flight = 0
         """Photos admitted and not yet answered (uploading, waiting or being read)."""
         self._limiter = anyio.CapacityLimiter(workers)
@@ -66,7 +74,7 @@ class ReadQueue:
     @classmethod
     def from_settings(cls, settings: ReadQueueSettings | None = None) -> ReadQueue:
         settings = settings or ReadQueueSettings()
-        return cls(settings.read_workers, settings.read_queue)
+        return cls(settings.read_workers, settings.read_queue, settings.upload_idle_s)
 
     def retry_after(self) -> int:
         """Seconds until a worker is likely free for one more photo (at least 1)."""
@@ -92,6 +100,21 @@ class ReadQueue:
             yield
         finally:
             self.in_flight -= 1
+
+    def idle_limited(self, receive: Receive) -> Receive:
+        """``receive`` that answers 408 when the client sends nothing for ``idle_s``: a client
+        that stalls mid-upload (or never sends the body) gives its place up."""
+
+        async def limited() -> Message:
+            with anyio.move_on_after(self.idle_s):
+                return await receive()
+            raise HTTPException(
+                408,
+                f"the upload stalled: nothing came for {self.idle_s:g} s "
+                "(DICECAM_UPLOAD_IDLE_S); send the photo again",
+            )
+
+        return limited
 
     async def run(self, func: Callable[..., T], *args: Any) -> T:
         """``func(*args)`` on one of the queue's ``workers`` threads, once one is free: a

@@ -31,12 +31,14 @@ def _reader(request: Request):
 @asynccontextmanager
 async def photo_admitted(request: Request) -> AsyncIterator[None]:
     """Hold a place in the reader's queue while a photo is uploaded and read; 503 with
-    ``Retry-After`` at once, before the upload is read, when the queue is full. A request
-    that is not multipart (typed values) needs no place."""
+    ``Retry-After`` at once, before the upload is read, when the queue is full; 408 when the
+    upload stalls. A request that is not multipart (typed values) needs no place."""
     if content_type(request) != "multipart/form-data":
         yield
         return
-    async with _reader(request).queue.ticket():
+    queue = _reader(request).queue
+    async with queue.ticket():
+        request._receive = queue.idle_limited(request.receive)  # the body is read through it
         yield
 
 
@@ -72,7 +74,7 @@ async def read_roll(
     summary="Read the dice in a photo",
     openapi_extra=PHOTO_BODY,
     response_description="the reading JSON of `dicecam read --json`",
-    responses=errors(400, 413, 415, 422, 503),
+    responses=errors(400, 408, 413, 415, 422, 503),
 )
 async def read_photo(request: Request) -> dict[str, Any]:
     """A photo (multipart field ``photo``) -> every die with its value, box and table status."""
@@ -152,7 +154,7 @@ def score_values(
     "/score",
     summary="Score a roll of any game",
     openapi_extra=PHOTO_OR_VALUES_BODY,
-    responses=errors(400, 413, 415, 422, 503),
+    responses=errors(400, 408, 413, 415, 422, 503),
 )
 async def score(
     request: Request,

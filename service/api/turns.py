@@ -103,7 +103,7 @@ async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
     "/{turn_id}/rolls",
     summary="Post a roll (photo or values)",
     openapi_extra=PHOTO_OR_VALUES_BODY,
-    responses=errors(400, 404, 409, 413, 415, 422, 503),
+    responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
 )
 async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
     """A photo of the roll (multipart ``photo``, optional ``values`` corrections) or JSON values.

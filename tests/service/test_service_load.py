@@ -264,3 +264,44 @@ def test_two_servers_on_one_data_folder_do_not_undo_each_others_moves(serve, tmp
     third = server()  # a server started afresh reads both as the first left them
     assert third.get(f"/api/v1/turns/{t['id']}").json()["turn_points"] == 100
     assert third.get(f"/api/v1/turns/{u['id']}").json()["awaiting"] == "keep"
+
+
+# -- slow and vanished clients ----------------------------------------------------------------
+
+
+def test_an_upload_that_stalls_gives_its_place_up(gated):
+    """A phone that sends the headers and part of a photo, then nothing: 408 after
+    DICECAM_UPLOAD_IDLE_S, and the reader's one place goes to the next photo."""
+    reader, start = gated
+    http, _ = start(DICECAM_READ_WORKERS="1", DICECAM_READ_QUEUE="0", DICECAM_UPLOAD_IDLE_S="0.5")
+    reader.gate.set()
+    head = multipart_head("/api/v1/read", 100_000)
+    began = time.monotonic()
+    answer = raw_request(http.base_url.port, head, b"--b0undary\r\nContent-Disposition: form-da")
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert b"DICECAM_UPLOAD_IDLE_S" in answer and time.monotonic() - began < 3
+    after = post_photo(http, 5)
+    assert after.status_code == 200 and after.json()["values"] == values_of(690)
+
+
+def test_a_phone_that_leaves_during_the_read_leaves_the_roll_whole(gated, tmp_path):
+    """The phone gives up while its photo is read: the roll is made whole (in the server and
+    in the turns file) or not at all, and the turn goes on from there."""
+    reader, start = gated
+    http, _ = start()
+    t = http.post("/api/v1/turns", json={"player": "eve"}).json()
+    files = {"photo": ("roll.jpg", photo(0), "image/jpeg")}  # read as six 1s
+    with pytest.raises(httpx.ReadTimeout):
+        http.post(f"/api/v1/turns/{t['id']}/rolls", files=files, timeout=0.5)
+    reader.gate.set()
+    wait_until(lambda: http.get(f"/api/v1/turns/{t['id']}").json()["rolls"] == 1)
+    now = http.get(f"/api/v1/turns/{t['id']}").json()
+    assert now["awaiting"] == "keep" and now["last_roll"]["values"] == [1] * 6
+    from service.turn_db import TurnDatabase
+
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "turn-photos")
+    (row,) = [r for r in db.load(lambda row, photos: row, since=0) if r.id == t["id"]]
+    db.dispose()
+    assert [m["op"] for m in row.moves] == ["roll"] and row.rolls[0]["photo"]
+    keep = http.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1, 1, 1, 1, 1, 1]})
+    assert keep.status_code == 200, keep.text
