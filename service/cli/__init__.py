@@ -31,6 +31,7 @@ __all__ = [
     "check_port",
     "main",
     "settings_error",
+    "use_colors",
 ]
 
 
@@ -72,6 +73,12 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def use_colors() -> bool | None:
+    """False when ``NO_COLOR`` is set and not empty (https://no-color.org), else None: the
+    server's log in colour on a terminal only (uvicorn's ``use_colors``)."""
+    return False if os.environ.get("NO_COLOR") else None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
-from service.cli import UsageError, check_port
+from service.cli import UsageError, check_port, use_colors
 
 __all__ = ["register", "run"]
 
@@ -145,7 +145,14 @@ def run(args: argparse.Namespace) -> int:
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     print(f"dicecam: serving {scheme}://{shown}:{settings.port}/", flush=True)
     try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **ssl)
+        uvicorn.run(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+            use_colors=use_colors(),
+            **ssl,
+        )
     except OSError as exc:
         raise UsageError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
     return 0

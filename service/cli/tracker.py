@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from service.cli import UsageError, check_port
+from service.cli import UsageError, check_port, use_colors
 
 __all__ = ["register"]
 
@@ -106,6 +106,7 @@ def run_tracker(args: argparse.Namespace) -> int:
         host=host,
         port=args.port if args.port is not None else settings.port,
         log_level="warning",
+        use_colors=use_colors(),
     )
     return 0
 

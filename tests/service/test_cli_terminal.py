@@ -8,6 +8,8 @@ import importlib.metadata
 import io
 import json
 import os
+import pty
+import select
 import shutil
 import signal
 import subprocess
@@ -322,3 +324,36 @@ def test_synth_progress_in_a_log_is_lines(tmp_path):
     lines = shown.splitlines()
     assert 2 <= len(lines) <= 7 and all(line.startswith("synth [") for line in lines)
     assert " 6/6 " in lines[-1]
+
+
+def _serve_on_a_terminal(tmp_path: Path, **env: str) -> bytes:
+    """What `dicecam serve` writes to a terminal until it has started (then Ctrl-C)."""
+    main_fd, tty = pty.openpty()
+    environ = {**os.environ, "DICECAM_DATA_DIR": str(tmp_path / "data"), "DICECAM_PORT": "0"}
+    environ.pop("NO_COLOR", None)
+    proc = subprocess.Popen(
+        [*DICECAM, "serve"],
+        stdin=subprocess.DEVNULL,
+        stdout=tty,
+        stderr=tty,
+        cwd=ROOT,
+        env={**environ, **env},
+        start_new_session=True,
+    )
+    os.close(tty)
+    shown, deadline = b"", time.monotonic() + 60
+    try:
+        while b"startup complete" not in shown and time.monotonic() < deadline:
+            if select.select([main_fd], [], [], 1)[0]:
+                shown += os.read(main_fd, 4096)
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+        os.close(main_fd)
+    assert b"startup complete" in shown, shown
+    return shown
+
+
+def test_no_color_turns_the_server_log_colourless(tmp_path):
+    assert b"\x1b[" in _serve_on_a_terminal(tmp_path)  # uvicorn colours a terminal's log
+    assert b"\x1b[" not in _serve_on_a_terminal(tmp_path, NO_COLOR="1")
