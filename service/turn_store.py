@@ -205,8 +205,9 @@ class TurnStore:
     def retry_queued(self) -> int:
         """Try again the turns whose submission is ``queued`` (the tracker was down), through
         the submitter's ``retry``, and hand over again those whose submission ``failed`` (the
-        outbox could not be written: a full or read-only disk); a turn whose receipt changes
-        is saved. Returns how many changed."""
+        outbox could not be written: a full or read-only disk) or that finished without one
+        (the process stopped between saving the last move and handing the turn over); a turn
+        whose receipt changes is saved. Returns how many changed."""
         retry = getattr(self.submitter, "retry", None)
         if retry is None:  # no submitter, or one that cannot retry
             return 0
@@ -215,10 +216,16 @@ class TurnStore:
                 t
                 for t in self._turns.values()
                 if (t.submission or {}).get("status") in ("queued", "failed")
+                or (t.over and t.submission is None)
             ]
         changed = 0
         for session in queued:
-            failed = (session.submission or {}).get("status") == "failed"
+            if session.submission is None:  # finished, never handed over: as at its last move
+                self.finish(session)
+                changed += session.submission is not None
+                self._save_receipt(session)
+                continue
+            failed = session.submission.get("status") == "failed"
             try:
                 receipt = self.submitter(session) if failed else retry(session)
             except Exception as exc:  # the next pass tries again; the turn stays as it is
@@ -231,8 +238,13 @@ class TurnStore:
                 for roll in session.rolls:
                     roll.photo = None
             changed += 1
-            try:
-                self.save(session)
-            except TurnError:
-                log.warning("turn %s: its new receipt could not be saved", session.id)
+            self._save_receipt(session)
         return changed
+
+    def _save_receipt(self, session: TurnSession) -> None:
+        """Save a turn whose receipt changed outside a request; a failure is logged (the next
+        pass tries again)."""
+        try:
+            self.save(session)
+        except TurnError:
+            log.warning("turn %s: its new receipt could not be saved", session.id)

@@ -52,3 +52,33 @@ def test_a_turn_the_outbox_could_not_take_is_kept_and_handed_over_later(
     assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
     store.database.dispose()
     assert _store(tmp_path).get(turn.id).submission["status"] == "queued"
+
+
+def test_a_turn_saved_finished_but_never_handed_over_is_handed_over_after_a_restart(
+    tmp_path: Path, unused_port: int
+):
+    # The finishing move is saved before the turn goes to the tracker; a process that stops
+    # between the two leaves a finished turn with no receipt in the file.
+    store = _store(tmp_path)
+    turn = store.start(
+        "heather", MORNING_ROLL, tracker_url=f"http://127.0.0.1:{unused_port}", tracker_token="t"
+    )
+    turn.roll([2] * (turn.dice_left - 1), off_table=1, photo=PHOTO)  # a bust: the turn is over
+    farkle = store.start("heather", "farkle-five")
+    farkle.roll([2, 2, 3, 4, 6])  # a bust of a game the tracker does not keep
+    for session in (turn, farkle):
+        assert session.over
+        store.save(session)  # ... and the process stops here
+    store.database.dispose()
+
+    store = _store(tmp_path)
+    assert store.get(turn.id).submission is None
+    assert store.retry_queued() == 2
+    again = store.get(turn.id)
+    assert again.submission["status"] == "queued"  # the tracker is down: it waits in the outbox
+    assert again.rolls[0].photo is None
+    assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
+    assert store.get(farkle.id).submission["status"] == "not-submitted"
+    assert store.retry_queued() == 0  # nothing is handed over twice
+    store.database.dispose()
+    assert _store(tmp_path).get(turn.id).submission["status"] == "queued"
