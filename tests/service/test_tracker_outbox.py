@@ -127,9 +127,11 @@ def test_bad_token_keeps_the_turn_pending(app, serve, tmp_path):
 
 
 def queue_offline(tmp_path, unused_port, *turns: TurnSubmission) -> str:
-    """Queue ``turns`` in the outbox at ``tmp_path`` for a tracker nobody answers; its URL."""
+    """Queue ``turns`` in the outbox at ``tmp_path`` for a tracker nobody answers; its URL.
+    Their next try is a minute or more away (not the default half second or so, which a slow
+    machine can let pass before the test looks)."""
     url = f"http://127.0.0.1:{unused_port}"
-    with TrackerClient(url, token="t", outbox_dir=tmp_path, retries=0) as offline:
+    with TrackerClient(url, token="t", outbox_dir=tmp_path, retries=0, backoff=120) as offline:
         for turn in turns:
             with pytest.raises(TrackerUnavailable):
                 offline.submit_turn(turn)
