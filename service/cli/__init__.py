@@ -141,9 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         command = f"dicecam {args.command}"
         return _run(args, command)
-    except KeyboardInterrupt:
-        # files are written whole (vision.atomic): what was there before is still there
-        print(f"{command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        # files are written whole (vision.atomic): what was there before is still there; a
+        # command may say more (`raise KeyboardInterrupt("--out left as it was")`)
+        print(f"{command}: interrupted{f': {exc}' if str(exc) else ''}", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
         # the reader of our output went away (`dicecam read --json *.jpg | head`): stop quietly

@@ -89,7 +89,8 @@ def test_ctrl_c_leaves_the_earlier_model_whole_and_the_same_command_runs_again(
     assert main(argv) == 130
     captured = capsys.readouterr()
     assert "exists: it stays as it is until this run ends" in captured.out
-    assert f"interrupted: {out} left as it was" in captured.err
+    assert f"dicecam train: interrupted: {out} left as it was" in captured.err
+    assert captured.err.count("interrupted") == 1  # said once
     assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
 
     stand_ins["interrupt"] = False

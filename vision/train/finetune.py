@@ -228,20 +228,18 @@ def _choose_detector(
 
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     """Fine-tune ``args.from_model`` on ``args.data`` (see the module's text); 0 when done.
-    A KeyboardInterrupt (Ctrl-C) is said in one line and raised again, ``--out`` untouched."""
+    A KeyboardInterrupt (Ctrl-C) is raised again saying ``--out`` is untouched."""
     base, _ = starting_model(args.from_model)
     final = fine_tuned_model(base, args.out, args.name)
     if final.is_file():
         print(f"{final} exists: it stays as it is until this run ends, then is replaced whole")
     try:
         return _finetune(recipe, args)
-    except KeyboardInterrupt:
-        print(
-            f"\ninterrupted: {final.parent} left as it was (no model of this run there); "
-            "the same command starts again",
-            file=sys.stderr,
-        )
-        raise
+    except KeyboardInterrupt:  # `dicecam train: interrupted: ...`, said by dicecam's main
+        raise KeyboardInterrupt(
+            f"{final.parent} left as it was (no model of this run there); "
+            "the same command starts again"
+        ) from None
 
 
 def _finetune(recipe: Recipe, args: argparse.Namespace) -> int:
