@@ -113,7 +113,7 @@ def turn_out(turn: Turn, base: str, *, replayed: bool = False) -> TurnOut:
                 reading=r.reading,
                 photo_url=(
                     f"{base}/api/v1/turns/{turn.id}/rolls/{r.position}/photo.jpg"
-                    if r.photo is not None
+                    if r.has_photo
                     else None
                 ),
             )
@@ -228,8 +228,8 @@ def correct(
 def photo(turn_id: TurnId, position: Annotated[int, Path(ge=0, le=1000)], session: DB) -> Response:
     turn = store.get_turn(session, turn_id)
     for roll in turn.rolls:
-        if roll.position == position and roll.photo is not None:
-            return Response(roll.photo, media_type="image/jpeg")
+        if roll.position == position and roll.has_photo:
+            return Response(roll.photo, media_type="image/jpeg")  # the one photo loaded
     raise store.NotFound(f"turn {turn_id} has no photo for roll {position}")
 
 

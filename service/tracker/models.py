@@ -16,7 +16,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, mapped_column, relationship
 
 __all__ = ["Base", "Correction", "Player", "Roll", "Token", "Turn"]
 
@@ -92,7 +92,9 @@ class Roll(Base):
     position: Mapped[int] = mapped_column(Integer)
     values: Mapped[list[int]] = mapped_column(JSON)
     reading: Mapped[dict | None] = mapped_column(JSON, nullable=True)
-    photo: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    photo: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
+    """Loaded only when read (the photo route): a year of turns lists thousands of rolls."""
+    has_photo: Mapped[bool] = column_property(photo.is_not(None))
 
     turn: Mapped[Turn] = relationship(back_populates="rolls")
 

@@ -155,20 +155,7 @@ def past_round(year: Year, request: Request, session: DB, now: Now) -> HTMLRespo
 def _leaderboard(request: Request, session, now, year: int) -> HTMLResponse:
     base = root(request)
     rows = store.leaderboard(session, year)
-    latest = {}
-    if rows:
-        from sqlalchemy import select
-
-        from service.tracker.models import Player
-
-        stmt = (
-            select(Turn, Player.name)
-            .join(Player, Turn.player_id == Player.id)
-            .where(Turn.round == year)
-            .order_by(Turn.day.desc(), Turn.id.desc())
-        )
-        for turn, name in session.execute(stmt):
-            latest.setdefault(name, turn)
+    latest = store.latest_turns(session, year) if rows else {}
     head = (
         '<th scope="col" class="n">Rank</th><th scope="col">Player</th>'
         '<th scope="col" class="n">Total</th><th scope="col" class="n">Turns</th>'
@@ -275,7 +262,7 @@ def turn_evidence(turn_id: TurnId, request: Request, session: DB, now: Now) -> H
         img = (
             f'<img class="photo" alt="{escape(alt)}" '
             f'src="{base}/api/v1/turns/{t.id}/rolls/{r.position}/photo.jpg">'
-            if r.photo is not None
+            if r.has_photo
             else '<p class="muted">no photo</p>'
         )
         reading = (

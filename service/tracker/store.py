@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, selectinload, subqueryload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from service.tracker import rules
@@ -56,6 +56,7 @@ __all__ = [
     "get_player",
     "get_turn",
     "issue_token",
+    "latest_turns",
     "leaderboard",
     "login",
     "player_turns",
@@ -147,6 +148,8 @@ def submit_turn(
         raise Conflict(_second_turn(player, day)) from None
     turn.player = player
     set_committed_value(turn, "corrections", [])
+    for roll in turn.rolls:  # a column of the database's, not loaded back by the flush
+        set_committed_value(roll, "has_photo", roll.photo is not None)
     return turn, False
 
 
@@ -211,17 +214,23 @@ def rounds(session: Session, now: datetime) -> list[int]:
 
 
 def leaderboard(session: Session, round_: int) -> list[dict]:
-    stmt = (
+    """The standings of ``round_``: best total first; a tie shares a rank and goes by best
+    turn, then name. One query, answered from ``ix_turns_round_player`` alone."""
+    per_player = (
         select(
-            Player.name,
-            func.sum(Turn.score),
-            func.count(Turn.id),
-            func.max(Turn.score),
-            func.max(Turn.day),
+            Turn.player_id,
+            func.sum(Turn.score).label("total"),
+            func.count().label("turns"),
+            func.max(Turn.score).label("best"),
+            func.max(Turn.day).label("last"),
         )
-        .join(Turn, Turn.player_id == Player.id)
         .where(Turn.round == round_)
-        .group_by(Player.id, Player.name)
+        .group_by(Turn.player_id)
+        .subquery()
+    )
+    c = per_player.c
+    stmt = select(Player.name, c.total, c.turns, c.best, c.last).join(
+        per_player, c.player_id == Player.id
     )
     rows = sorted(session.execute(stmt), key=lambda r: (-int(r[1]), -int(r[3]), r[0].lower()))
     out, rank, prev = [], 0, None
@@ -241,31 +250,55 @@ def leaderboard(session: Session, round_: int) -> list[dict]:
     return out
 
 
+def latest_turns(session: Session, round_: int) -> dict[str, Turn]:
+    """Each player's latest turn of ``round_`` by name, its rolls loaded (not their photos):
+    two queries however many players and turns."""
+    last = (
+        select(Turn.player_id, func.max(Turn.day).label("day"))
+        .where(Turn.round == round_)
+        .group_by(Turn.player_id)
+        .subquery()
+    )
+    stmt = (
+        select(Turn, Player.name)
+        .join(last, (Turn.player_id == last.c.player_id) & (Turn.day == last.c.day))
+        .join(Player, Turn.player_id == Player.id)
+        .options(selectinload(Turn.rolls))
+    )
+    return {name: turn for turn, name in session.execute(stmt)}
+
+
 def player_turns(
     session: Session, name: str, round_: int | None = None
 ) -> tuple[Player, list[Turn]]:
+    """``name``'s turns, newest first, with their rolls (not their photos) and corrections:
+    five queries however many turns (``selectinload`` would send one per 500 turns)."""
     player = get_player(session, name)
     stmt = (
         select(Turn)
-        .options(selectinload(Turn.rolls), selectinload(Turn.player))
+        .options(
+            subqueryload(Turn.rolls),
+            subqueryload(Turn.corrections).selectinload(Correction.admin),
+        )
         .where(Turn.player_id == player.id)
         .order_by(Turn.day.desc())
     )
     if round_ is not None:
         stmt = stmt.where(Turn.round == round_)
-    return player, list(session.scalars(stmt))
+    turns = list(session.scalars(stmt))
+    for turn in turns:
+        set_committed_value(turn, "player", player)
+    return player, turns
 
 
 def roll_call(session: Session, now: datetime) -> list[dict]:
     """Every registered player: the local day they joined on, their turns, whether they rolled
     today (their own local day)."""
     players = list(session.scalars(select(Player).order_by(Player.created_at, Player.id)))
-    counts = dict(
-        session.execute(select(Turn.player_id, func.count(Turn.id)).group_by(Turn.player_id)).all()
-    )
-    last = dict(
-        session.execute(select(Turn.player_id, func.max(Turn.day)).group_by(Turn.player_id)).all()
-    )
+    stmt = select(Turn.player_id, func.count(), func.max(Turn.day)).group_by(Turn.player_id)
+    counts, last = {}, {}
+    for player_id, turns, day in session.execute(stmt):
+        counts[player_id], last[player_id] = turns, day
     out = []
     for p in players:
         today = rules.local_day(now, p.timezone)

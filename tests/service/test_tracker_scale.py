@@ -1,0 +1,379 @@
+"""The tracker with a year of data: the SQL statements each page and API route runs do not grow
+with the players or the turns, the figures equal a plain Python computation over the seeded
+turns, lists of turns leave the photos in the database, and the hot queries use an index.
+
+``seed_rounds`` inserts in bulk; the full-year figures of the report (60 players, three rounds,
+62,000 turns) came from a script that imports it, not from these tests, which keep to a few
+hundred turns.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+import httpx
+import pytest
+from sqlalchemy import Engine, event, insert
+
+from service.tracker import create_app
+from service.tracker.db import Database
+from service.tracker.models import Correction, Player, Roll, Token, Turn
+from service.tracker.security import hash_token
+
+NOW = "2026-12-30T12:00:00+00:00"
+"""The server's clock: late in round 2026, so the current round holds nearly a year."""
+
+
+@dataclass
+class Seeded:
+    """What was seeded, in Python: the figures the tracker must agree with."""
+
+    players: list[str]
+    scores: dict[int, dict[str, list[tuple[date, int]]]] = field(default_factory=dict)
+    """round -> player -> (day, score after corrections), in seeding order."""
+    tokens: dict[str, str] = field(default_factory=dict)
+    """player -> a bearer token."""
+    camera_turn: int = 0
+    """The id of a turn with rolls, photos and a correction."""
+    camera: set[tuple[str, date]] = field(default_factory=set)
+    """The turns (player, day) with two camera rolls."""
+    corrected: dict[tuple[str, date], tuple[int, int]] = field(default_factory=dict)
+    """The corrected turns: (player, day) -> (score sent, score now)."""
+
+    def standings(self, round_: int) -> list[tuple[int, str, int, int, int, str]]:
+        """``(rank, player, total, turns, best, last day)``, best total first: ties share a
+        rank and go by best turn, then name."""
+        rows = sorted(
+            (
+                (-sum(s for _, s in turns), -max(s for _, s in turns), name.lower(), name, turns)
+                for name, turns in self.scores.get(round_, {}).items()
+            ),
+        )
+        out, rank, prev = [], 0, None
+        for i, (neg_total, neg_best, _, name, turns) in enumerate(rows, start=1):
+            if -neg_total != prev:
+                rank, prev = i, -neg_total
+            last = max(d for d, _ in turns).isoformat()
+            out.append((rank, name, -neg_total, len(turns), -neg_best, last))
+        return out
+
+
+def seed_rounds(
+    db: Database,
+    now: datetime,
+    *,
+    players: int,
+    rounds: dict[int, int],
+    password_hash: str,
+    photo_bytes: int = 200,
+    seed: int = 1,
+) -> Seeded:
+    """Bulk-insert into ``db`` ``players`` players and, for each ``round: days``, a turn per player per day
+    from January 1st (a few days skipped), every fifth turn with two camera rolls (a reading and
+    a ``photo_bytes`` photo each), two in thirty corrected by the administrator ``p000``."""
+    rng = random.Random(seed)
+    names = [f"p{i:03d}" for i in range(players)]
+    seeded = Seeded(names)
+    zones = ["UTC", "Europe/Paris", "America/Chicago", "Asia/Tokyo", "Pacific/Kiritimati"]
+    photo = b"\xff\xd8" + bytes(rng.randrange(256) for _ in range(max(photo_bytes - 2, 0)))
+    with db.writing() as session:
+        ids = session.scalars(
+            insert(Player).returning(Player.id, sort_by_parameter_order=True),
+            [
+                {
+                    "name": n,
+                    "name_key": n,
+                    "password_hash": password_hash,
+                    "timezone": zones[i % len(zones)],
+                    "is_admin": i == 0,
+                    "created_at": datetime(min(rounds), 1, 1, tzinfo=UTC),
+                }
+                for i, n in enumerate(names)
+            ],
+        ).all()
+        player_id = dict(zip(names, ids, strict=True))
+        for n in names:
+            token = uuid.uuid4().hex
+            seeded.tokens[n] = token
+            session.execute(
+                insert(Token),
+                [
+                    {
+                        "token_hash": hash_token(token),
+                        "player_id": player_id[n],
+                        "created_at": now,
+                        "expires_at": now + timedelta(days=365),
+                    }
+                ],
+            )
+        turns, plan, taken = [], [], {}
+        for year, days in sorted(rounds.items()):
+            for offset in range(days):
+                day = date(year, 1, 1) + timedelta(days=offset)
+                for n in names:
+                    if rng.random() < 0.05:  # a missed day
+                        continue
+                    sent = rng.randrange(0, 61) * 50
+                    k = taken[n] = taken.get(n, -1) + 1  # the player's k-th turn
+                    camera, corrected = k % 5 == 1, k % 15 in (1, 8)
+                    score = sent // 2 // 50 * 50 if corrected else sent
+                    turns.append(
+                        {
+                            "player_id": player_id[n],
+                            "day": day,
+                            "round": year,
+                            "score": score,
+                            "comment": "a fine morning" if camera else "",
+                            "game": "morning-roll",
+                            "idempotency_key": uuid.uuid4().hex,
+                            "submitted_at": datetime(day.year, day.month, day.day, 9, tzinfo=UTC),
+                            "local_time": f"{day.isoformat()}T09:00:00+00:00",
+                        }
+                    )
+                    plan.append((n, day, year, sent, score, camera, corrected))
+        turn_ids = session.scalars(
+            insert(Turn).returning(Turn.id, sort_by_parameter_order=True), turns
+        ).all()
+        rolls, corrections = [], []
+        for turn_id, (n, day, year, sent, score, camera, corrected) in zip(
+            turn_ids, plan, strict=True
+        ):
+            if camera:
+                seeded.camera.add((n, day))
+                for position in range(2):
+                    rolls.append(
+                        {
+                            "turn_id": turn_id,
+                            "position": position,
+                            "values": [1, 5, 2, 3, 6, 4][position:],
+                            "reading": {"dice": position + 5, "latency_ms": 41.5},
+                            "photo": photo,
+                        }
+                    )
+            if corrected:
+                seeded.corrected[n, day] = (sent, score)
+                corrections.append(
+                    {
+                        "turn_id": turn_id,
+                        "admin_id": player_id[names[0]],
+                        "old_score": sent,
+                        "new_score": score,
+                        "reason": "miscounted",
+                        "created_at": now,
+                    }
+                )
+                if camera and not seeded.camera_turn:
+                    seeded.camera_turn = turn_id
+            seeded.scores.setdefault(year, defaultdict(list))[n].append((day, score))
+        if rolls:
+            session.execute(insert(Roll), rolls)
+        if corrections:
+            session.execute(insert(Correction), corrections)
+        session.commit()
+    return seeded
+
+
+class StatementCounter:
+    """Counts the SQL statements the tracker's engines run (``before_cursor_execute``)."""
+
+    def __init__(self, *engines: Engine) -> None:
+        self.engines = engines
+        self.statements: list[tuple[str, object]] = []
+        for engine in engines:
+            event.listen(engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, conn, cursor, statement, parameters, context, executemany) -> None:
+        self.statements.append((statement, parameters))
+
+    @contextmanager
+    def counting(self) -> Iterator[list[tuple[str, object]]]:
+        """The statements run inside the block, with their parameters."""
+        start = len(self.statements)
+        seen: list[tuple[str, object]] = []
+        yield seen
+        seen.extend(self.statements[start:])
+
+
+# -- a tracker serving seeded data -------------------------------------------------------------
+
+
+@dataclass
+class Served:
+    http: httpx.Client
+    seeded: Seeded
+    counter: StatementCounter
+
+    def auth(self, kw: dict) -> dict:
+        """Request keywords with ``who=`` made that player's ``Authorization`` header."""
+        kw = dict(kw)
+        if who := kw.pop("who", ""):
+            kw["headers"] = {"Authorization": f"Bearer {self.seeded.tokens[who]}"}
+        return kw
+
+    def statements(self, method: str, path: str, **kw) -> list[str]:
+        """The SQL statements of one request (``who=``: as that player), which must succeed."""
+        with self.counter.counting() as seen:
+            r = self.http.request(method, path, **self.auth(kw))
+        assert r.is_success, (method, path, r.status_code, r.text[:500])
+        return [sql for sql, _ in seen]
+
+
+@pytest.fixture
+def serve_seeded(serve, clock, password_hash, tmp_path, request):
+    """``serve_seeded(url, players=, rounds=) -> Served``: a tracker on ``url`` (a fresh
+    database) with seeded data, over a real socket; the clock at :data:`NOW`."""
+    clock.set(NOW)
+    apps, clients = [], []
+
+    def start(url: str, *, players: int, rounds: dict[int, int]) -> Served:
+        app = create_app(url, clock=clock)
+        apps.append(app)
+        seeded = seed_rounds(
+            app.state.db, clock(), players=players, rounds=rounds, password_hash=password_hash
+        )
+        counter = StatementCounter(app.state.db.engine, app.state.db.read_engine)
+        http = httpx.Client(base_url=serve(app).url, timeout=30)
+        clients.append(http)
+        return Served(http, seeded, counter)
+
+    yield start
+    for http in clients:
+        http.close()
+    for app in apps:
+        app.state.db.dispose()
+
+
+def _fresh_url(database_url: str, request, name: str) -> str:
+    """Another empty database of the same kind as ``database_url``."""
+    if database_url.startswith("sqlite"):
+        return database_url.replace("tracker.sqlite3", f"{name}.sqlite3")
+    return request.getfixturevalue("postgres").create_database()
+
+
+def _routes(s: Seeded) -> list[tuple[str, str, dict]]:
+    """Every page and API route: ``(method, path, request keywords)``; the writes go to
+    ``p000`` (UTC) and ``p001`` (Paris), open at :data:`NOW` and without a turn today."""
+    camera = s.camera_turn
+    return [
+        ("GET", "/", {}),
+        ("GET", "/rounds/2025", {}),
+        ("GET", "/players/p001", {}),
+        ("GET", "/players/p001?round=2025", {}),
+        ("GET", "/rollcall", {}),
+        ("GET", f"/turns/{camera}", {}),
+        ("GET", "/api/v1/leaderboard", {}),
+        ("GET", "/api/v1/leaderboard?round=2025", {}),
+        ("GET", "/api/v1/players/p001/turns", {}),
+        ("GET", "/api/v1/rollcall", {}),
+        ("GET", "/api/v1/rounds", {}),
+        ("GET", f"/api/v1/turns/{camera}", {}),
+        ("GET", f"/api/v1/turns/{camera}/rolls/1/photo.jpg", {}),
+        ("GET", "/api/v1/me", {"who": "p001"}),
+        ("POST", "/api/v1/turns", {"who": "p000", "json": _turn_body("p000")}),
+        ("POST", "/add", {"data": _form_body("p001")}),
+        ("POST", "/api/v1/tokens", {"json": {"name": "p001", "password": PASSWORD}}),
+    ]
+
+
+PASSWORD = "hunter2hunter2"  # the password of every seeded player (conftest's password_hash)
+
+
+def _turn_body(player: str) -> dict:
+    return {"player": player, "score": 500, "idempotency_key": uuid.uuid4().hex}
+
+
+def _form_body(player: str) -> dict:
+    key = str(uuid.uuid4())
+    return {"name": player, "password": PASSWORD, "score": "450", "idempotency_key": key}
+
+
+def test_no_route_runs_more_statements_for_more_players_or_turns(
+    database_url, request, serve_seeded
+):
+    """Statements per request are the same for 5 players over a week, 50 players over two
+    weeks, and 2 players with 500+ turns each (more than one ``selectinload`` batch). The
+    leaderboard loaded each player's latest turn's rolls one by one (64 statements for 60
+    players), a player's history each turn's corrections (1,052 for a player's three years)."""
+    sizes = {
+        "5 players": serve_seeded(database_url, players=5, rounds={2025: 3, 2026: 4}),
+        "50 players": serve_seeded(
+            _fresh_url(database_url, request, "wide"), players=50, rounds={2025: 6, 2026: 8}
+        ),
+        "500+ turns each": serve_seeded(
+            _fresh_url(database_url, request, "long"), players=2, rounds={2025: 270, 2026: 260}
+        ),
+    }
+    counts = {
+        size: {
+            f"{method} {path.replace(str(served.seeded.camera_turn), '{id}')}": len(
+                served.statements(method, path, **kw)
+            )
+            for method, path, kw in _routes(served.seeded)
+        }
+        for size, served in sizes.items()
+    }
+    small = counts.pop("5 players")
+    for size, found in counts.items():
+        grew = {route: (small[route], n) for route, n in found.items() if n != small[route]}
+        assert grew == {}, f"statements per request grew with {size}: {grew}"
+    assert max(small.values()) <= 12, small
+
+
+def test_the_figures_equal_a_computation_over_the_seeded_turns(database_url, serve_seeded):
+    """Standings of the current and a past round, each player's latest turn on the leaderboard
+    page, the roll call and a player's history (scores after corrections, which turn was
+    corrected, which has camera rolls) match the seeded turns."""
+    served = serve_seeded(database_url, players=12, rounds={2025: 20, 2026: 30})
+    http, s = served.http, served.seeded
+    for round_ in (2026, 2025):
+        board = http.get("/api/v1/leaderboard", params={"round": round_}).json()["standings"]
+        assert [tuple(r.values()) for r in board] == s.standings(round_)
+        page = http.get("/" if round_ == 2026 else f"/rounds/{round_}").text
+        shown = re.findall(r'/players/(p\d+)">[^<]*</a>.*?/turns/\d+">([\d-]+): (\d+)</a>', page)
+        latest = {n: max(turns) for n, turns in s.scores[round_].items()}
+        assert shown == [
+            (n, latest[n][0].isoformat(), str(latest[n][1])) for n in (r["player"] for r in board)
+        ]
+    call = {p["player"]: p for p in http.get("/api/v1/rollcall").json()["players"]}
+    for name in s.players:
+        days = [d for turns in s.scores.values() for d, _ in turns[name]]
+        assert (call[name]["turns"], call[name]["last_day"]) == (len(days), max(days).isoformat())
+    for params in ({}, {"round": 2025}):
+        turns = http.get("/api/v1/players/p001/turns", params=params).json()["turns"]
+        expected = sorted(
+            (day, score)
+            for round_, players in s.scores.items()
+            if params.get("round", round_) == round_
+            for day, score in players["p001"]
+        )[::-1]
+        assert [(date.fromisoformat(t["day"]), t["score"]) for t in turns] == expected
+        for t in turns:
+            key = ("p001", date.fromisoformat(t["day"]))
+            fixes = [(c["old_score"], c["new_score"], c["admin"]) for c in t["corrections"]]
+            assert fixes == ([(*s.corrected[key], "p000")] if key in s.corrected else [])
+            photos = [r["photo_url"] is not None for r in t["rolls"]]
+            assert photos == ([True, True] if key in s.camera else [])
+        page = http.get("/players/p001", params=params).text
+        assert f"; {len(expected)} turns.</p>" in page
+
+
+def test_lists_of_turns_leave_the_photos_in_the_database(sqlite_url, serve_seeded):
+    """A player's history and the leaderboard read no photo (a year of camera turns is
+    hundreds of photos; only the photo route reads one), and still know which roll has one."""
+    served = serve_seeded(sqlite_url, players=3, rounds={2026: 12})
+    reads_photo = re.compile(r"rolls\.photo(?! IS NOT NULL)")
+    for path in ("/", "/players/p001", "/api/v1/players/p001/turns", "/turns/1"):
+        assert not any(reads_photo.search(sql) for sql in served.statements("GET", path)), path
+    turn = served.http.get(f"/api/v1/turns/{served.seeded.camera_turn}").json()
+    photo = served.http.get(turn["rolls"][1]["photo_url"])
+    assert photo.headers["content-type"] == "image/jpeg"
+    assert photo.content.startswith(b"\xff\xd8") and len(photo.content) == 200
+    page = served.http.get(f"/turns/{served.seeded.camera_turn}").text
+    assert page.count('<img class="photo"') == 2
