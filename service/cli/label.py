@@ -10,7 +10,12 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
+import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from service.cli import UsageError
@@ -140,6 +145,7 @@ def _make_reader(model: Path | None, conf: float | None):
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision.atomic import atomic_write
     from vision.labelling import find_photos, label_folder
 
     if not args.photos.is_dir():
@@ -156,16 +162,20 @@ def run(args: argparse.Namespace) -> int:
     reader = _make_reader(args.model, args.conf)
     model_path = getattr(reader, "model_path", None)
     version = args.model_version or (Path(model_path).stem if model_path else "dicecam-reader")
-    run_ = label_folder(
-        args.photos,
-        reader,
-        args.out,
-        args.fmt,
-        conf=args.conf or 0.0,
-        show_progress=not args.no_progress,
-        expected_dice=args.expect,
-        **_write_kwargs(args, version),
-    )
+    with _staged(args.out) as folder:
+        run_ = label_folder(
+            args.photos,
+            reader,
+            folder,
+            args.fmt,
+            conf=args.conf or 0.0,
+            show_progress=not args.no_progress,
+            expected_dice=args.expect,
+            **_write_kwargs(args, version),
+        )
+        if folder != args.out:  # the summary names the files where they will be
+            run_.outputs = {k: args.out / v.relative_to(folder) for k, v in run_.outputs.items()}
+            atomic_write(folder / "summary.json", json.dumps(run_.summary(), indent=1))
     total = len(run_.photos) + len(run_.unreadable)
     print(
         f"labelled {len(run_.photos)} of {total} photos ({run_.dice} dice) in "
@@ -183,6 +193,28 @@ def run(args: argparse.Namespace) -> int:
             f"{run_.outputs['summary']}: short_of_count)"
         )
     return 1 if run_.unreadable or not run_.photos else 0  # as `dicecam read`: a photo not read
+
+
+@contextlib.contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    """A hidden folder beside a new (or empty) ``out`` to write into, put in place as ``out``
+    when the block ends: a run stopped before (Ctrl-C, a full disk) leaves no half-written
+    ``out``. An ``out`` with files in it already (``--overwrite``) is written in place."""
+    if out.is_dir() and any(out.iterdir()):
+        yield out
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = out.parent / f".{out.name}.{os.getpid()}.partial"
+    shutil.rmtree(stage, ignore_errors=True)  # a killed run's, of the same process id
+    stage.mkdir()
+    try:
+        yield stage
+        if out.is_dir():
+            out.rmdir()  # empty: checked above
+        os.replace(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
 
 
 def _write_kwargs(args: argparse.Namespace, version: str) -> dict[str, object]:

@@ -227,6 +227,36 @@ def test_ctrl_c_during_label_leaves_no_output(tmp_path):
     assert not out_dir.exists()  # labels are written once every photo is read
 
 
+@pytest.mark.parametrize("out_exists", [False, True], ids=["new-out", "empty-out"])
+def test_ctrl_c_while_label_writes_leaves_out_as_it_was(tmp_path, monkeypatch, capsys, out_exists):
+    # stopped after the labels (and the copied photos) were written, before the review list
+    import vision.labelling.batch as batch
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "write_review", interrupted)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for photo in SAMPLES[:2]:
+        shutil.copy(photo, photos)
+    out_dir = tmp_path / "labelled"
+    if out_exists:
+        out_dir.mkdir()
+    argv = ["label", str(photos), "--out", str(out_dir), "--format", "yolo", "--no-progress"]
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "dicecam label: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["photos", "labelled"] if out_exists else ["photos"]
+    )  # no half-written folder, nor a hidden one beside it
+    assert not out_exists or not any(out_dir.iterdir())
+    monkeypatch.undo()  # the same command runs again, whole
+    assert main(argv) == 0
+    summary = json.loads((out_dir / "summary.json").read_text())
+    assert summary["labelled"] == 2 and summary["outputs"]["labels"] == str(out_dir / "data.yaml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["labelled", "photos"]
+
+
 def test_ctrl_c_during_synth_leaves_whole_files(tmp_path):
     out_dir = tmp_path / "synth"
     proc = subprocess.Popen(
