@@ -10,6 +10,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -56,13 +57,18 @@ class Token(Base):
 
 class Turn(Base):
     __tablename__ = "turns"
-    __table_args__ = (UniqueConstraint("player_id", "day", name="uq_turns_player_day"),)
+    __table_args__ = (
+        UniqueConstraint("player_id", "day", name="uq_turns_player_day"),
+        Index("ix_turns_round_player", "round", "player_id", "day", "score"),
+    )
+    """A player's turns by day (today's turn, their history); a round's standings and each
+    player's latest turn of it read ``ix_turns_round_player`` alone (it covers them)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
     day: Mapped[date] = mapped_column(Date)
     """The player's local calendar day when the server received the turn."""
-    round: Mapped[int] = mapped_column(Integer, index=True)
+    round: Mapped[int] = mapped_column(Integer)
     """The round is the calendar year of ``day``."""
     score: Mapped[int] = mapped_column(Integer)
     comment: Mapped[str] = mapped_column(Text, default="")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator
@@ -20,6 +21,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import httpx
 import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import Engine, event, insert
 
 from service.tracker import create_app
@@ -377,3 +381,67 @@ def test_lists_of_turns_leave_the_photos_in_the_database(sqlite_url, serve_seede
     assert photo.content.startswith(b"\xff\xd8") and len(photo.content) == 200
     page = served.http.get(f"/turns/{served.seeded.camera_turn}").text
     assert page.count('<img class="photo"') == 2
+
+
+def test_hot_queries_read_the_turns_through_an_index(sqlite_url, serve_seeded):
+    """SQLite's plan of every query of today's turn (a new turn), a player's history and a
+    round's standings searches an index, never scans the turns table; the standings read
+    ``ix_turns_round_player`` alone."""
+    served = serve_seeded(sqlite_url, players=5, rounds={2025: 3, 2026: 4})
+    seen = []
+    for method, path, kw in (
+        ("POST", "/api/v1/turns", {"who": "p000", "json": _turn_body("p000")}),
+        ("POST", "/add", {"data": _form_body("p001")}),
+        ("GET", "/players/p001?round=2026", {}),
+        ("GET", "/api/v1/players/p001/turns", {}),
+        ("GET", "/", {}),
+        ("GET", "/api/v1/leaderboard?round=2025", {}),
+    ):
+        with served.counter.counting() as statements:
+            assert served.http.request(method, path, **served.auth(kw)).is_success
+        seen += [(sql, p) for sql, p in statements if "turns" in sql and "DISTINCT" not in sql]
+    plans = []
+    with sqlite3.connect(sqlite_url.removeprefix("sqlite:///")) as conn:
+        for sql, params in seen:
+            if sql.lstrip().upper().startswith("SELECT"):
+                steps = conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
+                plans.append((sql, [step[-1] for step in steps]))
+    scans = [(sql, plan) for sql, plan in plans if any("SCAN turns" in p for p in plan)]
+    assert scans == []
+    standings = [plan for sql, plan in plans if "GROUP BY" in sql and "turns.round" in sql]
+    assert len(standings) == 3  # two standings, one round's latest turns
+    for plan in standings:
+        assert "SEARCH turns USING COVERING INDEX ix_turns_round_player (round=?)" in plan
+
+
+def test_a_database_of_revision_0002_gets_the_index_in_place(database_url, clock, serve):
+    """A year of turns stored at revision 0002 is upgraded to ``ix_turns_round_player`` in
+    place (``ix_turns_round`` goes); its standings are unchanged; it goes back down too."""
+    from service.tracker.db import MIGRATIONS, migrate
+
+    clock.set(NOW)
+    db = Database(database_url)
+    migrate(db.engine, "0002")
+    seeded = seed_rounds(
+        db, clock(), players=6, rounds={2025: 30, 2026: 40}, password_hash="not used"
+    )
+    db.dispose()
+
+    def indexes(engine: Engine) -> set[str]:
+        return {i["name"] for i in sa.inspect(engine).get_indexes("turns")}
+
+    app = create_app(database_url, clock=clock)  # migrates to head at start
+    assert {"ix_turns_round_player"} <= indexes(app.state.engine)
+    assert "ix_turns_round" not in indexes(app.state.engine)
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        for round_ in (2025, 2026):
+            board = http.get("/api/v1/leaderboard", params={"round": round_}).json()
+            assert [tuple(r.values()) for r in board["standings"]] == seeded.standings(round_)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with app.state.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0002")
+    assert "ix_turns_round" in indexes(app.state.engine)
+    assert "ix_turns_round_player" not in indexes(app.state.engine)
+    app.state.db.dispose()
