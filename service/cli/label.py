@@ -198,8 +198,9 @@ def run(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _staged(out: Path) -> Iterator[Path]:
     """A hidden folder beside a new (or empty) ``out`` to write into, put in place as ``out``
-    when the block ends: a run stopped before (Ctrl-C, a full disk) leaves no half-written
-    ``out``. An ``out`` with files in it already (``--overwrite``) is written in place."""
+    when the block ends: a run stopped before (Ctrl-C, a full disk, a refused label) leaves no
+    half-written ``out``. An ``out`` with files in it already (``--overwrite``) is written in
+    place."""
     if out.is_dir() and any(out.iterdir()):
         yield out
         return
@@ -249,12 +250,15 @@ def run_import(args: argparse.Namespace) -> int:
     photos = _read(args)
     if not photos:  # an empty training folder would only fail later, in `dicecam train`
         raise UsageError(f"expected labelled photos in {args.source}, got none")
+    images = "copy" if args.copy else "link"
     try:
-        data_yaml = write_training_folder(
-            photos, args.out, images="copy" if args.copy else "link", cocked_class=args.cocked_class
-        )
+        with _staged(args.out) as folder:
+            written = write_training_folder(
+                photos, folder, images=images, cocked_class=args.cocked_class
+            )
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
+    data_yaml = args.out / written.relative_to(folder)
     dice = sum(len(p.dice) for p in photos)
     print(f"imported {len(photos)} photos ({dice} dice) -> {data_yaml}")
     # --from: without it `dicecam train` makes a whole new reader from the recipe, into models/
@@ -269,11 +273,12 @@ def run_convert(args: argparse.Namespace) -> int:
 
     _check_out(args.out, args.overwrite)
     photos = _read(args)
+    options = _write_kwargs(args, args.model_version or "dicecam")
     try:
-        path = write_labels(
-            photos, args.out, args.to_fmt, **_write_kwargs(args, args.model_version or "dicecam")
-        )
+        with _staged(args.out) as folder:
+            written = write_labels(photos, folder, args.to_fmt, **options)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
+    path = args.out / written.relative_to(folder)
     print(f"converted {len(photos)} photos to {args.to_fmt} -> {path}", file=sys.stdout)
     return 0

@@ -257,6 +257,30 @@ def test_ctrl_c_while_label_writes_leaves_out_as_it_was(tmp_path, monkeypatch, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["labelled", "photos"]
 
 
+def test_ctrl_c_while_labels_convert_writes_leaves_no_out(tmp_path, monkeypatch, capsys):
+    import vision.labelling.batch as batch
+
+    source = yolo_folder(tmp_path / "set", ["a", "b"])
+    for name, photo in zip("ab", SAMPLES, strict=False):
+        shutil.copy(photo, source / "images" / f"{name}.jpg")
+    real_write_coco = batch.write_coco
+
+    def write_then_stop(photos, out, **kwargs):
+        real_write_coco(photos, out, **kwargs)  # the photos copied, the annotations written
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "write_coco", write_then_stop)
+    out_dir = tmp_path / "coco"
+    argv = ["labels", "convert", str(source), "--to", "coco", "--out", str(out_dir)]
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "dicecam labels: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["set"]
+    monkeypatch.undo()
+    assert main(argv) == 0
+    assert (out_dir / "annotations" / "instances_default.json").is_file()
+    assert f"-> {out_dir / 'annotations' / 'instances_default.json'}" in capsys.readouterr().out
+
+
 def test_ctrl_c_during_synth_leaves_whole_files(tmp_path):
     out_dir = tmp_path / "synth"
     proc = subprocess.Popen(
