@@ -20,8 +20,8 @@ import importlib.metadata
 import os
 import pkgutil
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
 
 __all__ = [
     "BROKEN_PIPE",
@@ -122,10 +122,17 @@ def settings_error(exc: BaseException) -> str | None:
 
     if not isinstance(exc, ValidationError) or not exc.title.endswith("Settings"):
         return None
-    return "; ".join(
-        f"DICECAM_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']} (got {e.get('input')!r})"
-        for e in exc.errors()
-    )
+    return "; ".join(map(_setting_error, exc.errors()))
+
+
+def _setting_error(error: Mapping[str, Any]) -> str:
+    """One refused ``DICECAM_*`` variable: pydantic's message, without the ``Value error, ``
+    prefix of a validator's own message, and what came unless the message names it already."""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    got = repr(error.get("input"))
+    if got not in message:
+        message += f" (got {got})"
+    return f"DICECAM_{'_'.join(map(str, error['loc'])).upper()}: {message}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -305,3 +305,4 @@ def test_a_bad_allowed_hosts_value_stops_the_command_in_one_line(
     assert main([command, "--port", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "DICECAM_ALLOWED_HOSTS" in err and "without a port" in err and "\n" not in err
+    assert "Value error" not in err and err.count("dice.example.com:8000") == 1, err
