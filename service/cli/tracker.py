@@ -64,6 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     o.add_argument("action", choices=["list", "deliver"])
     _client_args(o)
     o.add_argument(
+        "--player", default=None, help="deliver: log in as this player (with --password)"
+    )
+    o.add_argument("--password", default=None, help="deliver: log in with this password")
+    o.add_argument(
         "--retarget",
         action="store_true",
         help="deliver: send turns queued for another tracker URL to this one (their URL was wrong)",
@@ -203,8 +207,13 @@ def run_submit(args: argparse.Namespace) -> int:
         if not client.token:
             raise UsageError("expected --password, --token or DICECAM_TRACKER_TOKEN to submit")
         result = client.submit_turn(turn)
-    except TrackerAuthError as exc:
-        raise UsageError(exc.detail) from exc
+    except TrackerAuthError as exc:  # an expired or revoked token: the turn waits in the outbox
+        print(
+            f"queued in the outbox, not delivered: the tracker refused the token ({exc.detail}); "
+            "log in again to deliver it: `dicecam outbox deliver --player NAME --password ...`",
+            file=sys.stderr,
+        )
+        return 1
     except TrackerUnavailable as exc:
         print(f"queued in the outbox, not delivered yet: {exc}", file=sys.stderr)
         return 1
@@ -220,8 +229,12 @@ def run_outbox(args: argparse.Namespace) -> int:
         return _list_outbox(args)
     from service.tracker_client import TrackerAuthError
 
+    if bool(args.player) != bool(args.password):
+        raise UsageError("expected --player and --password together, to log in")
     client = _client(args)
     try:
+        if args.password:
+            client.login(args.player, args.password)
         report = client.deliver_pending(force=True, retarget=args.retarget)
     except TrackerAuthError as exc:
         raise UsageError(exc.detail) from exc

@@ -115,6 +115,21 @@ def test_standalone_tracker_submit_and_outbox(standalone, env, midday_zone, tmp_
     assert [(s["player"], s["total"]) for s in board] == [("kenny", 650)]
     assert "kenny" in httpx.get(url + "/").text
 
+    # a token the tracker refuses (expired, revoked, mistyped): the turn waits in the outbox,
+    # and the player logs in to deliver it
+    TrackerClient(url, outbox_dir=tmp_path / "ob").register("lena", "pass-word-3", midday_zone)
+    out = dicecam("submit", "--url", url, "--player", "lena", "--token", "stale", "--score",
+                  "200", env=env)  # fmt: skip
+    assert out.returncode == 1 and "queued in the outbox, not delivered" in out.stderr
+    assert "--player NAME --password" in out.stderr and "Traceback" not in out.stderr
+    half = dicecam("outbox", "deliver", "--url", url, "--player", "lena", env=env)
+    assert half.returncode == 2 and "expected --player and --password together" in half.stderr
+    done = dicecam("outbox", "deliver", "--url", url, "--player", "lena", "--password",
+                   "pass-word-3", env=env)  # fmt: skip
+    assert done.returncode == 0 and "delivered 1, rejected 0, still queued 0" in done.stdout
+    board = httpx.get(url + "/api/v1/leaderboard").json()["standings"]
+    assert sorted((s["player"], s["total"]) for s in board) == [("kenny", 650), ("lena", 200)]
+
 
 @pytest.mark.parametrize("auth", ["--token", "--password"])
 def test_submit_while_tracker_down_then_outbox_deliver(
