@@ -144,8 +144,15 @@ RELOGIN = (
 )
 
 
+EXPIRED_KEPT = timedelta(days=30)
+"""How long an expired token is kept, so that it is refused as expired (not as unknown)."""
+
+
 def issue_token(session: Session, player: Player, now: datetime, *, days: int = TOKEN_DAYS) -> str:
-    """A new bearer token for ``player``, refused from ``token_expiry(now, days)`` on."""
+    """A new bearer token for ``player``, refused from ``token_expiry(now, days)`` on. Tokens
+    of any player that expired over :data:`EXPIRED_KEPT` ago are removed (each login adds a
+    row: nothing else would)."""
+    session.execute(delete(Token).where(Token.expires_at < now - EXPIRED_KEPT))
     token = new_token()
     session.add(
         Token(

@@ -92,6 +92,32 @@ def test_logout_ends_only_this_token_and_takes_an_expired_one(short_tokens, join
     assert r.status_code == 401 and "unknown or revoked token" in r.json()["detail"]
 
 
+def test_long_expired_tokens_are_removed_when_tokens_are_made(short_tokens, join, sqlite_url):
+    """Each login adds a row; tokens that expired over 30 days ago go (of every player), while
+    a token expired more recently is still refused as expired, not as unknown."""
+    http, clock, _ = short_tokens
+    join(http, "ann")
+    join(http, "bob")
+    old = _auth(_login(http, "ann")["token"])
+    _login(http, "bob")
+    clock.set(clock() + timedelta(days=2 + 29))  # both expired 29 days ago: kept
+    recent = _auth(_login(http, "bob")["token"])
+    r = http.get("/api/v1/me", headers=old)
+    assert r.status_code == 401 and "expired on" in r.json()["detail"]
+
+    clock.set(clock() + timedelta(days=2))  # ann's and bob's first expired 31 days ago
+    _login(http, "bob")
+    engine = sa.create_engine(sqlite_url)
+    with engine.connect() as conn:
+        left = conn.execute(sa.text("SELECT COUNT(*) FROM tokens")).scalar_one()
+    engine.dispose()
+    assert left == 2  # bob's two newer tokens
+    r = http.get("/api/v1/me", headers=old)
+    assert r.status_code == 401 and "unknown or revoked token" in r.json()["detail"]
+    r = http.get("/api/v1/me", headers=recent)
+    assert r.status_code == 401 and "expired on" in r.json()["detail"]
+
+
 def test_a_password_change_revokes_every_token_of_the_player(short_tokens, seed_players):
     http, clock, app = short_tokens
     seeded = seed_players(app, ["admin", "other"])
