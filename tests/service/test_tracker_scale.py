@@ -2,9 +2,9 @@
 with the players or the turns, the figures equal a plain Python computation over the seeded
 turns, lists of turns leave the photos in the database, and the hot queries use an index.
 
-``seed_rounds`` (tests/support/dicecam_testing/tracker_year.py) inserts in bulk; the full-year figures of the report (60 players, three rounds,
-62,000 turns) came from a script that imports it, not from these tests, which keep to a few
-hundred turns.
+``seed_rounds`` (tests/support/dicecam_testing/tracker_year.py) inserts in bulk; the full-year
+figures of the report (60 players, three rounds, 62,000 turns) came from a script that imports
+it, not from these tests, which keep to a few hundred turns.
 """
 
 from __future__ import annotations
