@@ -61,10 +61,11 @@ class Option:
     forced_reroll: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, ``expected`` unrounded (a JSON float carries it exactly)."""
         return {
             "keep": list(self.keep),
             "then": self.then,
-            "expected": round(self.expected, 6),
+            "expected": self.expected,
             "points": self.points,
             "forced_reroll": self.forced_reroll,
         }
@@ -168,15 +169,16 @@ class FarkleAdvisor:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``dicecam strategy --json``); values unrounded."""
         return {
             "game": self.game.name,
             "house_rules": self.game.house_rules,
             "on_board": self.on_board,
-            "expected_turn_score": round(self.expected_turn_score, 6),
+            "expected_turn_score": self.expected_turn_score,
             "bank_thresholds": {str(k): v for k, v in self.bank_thresholds().items()},
             "cutoff": self.cutoff,
-            "skip_penalty": round(self.skip_penalty, 6),
-            "bust_chance": {str(k): round(v, 6) for k, v in self.bust_chance.items()},
+            "skip_penalty": self.skip_penalty,
+            "bust_chance": {str(k): v for k, v in self.bust_chance.items()},
         }
 
     def truncation_gap(self) -> float:

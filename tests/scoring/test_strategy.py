@@ -157,10 +157,11 @@ def test_bad_advice_input():
 
 
 def test_option_to_dict():
+    # unrounded: the CLI's and the API's JSON carry the advisor's value exactly
     assert Option((1, 5), "roll", 319.70000001, 150).to_dict() == {
         "keep": [1, 5],
         "then": "roll",
-        "expected": 319.7,
+        "expected": 319.70000001,
         "points": 150,
         "forced_reroll": False,
     }
