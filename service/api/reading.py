@@ -17,6 +17,7 @@ from service.api.uploads import (
     RollInput,
     content_type,
     parse_roll_input,
+    parse_values,
 )
 
 __all__ = ["router", "photo_admitted", "read_roll", "score_values"]
@@ -116,10 +117,14 @@ def score_values(
     banked: int = 0,
     highest_kept: int = 0,
     house_rules: dict[str, Any] | None = None,
+    *,
+    on_board: bool = True,
+    rejects: list[int] | None = None,
 ) -> dict[str, Any]:
     """Score one roll of ``game`` under its ``house_rules``: legal keeps with advice (Farkle
-    family) or the game's options."""
-    from scoring import get_advisor, get_game
+    family; ``on_board=False``: a player below the entry score) or the game's options
+    (Solitaire Dice: for a sheet with ``rejects`` marked so far)."""
+    from scoring import SolitaireSheet, get_advisor, get_game
 
     house_rules = house_rules or {}
     rules = get_game(game, **house_rules)
@@ -131,7 +136,7 @@ def score_values(
         bust = bool(rules.is_bust(list(values))) or (game == "morning-roll" and off_table > 0)
         advice: list[dict[str, Any]] = []
         if not bust:
-            advisor = get_advisor(game, **house_rules)
+            advisor = get_advisor(game, on_board=on_board, **house_rules)
             advice = [_plain(o) for o in advisor.advise(list(values), banked)]
         from service.turns import rank_keeps
 
@@ -142,7 +147,12 @@ def score_values(
     options = getattr(rules, "options", None)
     if not callable(options):
         raise HTTPException(500, f"the rules of {game} expose neither keeps() nor options()")
-    extra = {"highest_kept": highest_kept} if game == "low-high" else {}
+    extra: dict[str, Any] = {"highest_kept": highest_kept} if game == "low-high" else {}
+    if game == "solitaire-dice":
+        sheet = SolitaireSheet()
+        for face in rejects or []:
+            sheet.add_reject(face)
+        extra["sheet"] = sheet
     result = _plain(options(list(values), **extra))
     out.update(bust=not result, options=result)
     if callable(getattr(rules, "score", None)):
@@ -165,6 +175,14 @@ async def score(
     ),
     banked: int = Query(0, ge=0, description="points already set aside this turn (Farkle family)"),
     highest_kept: int = Query(0, ge=0, le=6, description="Low-High: highest face kept so far"),
+    on_board: bool = Query(
+        True,
+        description="Farkle family: false for a player below the entry score (F7, G3), whose "
+        "turn below it banks nothing (`dicecam advise --not-on-board`)",
+    ),
+    rejects: str = Query(
+        "", description="Solitaire Dice: the faces rejected so far, e.g. 1,1,5,6 (none: empty)"
+    ),
     rule: Annotated[
         list[str] | None,
         Query(
@@ -177,12 +195,21 @@ async def score(
     if game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(game))
     house_rules = _house_rules(game, rule or [])
+    rejected = parse_values(rejects, what="rejects") if rejects.strip() else []
     async with photo_admitted(request):
         roll = await parse_roll_input(request)
         values, off_table, reading = await read_roll(request, roll)
     try:
         result = await run_in_threadpool(
-            score_values, game, values, off_table, banked, highest_kept, house_rules
+            score_values,
+            game,
+            values,
+            off_table,
+            banked,
+            highest_kept,
+            house_rules,
+            on_board=on_board,
+            rejects=rejected,
         )
     except HTTPException:
         raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import random
 import tempfile
 from collections.abc import Iterator
 from itertools import product
@@ -22,6 +23,7 @@ import pytest
 from scoring import (
     HOUSE_RULE_CHOICES,
     HOUSE_RULES,
+    SolitaireSheet,
     get_advisor,
     get_game,
 )
@@ -165,6 +167,37 @@ def test_every_farkle_roll_scores_and_advises_alike(api, cli, game, rules):
         assert_keeps_ranked(answer["keeps"], rules_obj, roll, options, where)
 
 
+BANKED = (50, 300, 350, 450, 1000, 3050, 20000)
+
+
+@pytest.mark.parametrize(("game", "rules"), FARKLE_RULES, ids=lambda v: str(v))
+def test_banked_and_not_on_board_advise_alike(api, cli, game, rules):
+    """Points kept earlier in the turn, and a player below the entry score (F7, G3)."""
+    rules_obj = get_game(game, **rules)
+    rolls = every_roll(rules_obj.n_dice)
+    flags = [a for r in rule_args(rules) for a in ("--rule", r)]
+    rng = random.Random(f"{game}{rules}")
+    for on_board in (True, False):
+        advisor = get_advisor(game, on_board=on_board, **rules)
+        for roll in rng.sample(rolls, 60):
+            banked = rng.choice(BANKED)
+            where = (game, rules, roll, banked, on_board)
+            options = advisor.advise(roll, banked)
+            extra = [] if on_board else ["--not-on-board"]
+            argv = [str(v) for v in roll]
+            _, advised, _ = cli(
+                "advise", "--game", game, "--json", "--banked", str(banked), *extra, *flags, *argv
+            )
+            assert advised["banked"] == banked, where
+            assert_same_options(advised["options"], options, where)
+            answer = http_score(
+                api, game, roll, rules, banked=banked, on_board=str(on_board).lower()
+            )
+            assert answer["bust"] == (not options), where
+            assert_same_options(answer["advice"], options, where)
+            assert_keeps_ranked(answer["keeps"], rules_obj, roll, options, where)
+
+
 @pytest.mark.parametrize(("game", "rules"), FARKLE_RULES, ids=lambda v: str(v))
 def test_strategy_json_is_the_advisors(cli, game, rules):
     flags = [a for r in rule_args(rules) for a in ("--rule", r)]
@@ -179,3 +212,49 @@ def test_strategy_json_is_the_advisors(cli, game, rules):
             k: v for k, v in ref.items() if k not in ("expected_turn_score",)
         }
         assert shown["on_board"] is on_board and shown["house_rules"] == {**rules}
+
+
+# --- Solitaire Dice and Low-High ----------------------------------------------------------------
+SHEETS = ("", "1", "1,1,5,6", "2,2,2,2,2,2,2", "3,4,4,5,5,5")
+"""Faces rejected so far: none, one, three faces, a seventh reject, three faces again."""
+
+
+def test_solitaire_splits_alike_for_each_sheet(api, cli):
+    game = get_game("solitaire-dice")
+    for rejects in SHEETS:
+        for roll in every_roll(5)[-252:]:  # the 5-dice rolls
+            where = (roll, rejects)
+            sheet = SolitaireSheet()
+            for face in (int(f) for f in rejects.split(",") if f):
+                sheet.add_reject(face)
+            reference = json.loads(json.dumps(game.score(roll, sheet)))
+            argv = [str(v) for v in roll]
+            _, shown, _ = cli(
+                "score", "--game", "solitaire-dice", "--rejects", rejects, "--json", *argv
+            )
+            assert shown == reference, where
+            if sum(roll) % 3:
+                continue  # HTTP: a third of the rolls
+            answer = http_score(api, "solitaire-dice", roll, {}, rejects=rejects)
+            assert answer["options"] == reference["splits"], where
+            assert answer["score"]["splits"] == reference["splits"], where
+
+
+@pytest.mark.parametrize(("game", "rules"), [(g, r) for g, r in GAME_RULES if g == "low-high"])
+def test_low_high_sets_alike(api, cli, game, rules):
+    rules_obj = get_game(game, **rules)
+    flags = [a for r in rule_args(rules) for a in ("--rule", r)]
+    rng = random.Random(str(rules))
+    for _ in range(80):
+        roll = sorted(rng.randint(1, 6) for _ in range(rng.randint(1, 13)))
+        highest = rng.randint(0, 6)
+        where = (rules, roll, highest)
+        reference = json.loads(json.dumps(rules_obj.score(roll, highest)))
+        argv = [str(v) for v in roll]
+        _, shown, _ = cli(
+            "score", "--game", game, "--highest-kept", str(highest), "--json", *flags, *argv
+        )
+        assert shown == reference, where
+        answer = http_score(api, game, roll, rules, highest_kept=highest)
+        assert answer["score"] == reference and answer["options"] == reference["sets"], where
+        assert answer["bust"] == reference["turn_over"], where
