@@ -77,7 +77,7 @@ def _dice(tokens: list[str]) -> list[int]:
     out = []
     for token in tokens:
         for part in token.replace(",", " ").split():
-            if not part.isdigit():
+            if not (part.isascii() and part.isdigit()):  # '²' is a digit int() refuses
                 raise UsageError(f"a die face must be a number 1 to 6, got {part!r}")
             out.append(int(part))
     if not out:
@@ -163,6 +163,7 @@ def _advisor(args: argparse.Namespace) -> Any:
         raise UsageError(
             f"no strategy advisor for {args.game!r}; advisors exist for: {', '.join(FARKLE)}"
         )
+    _game(args)  # a house rule this game lacks ('on_board' too) is refused as `score` does
     try:
         return get_advisor(args.game, on_board=not args.not_on_board, **_rules(args.rule))
     except ValueError as exc:

@@ -258,3 +258,126 @@ def test_low_high_sets_alike(api, cli, game, rules):
         answer = http_score(api, game, roll, rules, highest_kept=highest)
         assert answer["score"] == reference and answer["options"] == reference["sets"], where
         assert answer["bust"] == reference["turn_over"], where
+
+
+# --- the same refusal everywhere -------------------------------------------------------------
+BAD_INPUT = [
+    # (game, values, --rule items, banked, phrases every refusal says)
+    ("morning-roll", [1, 2, 7], [], 0, ["1 to 6", "7"]),
+    ("greed", [1, 0, 5], [], 0, ["1 to 6", "0"]),
+    ("morning-roll", [1] * 7, [], 0, ["at most 6", "7"]),
+    ("farkle-five", [5] * 6, [], 0, ["at most 5", "6"]),
+    ("solitaire-dice", [1, 2, 3, 4, 5, 6], [], 0, ["5 dice", "6"]),
+    ("low-high", [2] * 14, [], 0, ["at most 13", "14"]),
+    ("morning-roll", [1, 5], ["bogus=true"], 0, ["bogus", "three_pairs_any"]),
+    ("greed", [1, 5], ["on_board=false"], 0, ["on_board", "valid: none"]),
+    ("morning-roll", [1, 5], ["three_pairs_any=1"], 0, ["three_pairs_any", "true or false"]),
+    ("farkle-five", [1, 5], ["free_keep=maybe"], 0, ["free_keep", "'maybe'"]),
+    ("low-high", [1, 5], ["target=abc"], 0, ["target", "'abc'"]),
+    ("low-high", [1, 5], ["scoring=7"], 0, ["scoring", "'pips'", "7"]),
+    ("morning-roll", [1, 5], [], -50, ["-50"]),
+    ("greed", [1, 5], [], 30, ["multiple of 50", "30"]),
+]
+
+
+@pytest.mark.parametrize(("game", "values", "rules", "banked", "phrases"), BAD_INPUT)
+def test_bad_input_is_refused_alike(api, cli, game, values, rules, banked, phrases):
+    from scoring import parse_house_rules
+
+    with pytest.raises(ValueError) as python:
+        house = parse_house_rules(rules)
+        game_rules = get_game(game, **house)
+        if game in FARKLE:
+            get_advisor(game, **house).advise(values, banked)
+        else:
+            game_rules.score(values)
+    said = {"python": str(python.value)}
+    flags = [a for r in rules for a in ("--rule", r)]
+    commands = ["score", "advise"] if game in FARKLE else ["score"]
+    for command in commands if banked == 0 else ["advise"]:
+        extra = ["--banked", str(banked)] if command == "advise" else []
+        status, out, err = cli(command, "--game", game, *extra, *flags, *map(str, values))
+        assert status == 2 and out == "" and err.count("\n") == 1, (command, err)
+        said[command] = err
+    r = api.post(
+        "/score",
+        params={"game": game, "rule": rules, "banked": banked},
+        json={"values": values},
+    )
+    assert r.status_code == 422, r.text
+    said["http"] = r.json()["detail"]
+    if game in FARKLE:  # a turn: refused as it starts, or its roll refused and nothing lost
+        start = api.post("/turns", json={"player": "ann", "game": game, "rules": house})
+        if rules:
+            assert start.status_code == 422, start.text
+            said["turn"] = start.json()["detail"]
+        elif banked == 0:
+            turn = start.json()
+            rolled = api.post(f"/turns/{turn['id']}/rolls", json={"values": values})
+            assert rolled.status_code == 422 and phrases[-1] in rolled.json()["detail"]
+            again = api.get(f"/turns/{turn['id']}").json()
+            assert again["rolls"] == 0 and again["awaiting"] == "roll"
+    for where, message in said.items():
+        assert all(p in message for p in phrases), (where, message, phrases)
+
+
+def test_real_dicecam_processes_answer_as_the_package():
+    """``dicecam score/advise/strategy --json`` as a player runs them (a few: the rest of the
+    comparison runs the same commands in process)."""
+    import subprocess
+    import sys
+
+    def dicecam(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "service.cli", *argv], capture_output=True, text=True, timeout=60
+        )
+
+    done = dicecam(
+        "score",
+        "--game",
+        "morning-roll",
+        "--json",
+        "--rule",
+        "three_pairs_any=true",
+        "2",
+        "2",
+        "2",
+        "2",
+        "3",
+        "3",
+    )
+    assert json.loads(done.stdout) == get_game("morning-roll", three_pairs_any=True).score(
+        [2, 2, 2, 2, 3, 3]
+    )
+    done = dicecam(
+        "advise",
+        "--game",
+        "farkle-five",
+        "--json",
+        "--banked",
+        "300",
+        "--not-on-board",
+        "1",
+        "3",
+        "4",
+    )
+    options = get_advisor("farkle-five", on_board=False).advise([1, 3, 4], 300)
+    assert_same_options(json.loads(done.stdout)["options"], options, "advise")
+    done = dicecam("strategy", "--game", "greed", "--json")
+    shown = json.loads(done.stdout)
+    assert shown["expected_turn_score"] == pytest.approx(
+        get_advisor("greed").expected_turn_score, abs=TOL
+    )
+    done = dicecam("advise", "--game", "greed", "--rule", "on_board=false", "1", "5")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "dicecam advise: error: greed: unknown house rule(s) on_board; valid: none"
+    ]
+
+
+def test_a_die_face_written_in_other_digits_is_refused_in_one_line(cli):
+    """'²' is a digit to Python's str.isdigit, not a number to int(): it was a traceback."""
+    for command in ("score", "advise"):
+        status, out, err = cli(command, "1", "²", "5")
+        assert (status, out) == (2, "")
+        assert err == f"dicecam {command}: error: a die face must be a number 1 to 6, got '²'\n"
