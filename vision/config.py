@@ -15,10 +15,33 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["DEFAULT_MODEL", "VisionSettings", "get_vision_settings"]
+__all__ = [
+    "CHECKOUT",
+    "DEFAULT_MODEL",
+    "MODELS_DIR",
+    "VisionSettings",
+    "get_vision_settings",
+    "shipped_folder",
+]
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "dicecam-reader.onnx"
-"""The shipped reader model: ``<repo>/models/dicecam-reader.onnx``."""
+_PACKAGE = Path(__file__).resolve().parent
+
+CHECKOUT = _PACKAGE.parent if (_PACKAGE.parent / "pyproject.toml").is_file() else None
+"""The repository dicecam runs from (a clone, an editable install); None once installed."""
+
+
+def shipped_folder(installed: str, checkout: str) -> Path:
+    """A folder of files dicecam ships: ``vision/<installed>`` where a wheel puts it, else
+    ``<repo>/<checkout>`` of the repository it runs from (setup.py maps one to the other)."""
+    inside = _PACKAGE / installed
+    return inside if inside.is_dir() or CHECKOUT is None else CHECKOUT / checkout
+
+
+MODELS_DIR = shipped_folder("shipped_models", "models")
+"""The shipped models and their cards: ``vision/shipped_models/`` installed, else ``models/``."""
+
+DEFAULT_MODEL = MODELS_DIR / "dicecam-reader.onnx"
+"""The shipped reader model: ``models/dicecam-reader.onnx`` (see :data:`MODELS_DIR`)."""
 
 
 class VisionSettings(BaseSettings):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.config import MODELS_DIR
 from vision.faces import crop_die
 from vision.runtime import SmallModel, softmax
 
@@ -41,10 +42,8 @@ CROP = 48
 CONTEXT = 4.0
 """The crop's side, as a multiple of the die's longer side."""
 
-DEFAULT_OFFTABLE_MODEL = (
-    Path(__file__).resolve().parent.parent.parent / "models" / "dicecam-offtable.onnx"
-)
-"""The shipped off-table die model: ``<repo>/models/dicecam-offtable.onnx``."""
+DEFAULT_OFFTABLE_MODEL = MODELS_DIR / "dicecam-offtable.onnx"
+"""The shipped off-table die model (in :data:`vision.config.MODELS_DIR`)."""
 
 
 def context_crop(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.config import MODELS_DIR
 from vision.table.geometry import Outline, dice_map, mask_to_outline
 
 if TYPE_CHECKING:
@@ -40,10 +41,8 @@ __all__ = [
     "surface_certainty",
 ]
 
-DEFAULT_SURFACE_MODEL = (
-    Path(__file__).resolve().parent.parent.parent / "models" / "dicecam-surface.onnx"
-)
-"""The shipped outline model: ``<repo>/models/dicecam-surface.onnx``."""
+DEFAULT_SURFACE_MODEL = MODELS_DIR / "dicecam-surface.onnx"
+"""The shipped outline model (in :data:`vision.config.MODELS_DIR`)."""
 
 
 LAYERS = 3

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from vision.atomic import atomic_copy
+from vision.config import MODELS_DIR
 
 from .holdout import Split, split_dataset
 from .publish import fine_tuned_model, publish
@@ -57,7 +58,10 @@ def starting_model(from_model: str | os.PathLike[str]) -> tuple[Path, Path]:
         base = base.with_suffix(".onnx")
     for p in (base, base.with_suffix(".pt")):
         if not p.is_file():
-            raise FileNotFoundError(f"--from needs {p} (the exported model and its checkpoint)")
+            why = "the exported model and its checkpoint"
+            if p.suffix == ".pt" and p.parent.resolve() == MODELS_DIR.resolve():
+                why += "; an installed dicecam ships no .pt weights: fine-tune from a clone"
+            raise FileNotFoundError(f"--from needs {p} ({why})")
     return base, base.with_suffix(".pt")
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from vision.config import CHECKOUT, shipped_folder
+
 __all__ = [
     "DetectorRecipe",
     "FacesRecipe",
@@ -14,10 +16,25 @@ __all__ = [
     "SynthRecipe",
     "TestRecipe",
     "load_recipe",
+    "recipe_path",
 ]
 
-REPO = Path(__file__).resolve().parents[2]
-DEFAULT_RECIPE = REPO / "datasets" / "recipes" / "dicecam-reader.yaml"
+REPO = CHECKOUT if CHECKOUT is not None else Path.cwd()
+"""Where a recipe's relative paths start: the repository, else (installed) the current folder."""
+RECIPES_DIR = shipped_folder("train/recipes", "datasets/recipes")
+"""The shipped recipes: ``datasets/recipes/``, in the package once installed."""
+DEFAULT_RECIPE = RECIPES_DIR / "dicecam-reader.yaml"
+
+
+def recipe_path(path: str | Path) -> Path:
+    """A path a recipe names: absolute as it is, ``datasets/recipes/...`` in :data:`RECIPES_DIR`
+    (installed too), any other from :data:`REPO`."""
+    path = Path(path)
+    if path.is_absolute():
+        return path
+    if path.parts[:2] == ("datasets", "recipes"):
+        return RECIPES_DIR.joinpath(*path.parts[2:])
+    return REPO / path
 
 
 class SynthRecipe(BaseModel):
@@ -40,7 +57,7 @@ class DetectorRecipe(BaseModel):
     augment: dict[str, Any] = Field(default_factory=dict)
 
     def model_path(self) -> str:
-        path = REPO / self.model
+        path = recipe_path(self.model)
         return str(path) if path.is_file() else self.model
 
 
@@ -102,7 +119,7 @@ class Recipe(BaseModel):
 
     def real_dirs(self) -> list[Path]:
         """The real photo folders that exist here (relative paths are from the repository)."""
-        dirs = [p if p.is_absolute() else (REPO / p).resolve() for p in self.real]
+        dirs = [recipe_path(p).resolve() for p in self.real]
         return [p for p in dirs if p.is_dir()]
 
 
@@ -110,7 +127,7 @@ def _hand_written(field: str, path: Path | None) -> str | None:
     """The text of the hand-written card file a recipe's ``field`` names, None when unset."""
     if path is None:
         return None
-    path = path if path.is_absolute() else REPO / path
+    path = recipe_path(path)
     if not path.is_file():
         raise FileNotFoundError(f"the recipe's {field} file is missing: {path}")
     return path.read_text()
