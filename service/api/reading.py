@@ -133,7 +133,9 @@ def score_values(
         if banked % 50:
             raise ValueError(f"banked must be a multiple of 50 (points kept), got {banked}")
         keeps = [_plain(k) for k in rules.keeps(list(values))]
-        bust = bool(rules.is_bust(list(values))) or (game == "morning-roll" and off_table > 0)
+        if game == "morning-roll" and off_table > 0:
+            keeps = []  # a die off the table busts the roll (M8): nothing to keep, as in a turn
+        bust = not keeps
         advice: list[dict[str, Any]] = []
         if not bust:
             advisor = get_advisor(game, on_board=on_board, **house_rules)

@@ -452,3 +452,22 @@ def test_a_turn_offers_and_scores_what_the_package_and_the_score_route_say(api, 
         "greed": set(),
     }[game]
     assert wanted <= seen, seen
+
+
+def test_a_die_off_the_table_busts_alike_with_nothing_to_keep(api):
+    """M8: the score route offered the keeps of a roll it called a bust (the page listed
+    'Keep 1 5 · 150 pts' under 'Bust: a die left the table'); a turn offers none."""
+    from scoring import FarkleTurn
+
+    ref = FarkleTurn(get_game("morning-roll"))
+    ref.roll([1, 5, 5, 2, 3], off_table=1)
+    scored = api.post(
+        "/score", params={"game": "morning-roll"}, json={"values": [1, 5, 5, 2, 3], "off_table": 1}
+    ).json()
+    turn = api.post("/turns", json={"player": "ann"}).json()
+    turn = api.post(
+        f"/turns/{turn['id']}/rolls", json={"values": [1, 5, 5, 2, 3], "off_table": 1}
+    ).json()
+    assert ref.state == "bust" and ref.keeps == []
+    assert scored["bust"] and turn["bust"] and "table" in scored["bust_reason"]
+    assert scored["keeps"] == scored["advice"] == turn["keeps"] == []
