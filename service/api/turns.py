@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
@@ -55,11 +55,32 @@ def _store(request: Request) -> TurnStore:
     return request.app.state.turns
 
 
-def _session(request: Request, turn_id: str) -> TurnSession:
+SEEN_ROLLS = Query(
+    None,
+    ge=0,
+    description="the turn's `rolls` when this move was chosen: a turn that has had more rolls "
+    "since (moved on in another tab or on another device) refuses the move with 409, unchanged",
+)
+
+
+def _session(request: Request, turn_id: str, seen_rolls: int | None = None) -> TurnSession:
     try:
-        return _store(request).get(turn_id)
+        session = _store(request).get(turn_id)
+        _check_seen(session, seen_rolls)
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
+    return session
+
+
+def _check_seen(session: TurnSession, seen_rolls: int | None) -> None:
+    """Refuse (409) a move chosen on a copy of the turn that has had fewer rolls than it has
+    now: a keep from an earlier roll would otherwise be applied to the latest one."""
+    if seen_rolls is not None and seen_rolls != len(session.rolls):
+        raise TurnError(
+            f"this turn moved on elsewhere (another tab or device?): expected a move after roll "
+            f"{seen_rolls}, the turn has had {len(session.rolls)}; nothing was changed, "
+            "GET the turn again"
+        )
 
 
 def _view(request: Request, session: TurnSession) -> dict[str, Any]:
@@ -105,14 +126,16 @@ async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
     openapi_extra=PHOTO_OR_VALUES_BODY,
     responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
 )
-async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
+async def post_roll(
+    request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS
+) -> dict[str, Any]:
     """A photo of the roll (multipart ``photo``, optional ``values`` corrections) or JSON values.
 
     Any die off the table busts a Morning Roll turn at once; so do dice missing from the photo
     (``DICECAM_MISSING_DICE=bust``, the default), else (``ask``, and in other games) the roll is
     refused with 409 and ``missing``, ``expected``, ``seen``. Typed values must count every die.
     """
-    session = _session(request, turn_id)
+    session = _session(request, turn_id, rolls)
     async with photo_admitted(request):
         roll = await parse_roll_input(request)
         # a turn that is over has no dice left to roll: read without a count, it is refused
@@ -125,6 +148,7 @@ async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
 
     def apply() -> dict[str, Any]:
         with session.lock:
+            _check_seen(session, rolls)
             session.roll(
                 values,
                 off_table=off_table,
@@ -151,11 +175,14 @@ async def post_roll(request: Request, turn_id: str) -> dict[str, Any]:
 @router.post(
     "/{turn_id}/keep", summary="Set aside scoring dice", responses=errors(400, 404, 409, 413, 422)
 )
-async def keep(request: Request, turn_id: str, body: Keep) -> dict[str, Any]:
-    session = _session(request, turn_id)
+async def keep(
+    request: Request, turn_id: str, body: Keep, rolls: int | None = SEEN_ROLLS
+) -> dict[str, Any]:
+    session = _session(request, turn_id, rolls)
 
     def apply() -> dict[str, Any]:
         with session.lock:
+            _check_seen(session, rolls)
             session.keep(body.dice, body.forced_reroll)
             return _view(request, session)
 
@@ -168,11 +195,12 @@ async def keep(request: Request, turn_id: str, body: Keep) -> dict[str, Any]:
 @router.post(
     "/{turn_id}/bank", summary="End the turn and score it", responses=errors(404, 409, 422)
 )
-async def bank(request: Request, turn_id: str) -> dict[str, Any]:
-    session = _session(request, turn_id)
+async def bank(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> dict[str, Any]:
+    session = _session(request, turn_id, rolls)
 
     def apply() -> dict[str, Any]:
         with session.lock:
+            _check_seen(session, rolls)
             session.bank()
             return _view(request, session)
 
