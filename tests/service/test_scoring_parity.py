@@ -1,9 +1,10 @@
 """One roll, one answer: the scoring package (the reference), ``dicecam score/advise/strategy
---json``, ``POST /api/v1/score`` and a turn of ``/api/v1/turns`` agree on every field they
-share, for the five games under each of their house rules, and refuse the same bad input alike.
+--json`` and ``POST /api/v1/score`` agree on every field they share, for the five games under
+each of their house rules, and refuse the same bad input alike (a turn of ``/api/v1/turns``:
+test_turn_parity.py).
 
 The CLI's bulk runs in process (its parser built once, stdout captured), a few commands in real
-subprocesses; the HTTP side is one real server (LiveServer) for the whole module.
+subprocesses; the HTTP side is one real server for the whole module.
 """
 
 from __future__ import annotations
@@ -12,71 +13,33 @@ import contextlib
 import io
 import json
 import random
-import tempfile
 from collections.abc import Iterator
-from itertools import product
 from typing import Any
 
 import httpx
 import pytest
 
-from scoring import (
-    HOUSE_RULE_CHOICES,
-    HOUSE_RULES,
-    SolitaireSheet,
-    get_advisor,
-    get_game,
-)
-from scoring.dice import distinct_rolls
-from service.app import create_app
+from scoring import SolitaireSheet, get_advisor, get_game
 from service.cli import build_parser, main
-from service.settings import Settings
 
-from .conftest import LiveServer
-from dicecam_testing.turns import QueueReader
-
-FARKLE = ("morning-roll", "farkle-five", "greed")
-TOL = 1e-9
-
-
-def rule_sets(game: str) -> list[dict[str, Any]]:
-    """Every combination of each house rule's values (true/false, the text choices; a whole
-    number at its default and one other)."""
-    axes = []
-    for key, default in HOUSE_RULES[game].items():
-        if isinstance(default, bool):
-            axes.append([(key, False), (key, True)])
-        elif key in HOUSE_RULE_CHOICES.get(game, {}):
-            axes.append([(key, v) for v in HOUSE_RULE_CHOICES[game][key]])
-        else:
-            axes.append([(key, default), (key, default * 2)])
-    return [dict(combo) for combo in product(*axes)]
+from dicecam_testing.parity import (
+    FARKLE,
+    FARKLE_RULES,
+    GAME_RULES,
+    TOL,
+    assert_keeps_ranked,
+    assert_same_options,
+    every_roll,
+    http_score,
+    rule_args,
+    scoring_api,
+)
 
 
-GAME_RULES = [(g, r) for g in HOUSE_RULES for r in rule_sets(g)]
-FARKLE_RULES = [(g, r) for g, r in GAME_RULES if g in FARKLE]
-
-
-def rule_args(rules: dict[str, Any]) -> list[str]:
-    return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items()]
-
-
-def every_roll(n_max: int) -> list[list[int]]:
-    return [list(roll) for n in range(1, n_max + 1) for roll, _p in distinct_rolls(n)]
-
-
-# --- the three interfaces ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def api() -> Iterator[httpx.Client]:
-    with tempfile.TemporaryDirectory() as data_dir:
-        app = create_app(
-            Settings(data_dir=data_dir), reader=QueueReader(), tracker_app=None, submitter=None
-        )
-        with (
-            LiveServer(app) as server,
-            httpx.Client(base_url=server.url + "/api/v1", timeout=60) as client,
-        ):
-            yield client
+    with scoring_api() as client:
+        yield client
 
 
 @pytest.fixture(scope="module")
@@ -97,51 +60,6 @@ def cli():
         return status, json.loads(text) if "--json" in argv and text else text, err.getvalue()
 
     return run
-
-
-def http_score(api: httpx.Client, game: str, values: list[int], rules: dict, **params) -> dict:
-    r = api.post(
-        "/score", params={"game": game, "rule": rule_args(rules), **params}, json={"values": values}
-    )
-    assert r.status_code == 200, (game, values, rules, params, r.text)
-    return r.json()
-
-
-# --- comparisons -------------------------------------------------------------------------------
-def plain_options(options) -> list[dict[str, Any]]:
-    return [
-        {"keep": list(o.keep), "then": o.then, "points": o.points, "forced": o.forced_reroll}
-        for o in options
-    ]
-
-
-def assert_same_options(got: list[dict], options, where: Any) -> None:
-    """``got`` (JSON options of an interface) are the advisor's ``options``: same order, same
-    fields, expected values within 1e-9."""
-    shown = [
-        {"keep": o["keep"], "then": o["then"], "points": o["points"], "forced": o["forced_reroll"]}
-        for o in got
-    ]
-    assert shown == plain_options(options), where
-    for o, ref in zip(got, options, strict=True):
-        assert abs(o["expected"] - ref.expected) <= TOL, (where, o, ref)
-
-
-def assert_keeps_ranked(keeps: list[dict], game: Any, roll: list[int], options, where) -> None:
-    """The keeps an HTTP answer offers: the rules' keeps, each with its best advised move,
-    the best first."""
-    ref = {(tuple(k.dice), k.forced_reroll): k for k in game.keeps(roll)}
-    assert len(keeps) == len(ref), where
-    ranked = [k["expected"] for k in keeps]
-    assert ranked == sorted(ranked, reverse=True), where
-    for k in keeps:
-        key = (tuple(k["dice"]), k["forced_reroll"])
-        assert key in ref and k["points"] == ref[key].points, (where, k)
-        assert k["wins_game"] == ref[key].wins_game, (where, k)
-        best = max(
-            (o for o in options if (o.keep, o.forced_reroll) == key), key=lambda o: o.expected
-        )
-        assert abs(k["expected"] - best.expected) <= TOL and k["then"] == best.then, (where, k)
 
 
 # --- the Farkle family: every roll ------------------------------------------------------------
@@ -382,93 +300,3 @@ def test_a_die_face_written_in_other_digits_is_refused_in_one_line(cli):
         status, out, err = cli(command, "1", "²", "5")
         assert (status, out) == (2, "")
         assert err == f"dicecam {command}: error: a die face must be a number 1 to 6, got '²'\n"
-
-
-# --- a turn played through /api/v1/turns ---------------------------------------------------------
-FIRST_ROLLS = {
-    "morning-roll": (
-        [1, 2, 3, 4, 5, 6],
-        [2, 2, 3, 3, 4, 4],
-        [2, 2, 2, 2, 3, 3],
-        [2, 3, 3, 4, 6, 6],
-    ),
-    "farkle-five": ([1, 1, 1, 1, 1], [1, 2, 3, 4, 5], [5, 5, 2, 3, 4], [2, 3, 4, 6, 6]),
-    "greed": ([1, 1, 1, 1, 1], [1, 2, 3, 4, 5], [5, 5, 5, 5, 5], [2, 2, 3, 4, 6]),
-}
-"""Straights, three pairs, four of a kind and a pair, five 1s, a bust: forced re-rolls, wins."""
-
-
-@pytest.mark.parametrize(("game", "rules"), FARKLE_RULES, ids=lambda v: str(v))
-def test_a_turn_offers_and_scores_what_the_package_and_the_score_route_say(api, game, rules):
-    from scoring import FarkleTurn
-
-    rules_obj = get_game(game, **rules)
-    advisor = get_advisor(game, **rules)
-    rng = random.Random(f"turn {game}{rules}")
-    seen: set[str] = set()
-    for first in [*FIRST_ROLLS[game], None, None, None, None]:
-        view = api.post("/turns", json={"player": "ann", "game": game, "rules": rules}).json()
-        ref = FarkleTurn(rules_obj)  # the package's turn, played alongside
-        roll = first
-        while not view["over"]:
-            roll = roll or [rng.randint(1, 6) for _ in range(view["dice_left"])]
-            where = (game, rules, ref.rolls, roll)
-            banked = ref.turn_points
-            view = api.post(f"/turns/{view['id']}/rolls", json={"values": roll}).json()
-            ref.roll(roll)
-            scored = http_score(api, game, roll, rules, banked=banked)
-            assert view["bust"] == scored["bust"] == (ref.state == "bust"), where
-            if ref.state == "bust":
-                assert view["keeps"] == [] and view["turn_points"] == 0, where
-                seen.add("bust")
-                break
-            options = advisor.advise(roll, banked)
-            assert_keeps_ranked(view["keeps"], rules_obj, roll, options, where)
-            assert view["keeps"] == scored["keeps"], where
-            pick = view["keeps"][0] if roll == first else rng.choice(view["keeps"][:3])
-            body = {"dice": pick["dice"], "forced_reroll": pick["forced_reroll"]}
-            view = api.post(f"/turns/{view['id']}/keep", json=body).json()
-            chosen = ref.keep(pick["dice"], forced_reroll=pick["forced_reroll"])
-            assert chosen.points == pick["points"], where
-            for field in ("turn_points", "dice_left", "must_roll", "hot_dice"):
-                assert view[field] == getattr(ref, field), (where, field)
-            assert view["forced_reroll"] == chosen.forced_reroll, where
-            assert view["over"] == (ref.state == "banked"), where  # five 1s win (F4)
-            seen |= {n for n in ("forced_reroll", "wins_game") if getattr(chosen, n)}
-            seen |= {"must_roll"} if ref.must_roll else set()
-            if view["over"] or ref.must_roll:
-                if not view["over"]:  # a forced re-roll, a total ending in 50 (F2)
-                    refused = api.post(f"/turns/{view['id']}/bank")
-                    assert refused.status_code == 409, (where, refused.text)
-                roll = None
-                continue
-            if pick["then"] == "bank" or rng.random() < 0.2:
-                view = api.post(f"/turns/{view['id']}/bank").json()
-                assert view["outcome"] == "banked" and view["turn_points"] == ref.bank(), where
-                seen.add("banked")
-            roll = None
-    wanted = {"bust", "banked"} | {
-        "morning-roll": {"forced_reroll", "must_roll"},
-        "farkle-five": {"wins_game", "must_roll"},
-        "greed": set(),
-    }[game]
-    assert wanted <= seen, seen
-
-
-def test_a_die_off_the_table_busts_alike_with_nothing_to_keep(api):
-    """M8: the score route offered the keeps of a roll it called a bust (the page listed
-    'Keep 1 5 · 150 pts' under 'Bust: a die left the table'); a turn offers none."""
-    from scoring import FarkleTurn
-
-    ref = FarkleTurn(get_game("morning-roll"))
-    ref.roll([1, 5, 5, 2, 3], off_table=1)
-    scored = api.post(
-        "/score", params={"game": "morning-roll"}, json={"values": [1, 5, 5, 2, 3], "off_table": 1}
-    ).json()
-    turn = api.post("/turns", json={"player": "ann"}).json()
-    turn = api.post(
-        f"/turns/{turn['id']}/rolls", json={"values": [1, 5, 5, 2, 3], "off_table": 1}
-    ).json()
-    assert ref.state == "bust" and ref.keeps == []
-    assert scored["bust"] and turn["bust"] and "table" in scored["bust_reason"]
-    assert scored["keeps"] == scored["advice"] == turn["keeps"] == []

@@ -1,0 +1,110 @@
+"""A turn played through ``/api/v1/turns`` offers the keeps, points and advice of the scoring
+package and of ``POST /api/v1/score``, under each house rule of the Farkle family."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from scoring import get_advisor, get_game
+
+from dicecam_testing.parity import FARKLE_RULES, assert_keeps_ranked, http_score, scoring_api
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[httpx.Client]:
+    with scoring_api() as client:
+        yield client
+
+
+# --- a turn played through /api/v1/turns ---------------------------------------------------------
+FIRST_ROLLS = {
+    "morning-roll": (
+        [1, 2, 3, 4, 5, 6],
+        [2, 2, 3, 3, 4, 4],
+        [2, 2, 2, 2, 3, 3],
+        [2, 3, 3, 4, 6, 6],
+    ),
+    "farkle-five": ([1, 1, 1, 1, 1], [1, 2, 3, 4, 5], [5, 5, 2, 3, 4], [2, 3, 4, 6, 6]),
+    "greed": ([1, 1, 1, 1, 1], [1, 2, 3, 4, 5], [5, 5, 5, 5, 5], [2, 2, 3, 4, 6]),
+}
+"""Straights, three pairs, four of a kind and a pair, five 1s, a bust: forced re-rolls, wins."""
+
+
+@pytest.mark.parametrize(("game", "rules"), FARKLE_RULES, ids=lambda v: str(v))
+def test_a_turn_offers_and_scores_what_the_package_and_the_score_route_say(api, game, rules):
+    from scoring import FarkleTurn
+
+    rules_obj = get_game(game, **rules)
+    advisor = get_advisor(game, **rules)
+    rng = random.Random(f"turn {game}{rules}")
+    seen: set[str] = set()
+    for first in [*FIRST_ROLLS[game], None, None, None, None]:
+        view = api.post("/turns", json={"player": "ann", "game": game, "rules": rules}).json()
+        ref = FarkleTurn(rules_obj)  # the package's turn, played alongside
+        roll = first
+        while not view["over"]:
+            roll = roll or [rng.randint(1, 6) for _ in range(view["dice_left"])]
+            where = (game, rules, ref.rolls, roll)
+            banked = ref.turn_points
+            view = api.post(f"/turns/{view['id']}/rolls", json={"values": roll}).json()
+            ref.roll(roll)
+            scored = http_score(api, game, roll, rules, banked=banked)
+            assert view["bust"] == scored["bust"] == (ref.state == "bust"), where
+            if ref.state == "bust":
+                assert view["keeps"] == [] and view["turn_points"] == 0, where
+                seen.add("bust")
+                break
+            options = advisor.advise(roll, banked)
+            assert_keeps_ranked(view["keeps"], rules_obj, roll, options, where)
+            assert view["keeps"] == scored["keeps"], where
+            pick = view["keeps"][0] if roll == first else rng.choice(view["keeps"][:3])
+            body = {"dice": pick["dice"], "forced_reroll": pick["forced_reroll"]}
+            view = api.post(f"/turns/{view['id']}/keep", json=body).json()
+            chosen = ref.keep(pick["dice"], forced_reroll=pick["forced_reroll"])
+            assert chosen.points == pick["points"], where
+            for field in ("turn_points", "dice_left", "must_roll", "hot_dice"):
+                assert view[field] == getattr(ref, field), (where, field)
+            assert view["forced_reroll"] == chosen.forced_reroll, where
+            assert view["over"] == (ref.state == "banked"), where  # five 1s win (F4)
+            seen |= {n for n in ("forced_reroll", "wins_game") if getattr(chosen, n)}
+            seen |= {"must_roll"} if ref.must_roll else set()
+            if view["over"] or ref.must_roll:
+                if not view["over"]:  # a forced re-roll, a total ending in 50 (F2)
+                    refused = api.post(f"/turns/{view['id']}/bank")
+                    assert refused.status_code == 409, (where, refused.text)
+                roll = None
+                continue
+            if pick["then"] == "bank" or rng.random() < 0.2:
+                view = api.post(f"/turns/{view['id']}/bank").json()
+                assert view["outcome"] == "banked" and view["turn_points"] == ref.bank(), where
+                seen.add("banked")
+            roll = None
+    wanted = {"bust", "banked"} | {
+        "morning-roll": {"forced_reroll", "must_roll"},
+        "farkle-five": {"wins_game", "must_roll"},
+        "greed": set(),
+    }[game]
+    assert wanted <= seen, seen
+
+
+def test_a_die_off_the_table_busts_alike_with_nothing_to_keep(api):
+    """M8: the score route offered the keeps of a roll it called a bust (the page listed
+    'Keep 1 5 · 150 pts' under 'Bust: a die left the table'); a turn offers none."""
+    from scoring import FarkleTurn
+
+    ref = FarkleTurn(get_game("morning-roll"))
+    ref.roll([1, 5, 5, 2, 3], off_table=1)
+    scored = api.post(
+        "/score", params={"game": "morning-roll"}, json={"values": [1, 5, 5, 2, 3], "off_table": 1}
+    ).json()
+    turn = api.post("/turns", json={"player": "ann"}).json()
+    turn = api.post(
+        f"/turns/{turn['id']}/rolls", json={"values": [1, 5, 5, 2, 3], "off_table": 1}
+    ).json()
+    assert ref.state == "bust" and ref.keeps == []
+    assert scored["bust"] and turn["bust"] and "table" in scored["bust_reason"]
+    assert scored["keeps"] == scored["advice"] == turn["keeps"] == []
