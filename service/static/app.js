@@ -3,6 +3,7 @@
 import { capture, readPhoto, showPreview, startCamera, startLive, stopLive } from "./camera.js";
 import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { correct, dieAt } from "./reading.js";
+import { resumeOnLoad } from "./resume.js";
 import { loadHouseRules, renderRules } from "./rules.js";
 import { bank, newTurn, sendRoll, useRoll } from "./turns.js";
 
@@ -24,12 +25,15 @@ async function loadConfig() {
     if (!ui.game.value) ui.game.value = cfg.games[0];
     await loadHouseRules();
   } catch (err) {
-    say(`Cannot reach the service: ${err.message}`, "bust");
+    say(err.offline ? err.message : `The service did not give its settings: ${err.message}`, "bust");
+    return;
+  } finally {
+    if (!window.isSecureContext || !navigator.mediaDevices) {
+      ui.cameraNote.textContent =
+        "The camera needs HTTPS on a phone: run `dicecam serve --https`. Photos from the gallery work anyway.";
+    }
   }
-  if (!window.isSecureContext || !navigator.mediaDevices) {
-    ui.cameraNote.textContent =
-      "The camera needs HTTPS on a phone: run `dicecam serve --https`. Photos from the gallery work anyway.";
-  }
+  await resumeOnLoad(); // the player's open turn, after a reload
 }
 
 // The model that reads the dice (a fine-tuned one through DICECAM_MODEL or --model): the loaded
@@ -107,8 +111,7 @@ ui.typedForm.addEventListener("submit", async (evt) => {
     say("Type the dice values as numbers 1 to 6, like 1 5 5 2 3 6.");
     return;
   }
-  await sendRoll(null, { values });
-  ui.typed.value = "";
+  if (await sendRoll(null, { values })) ui.typed.value = ""; // else kept, to send again
 });
 loadConfig();
 showModel();

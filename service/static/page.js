@@ -13,6 +13,8 @@ export const ui = {
   typedForm: $("typed-form"), typed: $("typed"), picker: $("picker"),
   trackerForm: $("tracker-form"), password: $("password"), trackerNote: $("tracker-note"),
   houseRules: $("house-rules"), rulesList: $("rules-list"), rulesSummary: $("rules-summary"),
+  openTurn: $("open-turn"), openTurnText: $("open-turn-text"), resumeTurn: $("resume-turn"),
+  abandonTurn: $("abandon-turn"),
 };
 
 export const state = {
@@ -25,11 +27,25 @@ export const state = {
   stream: null,
   live: { timer: null, busy: false, sig: null, count: 0, taken: null },
   busy: false,
+  unsure: false,       // a move's answer was lost: read the turn again before the next move
 };
 window.dicecam = state; // handy in the console and for tests
 
+export const UNREACHABLE = "Cannot reach the dicecam service (is the Wi-Fi on? is the service running?)";
+
+// A call to the service; an error says why, with `status` (0: the service could not be reached,
+// and then `offline` is true: the request may or may not have reached it).
 export async function api(path, options = {}) {
-  const res = await fetch(path, options);
+  let res;
+  try {
+    res = await fetch(path, options);
+  } catch (cause) { // offline, the service stopped, the connection dropped mid-answer
+    const err = new Error(`${UNREACHABLE}: nothing on this page is lost, try again once it is back.`);
+    err.status = 0;
+    err.offline = true;
+    err.cause = cause;
+    throw err;
+  }
   let body = null;
   try { body = await res.json(); } catch (_) { body = null; }
   if (!res.ok) {

@@ -3,16 +3,20 @@
 import { showPreview } from "./camera.js";
 import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
+import { remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
 
 // ---------------------------------------------------------------- turns
-export async function newTurn(evt) {
-  evt.preventDefault();
+export async function newTurn(evt, { anyway = false } = {}) {
+  if (evt) evt.preventDefault();
   const player = ui.player.value.trim();
   if (!player) { say("Type the player's name first."); ui.player.focus(); return; }
   localStorage.setItem("dicecam.player", player);
   localStorage.setItem("dicecam.game", ui.game.value);
+  ui.openTurn.hidden = true;
   try {
+    // a turn of this player and game still open (on screen, or before a reload): ask first
+    if (!anyway && await warnOpenTurn(player, ui.game.value, () => newTurn(null, { anyway: true }))) return;
     const token = localStorage.getItem(`dicecam.token.${player}`) || null;
     const turn = await api("/api/v1/turns", {
       method: "POST",
@@ -56,24 +60,63 @@ function clearTurn() {
   ui.keeps.innerHTML = "";
 }
 
-// A move on the turn (keep, bank), one at a time: a second tap while the first is on its way
-// answered "this turn is over" over the first one's receipt.
+const signature = (t) => JSON.stringify([t.id, t.history, t.outcome, t.submission]);
+
+// Read the turn again from the service and show it when it moved on from the one on screen (a
+// move whose answer was lost; another tab). Returns whether it had. Throws as api() does.
+export async function reread() {
+  const shown = state.turn;
+  const now = await api(`/api/v1/turns/${encodeURIComponent(shown.id)}`);
+  state.unsure = false;
+  if (state.turn !== shown || signature(now) === signature(shown)) return false;
+  renderTurn(now);
+  return true;
+}
+
+const sentence = (text) => (/[.!?:)]$/.test(text) ? text : `${text}.`);
+
+// A move on the turn (a roll, a keep, a bank) with what it sends, one at a time: a second tap
+// while the first is on its way answered "this turn is over" over the first one's receipt. The
+// move is made on the turn as shown (its roll count is sent: a turn that moved on in another
+// tab refuses it); after an answer lost on the way the turn is read again first, and a move
+// that did reach the service is not sent again. Returns whether the move was made.
 async function move(path, options) {
-  if (state.busy || !state.turn) return;
+  const shown = state.turn;
+  try {
+    if (state.unsure && await reread()) {
+      say(`Your last move reached the dicecam service (its answer was lost on the way). ${ui.message.textContent}`);
+      return false;
+    }
+    const url = `/api/v1/turns/${encodeURIComponent(shown.id)}/${path}?rolls=${shown.rolls}`;
+    renderTurn(await api(url, options));
+    return true;
+  } catch (err) {
+    state.unsure ||= Boolean(err.offline);
+    if (err.status === 409) { // moved on elsewhere, or not allowed now: show it as it is
+      try { if (await reread()) { say(`${sentence(err.message)} ${ui.message.textContent}`, "bust"); return false; } } catch (_) { /* said below */ }
+    } else if (err.status === 404) {
+      remember({ ...shown, over: true }); // gone from the service: nothing to resume
+    }
+    say(err.status === 404
+      ? `The dicecam service no longer knows this turn (${err.message}): start a new turn.`
+      : err.message, "bust");
+    if (state.turn) renderKeeps(state.turn.keeps || [], state.turn.awaiting === "keep" ? keep : null);
+    if (state.turn) ui.bank.disabled = bankDisabled(state.turn);
+    return false;
+  }
+}
+
+// A keep or a bank, with the turn's buttons off while it is on its way.
+async function turnMove(path, options) {
+  if (state.busy || !state.turn) return false;
   state.busy = true;
   ui.bank.disabled = true;
   for (const b of ui.keeps.querySelectorAll("button")) b.disabled = true;
   try {
-    renderTurn(await api(`/api/v1/turns/${state.turn.id}/${path}`, options));
-    focusNext();
-    return true;
-  } catch (err) {
-    say(err.message, "bust");
-    if (state.turn) renderKeeps(state.turn.keeps || [], state.turn.awaiting === "keep" ? keep : null);
-    focusNext();
-    return false;
+    return await move(path, options);
   } finally {
     state.busy = false;
+    focusNext();
   }
 }
 
@@ -89,29 +132,33 @@ export async function useRoll({ focus = true } = {}) {
   await sendRoll(form, null, { focus });
 }
 
+// Send a roll (a photo `form`, or `json` values) to the turn, else score it. Returns whether it
+// was taken: else what was sent stays on the page to send again.
 export async function sendRoll(form, json, { focus = true } = {}) {
-  if (state.busy) return;
+  if (state.busy) return false;
   state.busy = true;
   ui.useRoll.disabled = true;
   const opts = form
     ? { method: "POST", body: form }
     : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) };
+  let done = false;
   try {
     if (state.turn && !state.turn.over) {
-      const turn = await api(`/api/v1/turns/${state.turn.id}/rolls`, opts);
-      renderTurn(turn);
+      done = await move("rolls", opts);
     } else {
       const game = encodeURIComponent(ui.game.value);
       const scored = await api(`/api/v1/score?game=${game}${rulesQuery()}`, opts);
       renderScore(scored);
+      done = true;
     }
     if (focus) focusNext();
   } catch (err) {
     say(err.message, "bust");
-    ui.useRoll.disabled = false;
   } finally {
+    ui.useRoll.disabled = done;
     state.busy = false;
   }
+  return done;
 }
 
 function keepLabel(k) {
@@ -139,12 +186,15 @@ function renderKeeps(keeps, onPick) {
   }
 }
 
-function renderTurn(turn) {
+const bankDisabled = (turn) => turn.over || turn.awaiting !== "roll-or-bank" || turn.must_roll;
+
+export function renderTurn(turn) {
   state.turn = turn;
+  remember(turn);
   ui.total.textContent = String(turn.turn_points);
   ui.diceLeft.textContent = String(turn.dice_left);
   ui.state.textContent = turn.state || turn.awaiting;
-  ui.bank.disabled = turn.over || turn.awaiting !== "roll-or-bank" || turn.must_roll;
+  ui.bank.disabled = bankDisabled(turn);
   if (turn.bust) {
     say(`Bust: ${turn.bust_reason || "no scoring dice"}. The turn scores 0.`, "bust");
   } else if (turn.outcome === "banked") {
@@ -214,7 +264,7 @@ function renderScore(scored) {
 }
 
 async function keep(k) {
-  const done = await move("keep", {
+  const done = await turnMove("keep", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ dice: k.dice }),
@@ -223,5 +273,5 @@ async function keep(k) {
 }
 
 export async function bank() {
-  await move("bank", { method: "POST" });
+  await turnMove("bank", { method: "POST" });
 }

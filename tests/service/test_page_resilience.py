@@ -61,6 +61,189 @@ def roll(page, values: str, state: str = "awaiting_keep") -> None:
     expect(page.locator("#turn-state")).to_have_text(state)
 
 
+def test_a_reload_mid_turn_resumes_it_and_a_turn_the_service_forgot_is_named(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    errors: list[str] = []
+    try:
+        page = open_page(chromium, server, errors=errors)
+        turn_id = start_turn(page)
+        roll(page, "1 5 2 3 4 6")
+        page.reload()  # after a roll: the same turn, its keeps ready
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(page.locator("#message")).to_contain_text("Resumed heather's turn")
+        assert page.evaluate("window.dicecam.turn.id") == turn_id
+        keep = keep_button(page, "1 5")
+        expect(keep).to_be_enabled()
+        keep.click()
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        page.reload()  # after a keep: ready for the next roll, or to bank
+        expect(page.locator("#turn-total")).to_have_text("150")
+        expect(page.locator("#dice-left")).to_have_text("4")
+        expect(page.locator("#bank")).to_be_enabled()
+        roll(page, "1 2 3 4")  # and the turn goes on from there
+        assert server_turn(server, turn_id)["rolls"] == 2
+    finally:
+        server.__exit__(None, None, None)
+    # the service comes back without the turn (another data folder): the page says so
+    server = service(tmp_path / "other", port=server.port)
+    try:
+        page.reload()
+        expect(page.locator("#message")).to_contain_text(
+            f"no longer knows heather's turn {turn_id}"
+        )
+        expect(page.locator("#turn-state")).to_have_text("no turn")
+        page.reload()  # said once: the turn is forgotten on the page too
+        expect(page.locator("#message")).not_to_contain_text("no longer knows")
+    finally:
+        server.__exit__(None, None, None)
+    assert not errors, errors
+
+
+def test_the_network_dropping_mid_turn_loses_nothing_and_a_lost_answer_is_not_resent(
+    chromium, tmp_path
+):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    errors: list[str] = []
+    context = chromium.new_context()
+    try:
+        page = open_page(chromium, server, context, errors)
+        turn_id = start_turn(page)
+        context.set_offline(True)
+        page.fill("#typed", "1 5 2 3 4 6")
+        page.press("#typed", "Enter")
+        expect(page.locator("#message")).to_contain_text(UNREACHABLE)
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#typed")).to_have_value("1 5 2 3 4 6")  # kept, to send again
+        context.set_offline(False)
+        page.press("#typed", "Enter")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+
+        keep = keep_button(page, "1 5")
+        context.set_offline(True)
+        keep.click()
+        expect(page.locator("#message")).to_contain_text(UNREACHABLE)
+        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")  # as it was
+        expect(keep).to_be_enabled()
+        context.set_offline(False)
+
+        # the keep reaches the service, its answer is lost on the way back
+        sent: list[str] = []
+
+        def lose_answer(route):
+            sent.append(route.request.url)
+            route.fetch()
+            route.abort("connectionreset")
+
+        page.route("**/keep*", lose_answer)
+        page.evaluate("document.getElementById('message').textContent = ''")  # said afresh
+        keep.click()
+        expect(page.locator("#message")).to_contain_text(UNREACHABLE)
+        assert server_turn(server, turn_id)["dice_left"] == 4  # the service made the keep
+        page.unroute("**/keep*")
+        page.route("**/keep*", lambda route: (sent.append(route.request.url), route.continue_()))
+        keep.click()  # tapped again: the turn is read first, and the keep is not sent twice
+        expect(page.locator("#message")).to_contain_text("Your last move reached")
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-total")).to_have_text("150")
+        assert len(sent) == 1, sent
+        history = server_turn(server, turn_id)["history"]
+        assert [r["keep"]["dice"] for r in history] == [[1, 5]]
+        page.click("#bank")
+        expect(page.locator("#message")).to_contain_text("Banked 150 points")
+    finally:
+        context.close()
+        server.__exit__(None, None, None)
+    assert not errors, errors
+
+
+def test_the_service_restarting_mid_turn_and_the_page_carries_on(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    try:
+        page = open_page(chromium, server)
+        turn_id = start_turn(page)
+        roll(page, "1 1 2 3 4 6")
+    finally:
+        server.__exit__(None, None, None)
+    keep = keep_button(page, "1 1")
+    keep.click()  # the service is down
+    expect(page.locator("#message")).to_contain_text(UNREACHABLE)
+    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    server = service(tmp_path, port=server.port)  # back, on the same data folder
+    try:
+        keep.click()
+        expect(page.locator("#turn-total")).to_have_text("200")
+        roll(page, "5 5 5 2", "awaiting_keep")
+        assert server_turn(server, turn_id)["rolls"] == 2
+    finally:
+        server.__exit__(None, None, None)
+
+
+def test_a_stale_tab_is_told_and_shows_the_turn_as_it_is(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    try:
+        context = chromium.new_context()
+        first = open_page(chromium, server, context)
+        turn_id = start_turn(first)
+        roll(first, "1 5 2 3 4 6")
+        second = open_page(chromium, server, context)  # the same turn, resumed
+        expect(second.locator("#turn-state")).to_have_text("awaiting_keep")
+        keep_button(first, "1").click()
+        expect(first.locator("#dice-left")).to_have_text("5")
+        roll(first, "5 2 3 3 4")  # a new roll with a 5 in it
+        # the second tab still shows the first roll: its "Keep 5" is of that roll
+        keep_button(second, "5").click()
+        expect(second.locator("#message")).to_contain_text("moved on elsewhere")
+        expect(second.locator("#dice-left")).to_have_text("5")  # the real state now
+        expect(second.locator("#turn-total")).to_have_text("100")
+        expect(second.locator("#keeps li button")).to_have_count(1)  # Keep 5, of the new roll
+        t = server_turn(server, turn_id)
+        assert (t["awaiting"], t["turn_points"], t["rolls"]) == ("keep", 100, 2)
+        second.locator("#keeps li button").click()  # now a move on the real state
+        expect(second.locator("#turn-total")).to_have_text("150")
+        # back to the first tab (the phone shows it again): it reads the turn and says so
+        first.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(first.locator("#message")).to_contain_text("The turn moved on elsewhere")
+        expect(first.locator("#turn-total")).to_have_text("150")
+        context.close()
+    finally:
+        server.__exit__(None, None, None)
+
+
+def test_new_turn_over_an_open_one_offers_to_resume_it(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    try:
+        page = open_page(chromium, server)
+        turn_id = start_turn(page)
+        roll(page, "1 5 2 3 4 6")
+        keep_button(page, "1").click()
+        expect(page.locator("#dice-left")).to_have_text("5")
+        page.click("#new-turn")
+        expect(page.locator("#open-turn")).to_contain_text("heather already has a morning-roll")
+        expect(page.locator("#open-turn")).to_contain_text("100 points")
+        page.click("#resume-turn")
+        expect(page.locator("#open-turn")).to_be_hidden()
+        assert page.evaluate("window.dicecam.turn.id") == turn_id
+        expect(page.locator("#dice-left")).to_have_text("5")
+        page.click("#new-turn")
+        page.click("#abandon-turn")  # the player means it
+        expect(page.locator("#dice-left")).to_have_text("6")
+        assert page.evaluate("window.dicecam.turn.id") != turn_id
+        start = server_turn(server, turn_id)
+        assert (start["over"], start["turn_points"]) == (False, 100)  # left as it was
+    finally:
+        server.__exit__(None, None, None)
+
+
 def test_a_move_made_on_an_earlier_roll_is_refused_and_changes_nothing(tmp_path):
     server = service(tmp_path)
     try:
