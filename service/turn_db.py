@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, Float, Integer, String, Text, delete, select
+from sqlalchemy import JSON, Boolean, Float, Integer, String, Text, delete, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from vision.atomic import atomic_write
@@ -68,6 +68,8 @@ class TurnRow(Base):
     tracker_token: Mapped[str | None] = mapped_column(Text, nullable=True)
     rules: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The house rules the turn is played under (null: the game as READINGS.md reads it)."""
+    on_board: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    """False: the player had not made the entry score (null: on the board, as before)."""
 
 
 def _add_missing_columns(engine: Any) -> None:
@@ -171,10 +173,11 @@ class TurnDatabase:
             tracker_url=session.tracker_url,
             tracker_token=session.tracker_token,
             rules=session.house_rules or None,
+            on_board=session.on_board,
         )
         with self._lock, self._sessions() as db, db.begin():  # BEGIN IMMEDIATE: one writer
             stored = db.get(TurnRow, session.id)
-            if stored is not None and stored.moves != session.moves[: len(stored.moves)]:
+            if stored is not None and not _played_before(stored.moves, session.moves):
                 raise TurnConflict(
                     f"turn {session.id} was moved by another dicecam on the same data folder "
                     f"(the file holds {len(stored.moves)} moves, {_ops(stored.moves)}; this copy "
@@ -236,6 +239,18 @@ class TurnDatabase:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) -> bool:
+    """Whether the ``stored`` moves start ``moves``. A move written by an older dicecam lacks
+    the fields added since (``missing``), which read as their default: 0, none."""
+
+    def plain(move: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in move.items() if v not in (0, None, False)}
+
+    return len(stored) <= len(moves) and all(
+        plain(a) == plain(b) for a, b in zip(stored, moves, strict=False)
+    )
 
 
 def _ops(moves: list[dict[str, Any]]) -> str:

@@ -38,18 +38,20 @@ class TurnStore:
                 self._turns[session.id] = session
             database.remove_orphan_photos()
 
-    def _advisor(self, game: str, rules: dict[str, Any]) -> Any:
+    def _advisor(self, game: str, rules: dict[str, Any], on_board: bool = True) -> Any:
         from scoring import get_advisor
 
-        key = (game, tuple(sorted(rules.items())))
+        key = (game, tuple(sorted(rules.items())), on_board)
         if key not in self._advisors:
             try:
-                self._advisors[key] = get_advisor(game, **rules)
+                self._advisors[key] = get_advisor(game, on_board=on_board, **rules)
             except Exception:  # no advice is better than no turn
                 self._advisors[key] = None
         return self._advisors[key]
 
-    def _new(self, player: str, game: str, rules: dict[str, Any] | None = None) -> TurnSession:
+    def _new(
+        self, player: str, game: str, rules: dict[str, Any] | None = None, on_board: bool = True
+    ) -> TurnSession:
         from scoring import FarkleTurn, get_game
 
         rules = dict(rules or {})
@@ -63,12 +65,18 @@ class TurnStore:
                 f"POST /api/v1/score?game={game}",
                 422,
             )
-        advisor = self._advisor(game, rules)
-        return TurnSession(player, game, FarkleTurn(game_rules), game_rules, advisor)
+        if not on_board and game_rules.entry_threshold <= 0:
+            raise TurnError(
+                f"expected on_board true for {game}: it has no entry score to make", 422
+            )
+        advisor = self._advisor(game, rules, on_board)
+        session = TurnSession(player, game, FarkleTurn(game_rules), game_rules, advisor)
+        session.on_board = on_board
+        return session
 
     def _restore(self, row: Any, photos: list[bytes | None]) -> TurnSession:
         """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves."""
-        session = self._new(row.player, row.game, row.rules)
+        session = self._new(row.player, row.game, row.rules, row.on_board is not False)
         session.id, session.created = row.id, row.created
         session.replay(row.moves)
         if len(row.rolls) != len(session.rolls):
@@ -88,10 +96,13 @@ class TurnStore:
         tracker_url: str | None = None,
         tracker_token: str | None = None,
         rules: dict[str, Any] | None = None,
+        on_board: bool = True,
     ) -> TurnSession:
         """A new turn of ``game`` for ``player`` under the house ``rules`` (keyword options of
-        :func:`scoring.get_game`; TurnError 422 names the valid ones)."""
-        session = self._new(player, game, rules)
+        :func:`scoring.get_game`; TurnError 422 names the valid ones). ``on_board=False``: the
+        player has not made the game's entry score yet (F7, G3), so a turn below it banks
+        nothing and is advised so."""
+        session = self._new(player, game, rules, on_board)
         session.tracker_url, session.tracker_token = tracker_url, tracker_token
         dropped: list[str] = []
         with self._lock:

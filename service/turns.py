@@ -97,6 +97,8 @@ class TurnSession:
     submission: dict[str, Any] | None = None
     tracker_url: str | None = None
     tracker_token: str | None = field(default=None, repr=False)
+    on_board: bool = True
+    """False: the player has not made the entry score yet (F7, G3): below it the turn banks 0."""
     moves: list[dict[str, Any]] = field(default_factory=list)
     """Every move as played (``roll``, ``keep``, ``bank``): replayed to restore the turn."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -301,7 +303,20 @@ class TurnSession:
             "history": self.turn.to_dict()["rolls"],
             "submission": self.submission,
             "rules": self.house_rules,
+            "on_board": self.on_board,
+            "scored": self.scored,
         }
+
+    @property
+    def scored(self) -> int | None:
+        """What the finished turn adds to the player's score (None while it is open): its
+        points, or 0 for a bust or, before the player is on the board, below the entry score."""
+        if not self.over:
+            return None
+        if self.outcome != "banked":
+            return 0
+        entry = 0 if self.on_board else self.rules.entry_threshold
+        return self.points if self.points >= entry else 0
 
     @property
     def house_rules(self) -> dict[str, Any]:

@@ -42,6 +42,11 @@ class NewTurn(BaseModel):
         description="house rules (the (option) items of READINGS.md; each game's are listed "
         'with their defaults in /api/v1/games), e.g. {"three_pairs_any": true}',
     )
+    on_board: bool = Field(
+        True,
+        description="false: the player has not made the game's entry score yet (farkle-five "
+        "500, greed 300): a turn below it banks nothing (its `scored` is 0) and is advised so",
+    )
 
 
 class Keep(BaseModel):
@@ -108,6 +113,7 @@ async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
                 tracker_url=tracker_url(request),
                 tracker_token=body.tracker_token,
                 rules=body.rules,
+                on_board=body.on_board,
             )
         )
     except TurnError as exc:

@@ -108,3 +108,55 @@ def test_a_die_off_the_table_busts_alike_with_nothing_to_keep(api):
     assert ref.state == "bust" and ref.keeps == []
     assert scored["bust"] and turn["bust"] and "table" in scored["bust_reason"]
     assert scored["keeps"] == scored["advice"] == turn["keeps"] == []
+
+
+@pytest.mark.parametrize(
+    ("game", "roll", "keep", "points"),
+    [("farkle-five", [1, 1, 2, 3, 4], [1, 1], 200), ("greed", [1, 1, 2, 3, 5], [1, 1, 5], 250)],
+)
+def test_a_turn_before_the_entry_score_is_advised_and_scored_as_the_package_says(
+    api, game, roll, keep, points
+):
+    """F7, G3: a player not yet on the board banks nothing below the entry score; the turn
+    was advised as if they were on it (bank the points rather than roll on)."""
+    off, on = get_advisor(game, on_board=False), get_advisor(game)
+    view = api.post("/turns", json={"player": "ann", "game": game, "on_board": False}).json()
+    assert view["on_board"] is False and view["scored"] is None
+    view = api.post(f"/turns/{view['id']}/rolls", json={"values": roll}).json()
+    assert_keeps_ranked(view["keeps"], get_game(game), roll, off.advise(roll, 0), (game, roll))
+    assert view["keeps"][0]["then"] == "roll"  # below the entry score a bank is worth nothing
+    assert on.advise(roll, 0)[0].then == "bank"  # ... where a player on the board banks
+    view = api.post(f"/turns/{view['id']}/keep", json={"dice": keep}).json()
+    view = api.post(f"/turns/{view['id']}/bank").json()
+    assert (view["outcome"], view["turn_points"], view["scored"]) == ("banked", points, 0)
+
+    on_board = api.post("/turns", json={"player": "ann", "game": game}).json()
+    on_board = api.post(f"/turns/{on_board['id']}/rolls", json={"values": roll}).json()
+    on_board = api.post(f"/turns/{on_board['id']}/keep", json={"dice": keep}).json()
+    on_board = api.post(f"/turns/{on_board['id']}/bank").json()
+    assert (on_board["on_board"], on_board["scored"]) == (True, points)
+
+
+def test_morning_roll_has_no_entry_score_to_be_below():
+    from service.turn_store import TurnStore
+    from service.turns import TurnError
+
+    with pytest.raises(TurnError, match="expected on_board true for morning-roll"):
+        TurnStore().start("ann", "morning-roll", on_board=False)
+
+
+def test_a_turn_keeps_being_below_the_entry_score_after_a_restart(tmp_path):
+    from service.turn_db import TurnDatabase
+    from service.turn_store import TurnStore
+
+    def store() -> TurnStore:
+        return TurnStore(database=TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos"))
+
+    first = store()
+    turn = first.start("ann", "farkle-five", on_board=False)
+    turn.roll([1, 1, 2, 3, 4])
+    first.save(turn)
+    first.database.dispose()
+    again = store().get(turn.id)
+    assert again.on_board is False
+    assert again.options()[0]["then"] == "roll" and again.to_dict()["on_board"] is False
