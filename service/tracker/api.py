@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from pydantic import BeforeValidator
 from sqlalchemy.orm import Session
 
 from service.http_errors import error_responses
@@ -16,6 +18,7 @@ from service.tracker.schemas import (
     CorrectionIn,
     CorrectionOut,
     Credentials,
+    HistoryPage,
     PlayerOut,
     Registration,
     RollOut,
@@ -23,6 +26,7 @@ from service.tracker.schemas import (
     TokenOut,
     TurnIn,
     TurnOut,
+    parse_day,
 )
 from service.tracker.security import hash_password
 
@@ -82,6 +86,8 @@ Token = Annotated[str | None, Depends(bearer)]
 TurnId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the turn's id")]
 """A turn id: a database row id, so no larger than SQLite's 64-bit integers."""
 Year = Annotated[int, Path(ge=1900, le=9999, description="the round: a calendar year")]
+PAGE_LIMIT, MAX_PAGE_LIMIT = 100, 500
+"""Turns on a page of a player's history unless ``limit=`` says otherwise, and the most."""
 
 
 def root(request: Request) -> str:
@@ -248,18 +254,47 @@ def leaderboard(
     return {"round": year, "standings": [r.model_dump(mode="json") for r in rows]}
 
 
-@router.get("/players/{name}/turns", responses=errors(404, 422))
+@router.get("/players/{name}/turns", response_model=HistoryPage, responses=errors(404, 422))
 def history(
     name: str,
     session: DB,
     request: Request,
-    round: Annotated[int | None, Query(ge=1900, le=9999)] = None,
-) -> dict:
-    player, turns = store.player_turns(session, name, round)
-    return {
-        "player": player_out(player).model_dump(mode="json"),
-        "turns": [turn_out(t, root(request)).model_dump(mode="json") for t in turns],
-    }
+    response: Response,
+    round: Annotated[
+        int | None, Query(ge=1900, le=9999, description="only this round (a calendar year)")
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_PAGE_LIMIT, description="the most turns on the page")
+    ] = PAGE_LIMIT,
+    before: Annotated[
+        date | None,
+        BeforeValidator(parse_day),
+        Query(
+            description="only the days before this one, YYYY-MM-DD: the previous page's next_before"
+        ),
+    ] = None,
+) -> HistoryPage:
+    """A page of the player's turns, newest first: at most ``limit``, the days before
+    ``before``. The next page's URL is ``next`` (and the ``Link: <...>; rel="next"`` header),
+    its cursor ``next_before`` (the page's last day: a turn added meanwhile moves no page)."""
+    player, turns = store.player_turns(session, name, round, before=before, limit=limit + 1)
+    base = root(request)
+    page, more = turns[:limit], len(turns) > limit
+    next_before = page[-1].day if more else None
+    next_url = None
+    if next_before is not None:
+        query = {"round": round, "limit": limit, "before": next_before.isoformat()}
+        kept = urlencode({k: v for k, v in query.items() if v is not None})
+        next_url = f"{base}/api/v1/players/{quote(player.name, safe='')}/turns?{kept}"
+        response.headers["Link"] = f'<{next_url}>; rel="next"'
+    return HistoryPage(
+        player=player_out(player),
+        round=round,
+        limit=limit,
+        turns=[turn_out(t, base) for t in page],
+        next=next_url,
+        next_before=next_before,
+    )
 
 
 @router.get("/rollcall")

@@ -17,6 +17,7 @@ __all__ = [
     "Credentials",
     "CorrectionIn",
     "CorrectionOut",
+    "HistoryPage",
     "PlayerOut",
     "Registration",
     "RollIn",
@@ -25,8 +26,10 @@ __all__ = [
     "TokenOut",
     "TurnIn",
     "TurnOut",
+    "parse_day",
 ]
 
+DAY_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\- ]{0,38}[A-Za-z0-9_.\-]$|^[A-Za-z0-9]$")
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
 MAX_SCORE = 1_000_000
@@ -75,6 +78,22 @@ def _check_name(v: str) -> str:
             f"starting with a letter or digit, got {v!r}"
         )
     return v
+
+
+def parse_day(v: object) -> date:
+    """A calendar day written ``YYYY-MM-DD`` (a query's ``before=``), nothing looser: no
+    timestamp, no time of day."""
+    if isinstance(v, date):
+        return v
+    text = str(v)
+    try:
+        if not DAY_RE.fullmatch(text):
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"expected a day written YYYY-MM-DD, e.g. 2026-03-01, got {text[:40]!r}"
+        ) from None
 
 
 def _check_score(v: int) -> int:
@@ -212,3 +231,17 @@ class Standing(BaseModel):
     turns: int
     best: int
     last_day: date | None
+
+
+class HistoryPage(BaseModel):
+    """A page of a player's turns, newest first (``GET /api/v1/players/{name}/turns``)."""
+
+    player: PlayerOut
+    round: int | None
+    """The round asked for (a calendar year), or null for every round."""
+    limit: int
+    turns: list[TurnOut]
+    next: str | None
+    """The next page's URL (the ``Link: rel="next"`` header too), null on the last page."""
+    next_before: date | None
+    """The next page's ``before=``: this page's last day; null on the last page."""

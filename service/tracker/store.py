@@ -269,10 +269,19 @@ def latest_turns(session: Session, round_: int) -> dict[str, Turn]:
 
 
 def player_turns(
-    session: Session, name: str, round_: int | None = None
+    session: Session,
+    name: str,
+    round_: int | None = None,
+    *,
+    before: date | None = None,
+    limit: int | None = None,
 ) -> tuple[Player, list[Turn]]:
     """``name``'s turns, newest first, with their rolls (not their photos) and corrections:
-    five queries however many turns (``selectinload`` would send one per 500 turns)."""
+    five queries however many turns (``selectinload`` would send one per 500 turns).
+
+    ``before`` keeps the days before it and ``limit`` the newest of those: a page of the
+    history, whose next page is ``before=`` its last day (a player has one turn a day).
+    """
     player = get_player(session, name)
     stmt = (
         select(Turn)
@@ -285,6 +294,10 @@ def player_turns(
     )
     if round_ is not None:
         stmt = stmt.where(Turn.round == round_)
+    if before is not None:
+        stmt = stmt.where(Turn.day < before)
+    if limit is not None:
+        stmt = stmt.limit(limit)
     turns = list(session.scalars(stmt))
     for turn in turns:
         set_committed_value(turn, "player", player)

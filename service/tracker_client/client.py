@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -195,8 +196,26 @@ class TrackerClient:
         params = {} if round is None else {"round": round}
         return self._request("GET", "/api/v1/leaderboard", params=params).json()
 
-    def history(self, player: str) -> dict[str, Any]:
-        return self._request("GET", f"/api/v1/players/{player}/turns").json()
+    def history(
+        self, player: str, *, round: int | None = None, page_size: int = 500
+    ) -> dict[str, Any]:
+        """``player``'s turns, newest first, all of them (or of ``round``, a calendar year).
+
+        The tracker answers a page at a time (``page_size`` turns, at most 500); this follows
+        the pages to the last, one request each, and returns the last page's body with
+        ``turns`` the whole history.
+        """
+        path = f"/api/v1/players/{quote(player, safe='')}/turns"
+        params: dict[str, Any] = {"limit": page_size}
+        if round is not None:
+            params["round"] = round
+        turns: list[dict[str, Any]] = []
+        while True:
+            page = self._request("GET", path, params=params).json()
+            turns += page["turns"]
+            if page.get("next_before") is None:  # the last page (or a tracker without pages)
+                return {**page, "turns": turns}
+            params["before"] = page["next_before"]
 
     # -- turns through the outbox ------------------------------------------------------------
 
