@@ -26,6 +26,7 @@ from service.http_errors import (
 )
 from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
+from service.sheet_store import open_sheet_store
 from service.turn_store import TurnStore
 from service.turns import Submitter
 
@@ -104,6 +105,8 @@ def create_app(
         app.router.add_event_handler("shutdown", retries.stop)
     if app.state.turns.database is not None:
         app.router.add_event_handler("shutdown", app.state.turns.database.dispose)
+    app.state.sheets = open_sheet_store(settings)  # Solitaire Dice sheets, Low-High turns
+    app.router.add_event_handler("shutdown", app.state.sheets.close)
 
     max_bytes = int(settings.max_upload_mb * 1_000_000)
     app.add_middleware(

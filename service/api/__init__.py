@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from service.api import calibration, reading, tracker_login, turns
+from service.api import calibration, reading, sheets, tracker_login, turns
 from service.api.errors import ErrorBody, errors
 from service.api.reader import ReaderService
 
@@ -17,6 +17,7 @@ def build_api_router() -> APIRouter:
     v1 = APIRouter(prefix="/api/v1")
     v1.include_router(reading.router)
     v1.include_router(turns.router)
+    v1.include_router(sheets.router)
     v1.include_router(calibration.router)
     v1.include_router(tracker_login.router)
     api.include_router(v1)

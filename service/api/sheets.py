@@ -1,0 +1,216 @@
+"""Solitaire Dice sheets (``/sheets``) and Low-High turns (``/low-high/turns``): start one,
+post each roll (a photo or typed values, read as turn rolls are), then split it or keep a set."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from service.api.errors import errors
+from service.api.reading import photo_admitted, read_roll
+from service.api.turns import SEEN_ROLLS, _check_seen
+from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
+from service.sheet_store import SheetStore
+from service.sheets import LowHighSession, RollGame, SheetSession
+from service.turns import TurnError
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["sheets"])
+
+SOLITAIRE, LOW_HIGH = SheetSession.game, LowHighSession.game
+
+
+class NewGame(BaseModel):
+    player: str = Field(..., min_length=1, max_length=80, description="who plays")
+    rules: dict[str, bool | int | str] = Field(
+        default_factory=dict,
+        description="house rules (listed with their defaults in /api/v1/games), e.g. "
+        'low-high {"scoring": "pips", "cancel": "descending"}; Solitaire Dice has none',
+    )
+
+
+class Split(BaseModel):
+    reject: int | None = Field(
+        ..., ge=1, le=6, description="the face rejected; null for a free ride (S3)"
+    )
+    combos: list[int] = Field(
+        ..., min_length=2, max_length=2, description="the two combo sums (2 to 12)"
+    )
+
+
+class KeepSet(BaseModel):
+    face: int = Field(..., ge=1, le=6, description="the face of the set of good dice to keep")
+
+
+def _store(request: Request) -> SheetStore:
+    return request.app.state.sheets
+
+
+def _get(request: Request, game: str, game_id: str, seen_rolls: int | None = None) -> Any:
+    try:
+        session = _store(request).get(game_id, game)
+        _check_seen(session, seen_rolls)  # type: ignore[arg-type]
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+    return session
+
+
+async def _start(request: Request, game: str, body: NewGame) -> dict[str, Any]:
+    try:  # saved to the database: on a worker thread, the file may be busy a while
+        session = await run_in_threadpool(
+            _store(request).start, game, body.player.strip(), body.rules
+        )
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+    return session.to_dict()
+
+
+async def _move(
+    request: Request, session: RollGame, seen_rolls: int | None, play: Callable[[], Any]
+) -> dict[str, Any]:
+    """Play a move under the session's lock, save it, and say where the game stands (a
+    TurnError, the move refused, is raised as it is)."""
+
+    def apply() -> dict[str, Any]:
+        with session.lock:
+            _check_seen(session, seen_rolls)  # type: ignore[arg-type]
+            play()
+            _store(request).save(session)
+            return session.to_dict()
+
+    return await run_in_threadpool(apply)
+
+
+async def _answer(
+    request: Request, session: RollGame, seen_rolls: int | None, play: Callable[[], Any]
+) -> dict[str, Any]:
+    try:
+        return await _move(request, session, seen_rolls, play)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+
+
+async def _roll(
+    request: Request, game: str, game_id: str, seen_rolls: int | None
+) -> dict[str, Any] | JSONResponse:
+    """A roll sent as a photo (read with the dice in play expected) or typed values."""
+    session = _get(request, game, game_id, seen_rolls)
+    async with photo_admitted(request):
+        roll = await parse_roll_input(request)
+        values, off_table, reading = await read_roll(
+            request, roll, expected_dice=session.dice_left or None
+        )
+    missing = 0
+    if roll.values is None:  # read from the photo: dice it did not show are missing
+        missing = max(0, session.dice_left - len(values) - off_table)
+    source = "photo" if roll.photo is not None and roll.values is None else "typed"
+    play = lambda: session.roll(  # noqa: E731
+        values, off_table=off_table, missing=missing, reading=reading, source=source
+    )
+    try:
+        view = await _move(request, session, seen_rolls, play)
+    except TurnError as exc:
+        if exc.info:  # dice missing: the page says how many, nothing is lost
+            body = {"detail": str(exc), **exc.info, "reading": reading}
+            return JSONResponse(body, status_code=exc.status)
+        raise HTTPException(exc.status, str(exc)) from None
+    view["reading"] = reading
+    return view
+
+
+# -- Solitaire Dice -------------------------------------------------------------------------
+@router.post(
+    "/sheets", status_code=201, summary="Start a Solitaire Dice sheet", responses=errors(400, 422)
+)
+async def start_sheet(request: Request, body: NewGame) -> dict[str, Any]:
+    return await _start(request, SOLITAIRE, body)
+
+
+@router.get("/sheets/{sheet_id}", summary="A Solitaire Dice sheet", responses=errors(404, 422))
+async def get_sheet(request: Request, sheet_id: str) -> dict[str, Any]:
+    return _get(request, SOLITAIRE, sheet_id).to_dict()
+
+
+@router.post(
+    "/sheets/{sheet_id}/rolls",
+    summary="Post a Solitaire Dice roll (photo or values): its legal splits",
+    openapi_extra=PHOTO_OR_VALUES_BODY,
+    responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
+)
+async def post_sheet_roll(request: Request, sheet_id: str, rolls: int | None = SEEN_ROLLS) -> Any:
+    """Five dice: a photo (multipart ``photo``, optional ``values`` corrections) or JSON values.
+    The answer's ``splits`` are the legal ones for this sheet (S3: a free ride too), each with
+    ``score_after`` and ``score_change``. Dice off the table or missing are refused."""
+    return await _roll(request, SOLITAIRE, sheet_id, rolls)
+
+
+@router.post(
+    "/sheets/{sheet_id}/split",
+    summary="Mark a split of the last roll",
+    responses=errors(400, 404, 409, 422),
+)
+async def split(
+    request: Request, sheet_id: str, body: Split, rolls: int | None = SEEN_ROLLS
+) -> dict[str, Any]:
+    """409 before a roll or after the sheet's end; 422 for a split the roll does not allow
+    (the answer names the legal ones)."""
+    session = _get(request, SOLITAIRE, sheet_id, rolls)
+    return await _answer(request, session, rolls, lambda: session.split(body.reject, body.combos))
+
+
+# -- Low-High -------------------------------------------------------------------------------
+@router.post(
+    "/low-high/turns",
+    status_code=201,
+    summary="Start a Low-High turn",
+    responses=errors(400, 422),
+)
+async def start_low_high(request: Request, body: NewGame) -> dict[str, Any]:
+    return await _start(request, LOW_HIGH, body)
+
+
+@router.get("/low-high/turns/{turn_id}", summary="A Low-High turn", responses=errors(404, 422))
+async def get_low_high(request: Request, turn_id: str) -> dict[str, Any]:
+    return _get(request, LOW_HIGH, turn_id).to_dict()
+
+
+@router.post(
+    "/low-high/turns/{turn_id}/rolls",
+    summary="Post a Low-High roll (photo or values): its bad dice and sets",
+    openapi_extra=PHOTO_OR_VALUES_BODY,
+    responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
+)
+async def post_low_high_roll(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> Any:
+    """The unlocked dice (13 at first). Dice at or below the highest face kept go to the bad
+    track (L1); ``sets`` are what may be kept; a roll that is all bad ends the turn (L3)."""
+    return await _roll(request, LOW_HIGH, turn_id, rolls)
+
+
+@router.post(
+    "/low-high/turns/{turn_id}/keep",
+    summary="Keep a set of good dice",
+    responses=errors(400, 404, 409, 422),
+)
+async def keep_set(
+    request: Request, turn_id: str, body: KeepSet, rolls: int | None = SEEN_ROLLS
+) -> dict[str, Any]:
+    session = _get(request, LOW_HIGH, turn_id, rolls)
+    return await _answer(request, session, rolls, lambda: session.keep(body.face))
+
+
+@router.post(
+    "/low-high/turns/{turn_id}/end",
+    summary="End the Low-High turn and score it",
+    responses=errors(404, 409, 422),
+)
+async def end_low_high(
+    request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS
+) -> dict[str, Any]:
+    session = _get(request, LOW_HIGH, turn_id, rolls)
+    return await _answer(request, session, rolls, session.end)
