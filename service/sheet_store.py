@@ -124,5 +124,14 @@ class SheetStore:
 
 
 def open_sheet_store(settings: Any) -> SheetStore:
-    """The store of a service with these :class:`service.settings.Settings` (in memory)."""
-    return SheetStore()
+    """The store of a service with these :class:`service.settings.Settings`: saved in the
+    turns' SQLite file, or in memory only (with a warning) when it cannot be opened."""
+    from service.sheet_db import SheetDatabase
+
+    path = settings.turns_database_file()
+    try:
+        database = SheetDatabase(path)
+    except Exception as exc:
+        log.warning("sheets are kept in memory only: cannot open %s (%s)", path, exc)
+        database = None
+    return SheetStore(database)

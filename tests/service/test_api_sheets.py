@@ -224,3 +224,77 @@ def test_low_high_moves_out_of_turn_are_refused(server):
     r = c.post("/api/v1/low-high/turns", json={"player": "tom", "rules": {"scoring": "stones"}})
     assert r.status_code == 422 and "'dice' or 'pips'" in r.json()["detail"]
     assert c.get(f"/api/v1/sheets/{view['id']}").status_code == 404  # not a sheet
+
+
+def test_sheets_and_low_high_turns_survive_a_restart(tmp_path):
+    reader = QueueReader()
+    rng, mirror = random.Random(2), SolitaireSheet()
+    with serve(tmp_path, reader) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        sheet = new_sheet(c, "jeff")
+        play_sheet(c, sheet["id"], rng, mirror, rolls=4)
+        reader.rolls.append(dice([6, 6, 5, 1, 2]))
+        files = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+        before = post(c, f"/api/v1/sheets/{sheet['id']}/rolls", files=files)
+        del before["reading"]  # only a roll's answer carries it
+        rules = {"scoring": "pips", "cancel": "descending"}
+        turn = post(c, "/api/v1/low-high/turns", 201, json={"player": "tom", "rules": rules})
+        lh = f"/api/v1/low-high/turns/{turn['id']}"
+        post(c, f"{lh}/rolls", json={"values": ROLLS[0]})
+        post(c, f"{lh}/keep", json={"face": 1})
+        lh_before = post(c, f"{lh}/rolls", json={"values": ROLLS[1]})
+        del lh_before["reading"]
+    assert (tmp_path / "turns.sqlite3").is_file()
+
+    with serve(tmp_path, reader) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        after = c.get(f"/api/v1/sheets/{sheet['id']}").json()
+        assert after == before and after["last_roll"]["reading"]["values"] == [6, 6, 5, 1, 2]
+        chosen = after["splits"][0]
+        mirror.apply([6, 6, 5, 1, 2], chosen["reject"], chosen["combos"])
+        post(c, f"/api/v1/sheets/{sheet['id']}/split", json=chosen)
+        view = play_sheet(c, sheet["id"], rng, mirror, rolls=200)
+        assert view["over"] and view["score"] == mirror.score and view["rolls"] == mirror.turns
+        assert c.get(lh).json() == lh_before
+        post(c, f"{lh}/keep", json={"face": 4})
+        view = post(c, f"{lh}/end")
+        good, bad = [1, 1, 1, 1, 4, 4], [1, 1]
+        assert (view["good"], view["bad"]) == (good, bad)
+        # descending: the two 4s are cancelled first, the four 1s score
+        assert view["score"] == LowHigh(**rules).turn_score(good, bad) == 4
+
+    with serve(tmp_path, reader) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        assert c.get(f"/api/v1/sheets/{sheet['id']}").json()["over"]  # finished stays finished
+        r = c.post(f"{lh}/rolls", json={"values": [1]})
+        assert r.status_code == 409 and "over" in r.json()["detail"]
+
+
+def test_sheets_older_than_a_day_are_dropped(tmp_path):
+    from service.sheet_db import SheetDatabase
+    from service.sheet_store import SheetStore
+
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    store = SheetStore(db)
+    fresh = store.start("solitaire-dice", "ann")
+    old = store.start("low-high", "jeff")
+    old.roll([2] * 13)
+    old.created -= 2 * 24 * 3600  # as if the process had been down for two days
+    store.save(old)
+    db.dispose()
+
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    store = SheetStore(db)
+    assert store.get(fresh.id, "solitaire-dice").player == "ann"
+    with pytest.raises(Exception, match="no low-high turn with id"):
+        store.get(old.id, "low-high")
+    assert oct((tmp_path / "turns.sqlite3").stat().st_mode & 0o777) == "0o600"
+    db.dispose()
+
+
+def test_a_database_that_cannot_be_opened_keeps_sheets_in_memory(tmp_path, caplog):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the database folder should be")
+    settings = Settings(data_dir=tmp_path, turns_database=blocker / "turns.sqlite3")
+    app = create_app(settings, reader=QueueReader(), tracker_app=None, submitter=None)
+    assert "sheets are kept in memory only" in caplog.text
+    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        sid = new_sheet(c)["id"]
+        assert post(c, f"/api/v1/sheets/{sid}/rolls", json={"values": [1, 2, 3, 4, 5]})["splits"]
