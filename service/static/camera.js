@@ -67,6 +67,8 @@ export async function readPhoto(blob, name) {
 }
 
 // ---------------------------------------------------------------- live mode
+// One frame at a time: the next is taken once the last one's answer came, or once it was given
+// up (TIMEOUT_S in page.js), so that a slow or stuck service never has frames piling up.
 function signature(reading) {
   return JSON.stringify([[...reading.values].sort(), reading.off_table, reading.dice.length]);
 }
@@ -82,7 +84,8 @@ async function liveTick() {
     const form = new FormData();
     form.append("photo", blob, "frame.jpg");
     if (state.turn && !state.turn.over) form.append("expected_dice", String(state.turn.dice_left));
-    const reading = await api("/api/v1/read", { method: "POST", body: form });
+    live.abort = new AbortController(); // Live off drops the frame on its way
+    const reading = await api("/api/v1/read", { method: "POST", body: form, signal: live.abort.signal });
     const sig = signature(reading);
     if (sig === live.sig) live.count += 1;
     else { live.sig = sig; live.count = 1; if (sig !== live.taken) live.taken = null; }
@@ -103,10 +106,12 @@ async function liveTick() {
       await useRoll({ focus: false }); // hands off: the focus stays where the player left it
     }
   } catch (err) {
+    if (err.aborted) return; // Live turned off meanwhile
     ui.settle.hidden = false;
-    ui.settle.textContent = err.message;
+    ui.settle.textContent = err.message; // a frame not answered in time is dropped: the next one goes
   } finally {
     live.busy = false;
+    live.abort = null;
   }
 }
 
@@ -119,6 +124,7 @@ export function startLive() {
 
 export function stopLive() {
   if (state.live.timer) clearInterval(state.live.timer);
+  if (state.live.abort) state.live.abort.abort();
   state.live.timer = null;
   state.live.sig = null;
   state.live.count = 0;

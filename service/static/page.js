@@ -25,7 +25,7 @@ export const state = {
   image: null,         // ImageBitmap/HTMLImageElement drawn on the canvas
   settleFrames: 3,
   stream: null,
-  live: { timer: null, busy: false, sig: null, count: 0, taken: null },
+  live: { timer: null, busy: false, abort: null, sig: null, count: 0, taken: null },
   busy: false,
   unsure: false,       // a move's answer was lost: read the turn again before the next move
 };
@@ -33,28 +33,53 @@ window.dicecam = state; // handy in the console and for tests
 
 export const UNREACHABLE = "Cannot reach the dicecam service (is the Wi-Fi on? is the service running?)";
 
-// A call to the service; an error says why, with `status` (0: the service could not be reached,
-// and then `offline` is true: the request may or may not have reached it).
+// How long a call waits for the service's answer, in seconds: a photo sent (a FormData body) 30,
+// any other call 10. `?timeout_s=N` on the page's address sets both to N (a slow network; tests).
+export const TIMEOUT_S = (() => {
+  const asked = Number(new URLSearchParams(location.search).get("timeout_s"));
+  return asked > 0 && Number.isFinite(asked) ? { photo: asked, call: asked } : { photo: 30, call: 10 };
+})();
+
+function failure(message, extra) {
+  return Object.assign(new Error(message), extra);
+}
+
+// A call to the service, given up after TIMEOUT_S (or when `options.signal` aborts); an error
+// says why, with `status` (0: no answer came, and then `offline` is true: the request may or may
+// not have reached the service; `timedOut` when it did not answer in time).
 export async function api(path, options = {}) {
-  let res;
+  const seconds = options.body instanceof FormData ? TIMEOUT_S.photo : TIMEOUT_S.call;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new DOMException("timed out", "TimeoutError")), seconds * 1000);
+  const given = options.signal;
+  const stop = () => abort.abort(given.reason);
+  if (given) given.aborted ? stop() : given.addEventListener("abort", stop, { once: true });
+  const lost = (cause) => (abort.signal.aborted && abort.signal.reason?.name === "TimeoutError"
+    ? failure(`The dicecam service did not answer in time (${seconds} s): nothing on this page is `
+      + "lost, try again.", { status: 0, offline: true, timedOut: true, cause })
+    : failure(`${UNREACHABLE}: nothing on this page is lost, try again once it is back.`,
+      { status: 0, offline: true, cause, aborted: abort.signal.aborted }));
   try {
-    res = await fetch(path, options);
-  } catch (cause) { // offline, the service stopped, the connection dropped mid-answer
-    const err = new Error(`${UNREACHABLE}: nothing on this page is lost, try again once it is back.`);
-    err.status = 0;
-    err.offline = true;
-    err.cause = cause;
-    throw err;
+    let res;
+    try {
+      res = await fetch(path, { ...options, signal: abort.signal });
+    } catch (cause) { // offline, the service stopped, the connection dropped mid-answer, timed out
+      throw lost(cause);
+    }
+    let body = null;
+    try { body = await res.json(); } catch (cause) {
+      if (abort.signal.aborted) throw lost(cause); // the answer stalled half-way
+      body = null;
+    }
+    if (!res.ok) {
+      const detail = body && body.detail ? body.detail : `${res.status} ${res.statusText}`;
+      throw failure(typeof detail === "string" ? detail : JSON.stringify(detail), { status: res.status });
+    }
+    return body;
+  } finally {
+    clearTimeout(timer);
+    if (given) given.removeEventListener("abort", stop);
   }
-  let body = null;
-  try { body = await res.json(); } catch (_) { body = null; }
-  if (!res.ok) {
-    const detail = body && body.detail ? body.detail : `${res.status} ${res.statusText}`;
-    const err = new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
-    err.status = res.status;
-    throw err;
-  }
-  return body;
 }
 
 export function say(text, kind = "") {

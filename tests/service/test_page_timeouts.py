@@ -1,0 +1,199 @@
+"""The camera page when the service hangs, in Debian's chromium (Playwright): every call is given
+up after the page's time-out (``?timeout_s=`` on its address, shortened here), the page says the
+service did not answer in time and gives its controls back; a move whose answer never came is
+not sent twice (the turn is read again first), and live mode keeps at most one frame in flight.
+The service is real; a gate in front of it holds the chosen routes until the test opens it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio.to_thread
+import httpx
+import pytest
+
+from service.app import create_app
+from service.settings import Settings
+
+from .conftest import LiveServer
+from dicecam_testing.page import DrawnRoll, TruthReader, launch, truth_dice, write_y4m
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+LATE = "did not answer in time"
+
+
+class Gate:
+    """ASGI wrapper of ``app``: a request whose path ends with one of ``held`` is taken in whole,
+    then waits until :meth:`release` and goes on to the app (a stuck service that makes the move
+    at last, after the page gave up on it)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.held: tuple[str, ...] = ()
+        self.opened = threading.Event()
+
+    def hold(self, *paths: str) -> None:
+        self.held, self.opened = paths, threading.Event()
+
+    def release(self) -> None:
+        self.held = ()
+        self.opened.set()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and self.held and scope["path"].endswith(self.held):
+            body = [await receive()]
+            while body[-1].get("more_body"):
+                body.append(await receive())
+            await anyio.to_thread.run_sync(self.opened.wait, 30)
+            given = receive
+
+            async def receive():
+                return body.pop(0) if body else await given()
+
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture
+def gated(tmp_path: Path) -> Iterator[tuple[LiveServer, Gate]]:
+    sample = DrawnRoll()
+    reader = TruthReader(truth_dice(sample))
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    gate = Gate(app)
+    server = LiveServer(gate).__enter__()
+    server.sample = sample
+    try:
+        yield server, gate
+    finally:
+        gate.release()
+        server.__exit__(None, None, None)
+
+
+def wait_for(page, check, what: str, timeout: float = 10) -> None:
+    """Wait until ``check()``, letting the page's events in (Playwright's sync API takes them
+    only while it is called)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        page.wait_for_timeout(20)
+
+
+def test_a_move_that_hangs_times_out_gives_the_controls_back_and_is_not_sent_twice(chromium, gated):
+    from playwright.sync_api import expect
+
+    server, gate = gated
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    moves: list[str] = []
+    page.on("request", lambda r: moves.append(r.url) if "/api/v1/turns/" in r.url else None)
+    page.goto(server.url + "/?timeout_s=1")
+    page.fill("#player", "ada")
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    turn = f"{server.url}/api/v1/turns/{page.evaluate('window.dicecam.turn.id')}"
+
+    gate.hold("/rolls")  # the service is stuck on the roll
+    page.fill("#typed", "1 5 2 3 4 6")
+    started = time.monotonic()
+    page.press("#typed", "Enter")
+    expect(page.locator("#message")).to_contain_text(LATE, timeout=5_000)
+    assert time.monotonic() - started < 4  # given up at its time-out (1 s), not left hanging
+    assert page.evaluate("window.dicecam.busy") is False
+    expect(page.locator("#typed")).to_have_value("1 5 2 3 4 6")  # kept, to send again
+    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    gate.release()  # ... and it makes the roll at last, after the page gave up
+    wait_for(page, lambda: httpx.get(turn).json()["rolls"] == 1, "the late roll")
+    page.press("#typed", "Enter")  # sent again: the turn is read first, the roll not re-sent
+    expect(page.locator("#message")).to_contain_text("Your last move reached")
+    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    assert httpx.get(turn).json()["rolls"] == 1
+
+    gate.hold("/keep")
+    keep = page.get_by_role("button", name="Keep 1 5,")
+    keep.click()
+    expect(page.locator("#message")).to_contain_text(LATE, timeout=5_000)
+    expect(keep).to_be_enabled()  # the buttons back, the turn as it was shown
+    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    gate.release()
+    wait_for(page, lambda: httpx.get(turn).json()["dice_left"] == 4, "the late keep")
+    keep.click()
+    expect(page.locator("#message")).to_contain_text("Your last move reached")
+    expect(page.locator("#turn-total")).to_have_text("150")
+    expect(page.locator("#bank")).to_be_enabled()
+    sent = [u for u in moves if "/keep" in u or "/rolls" in u]
+    assert len(sent) == 2, sent  # one roll and one keep, each sent once
+    assert [r["keep"]["dice"] for r in httpx.get(turn).json()["history"]] == [[1, 5]]
+    assert not errors, errors
+
+
+def in_flight_at_most(events: list[tuple[str, float]]) -> int:
+    """The most ``/api/v1/read`` requests the page had on their way at once."""
+    now = most = 0
+    for kind, _ in events:
+        now += 1 if kind == "sent" else -1
+        most = max(most, now)
+    return most
+
+
+def test_live_mode_keeps_one_frame_in_flight_and_drops_a_hung_one(gated, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    server, gate = gated
+    video = write_y4m(server.sample.image, tmp_path / "roll.y4m")
+    with sync_playwright() as p:
+        browser = launch(p, video)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        events: list[tuple[str, float]] = []  # ("sent" | "done" | "dropped", when)
+
+        def note(kind):
+            def seen(r):
+                if r.url.endswith("/api/v1/read"):
+                    events.append((kind, time.monotonic()))
+
+            return seen
+
+        page.on("request", note("sent"))
+        page.on("requestfinished", note("done"))
+        page.on("requestfailed", note("dropped"))
+        page.goto(server.url + "/?timeout_s=2")
+
+        gate.hold("/api/v1/read")
+        with page.expect_file_chooser() as chooser:  # a photo read while the service hangs
+            page.click("#pick-photo")
+        chooser.value.set_files(
+            files=[{"name": "a.jpg", "mimeType": "image/jpeg", "buffer": server.sample.jpeg}]
+        )
+        expect(page.locator("#reading-note")).to_contain_text(LATE, timeout=5_000)
+
+        page.click("#start-camera")
+        expect(page.locator("#capture")).to_be_enabled()
+        page.check("#live")  # frames every 0.5 s, each hanging for good
+        expect(page.locator("#settle")).to_contain_text(LATE, timeout=5_000)
+        wait_for(
+            page, lambda: sum(k == "sent" for k, _ in events) >= 3, "two frames after the photo"
+        )
+        assert in_flight_at_most(events) == 1, events  # not one more every 0.5 s tick
+        assert sum(k == "dropped" for k, _ in events) >= 2, events  # each given up at 2 s
+
+        wait_for(page, lambda: events[-1][0] == "sent", "a frame on its way")
+        sent = events[-1][1]
+        page.uncheck("#live")  # Live off drops the frame on its way at once
+        stopped = time.monotonic()
+        wait_for(page, lambda: events[-1][0] == "dropped", "the frame dropped")
+        assert events[-1][1] - stopped < 0.5 and events[-1][1] - sent < 1.7, events
+        expect(page.locator("#settle")).to_be_hidden()
+
+        gate.release()  # the service answers again: live mode reads the dice
+        page.check("#live")
+        expect(page.locator("#settle")).to_contain_text("6 dice", timeout=5_000)
+        assert in_flight_at_most(events) == 1, events
+        assert not errors, errors
+        browser.close()
