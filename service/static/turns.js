@@ -1,10 +1,11 @@
-// dicecam camera page: turns: start one, send rolls, keep dice, bank; a game played roll by
-// roll is only scored.
+// dicecam camera page: turns: start one, send rolls, keep dice, bank; Solitaire Dice and
+// Low-High are played by sheets.js.
 import { showPreview } from "./camera.js";
 import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
 import { remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
+import { sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
 
 // ---------------------------------------------------------------- turns
 export async function newTurn(evt, { anyway = false } = {}) {
@@ -14,6 +15,7 @@ export async function newTurn(evt, { anyway = false } = {}) {
   localStorage.setItem("dicecam.player", player);
   localStorage.setItem("dicecam.game", ui.game.value);
   ui.openTurn.hidden = true;
+  if (await startSheet(player)) return; // solitaire-dice, low-high: a sheet or a Low-High turn
   try {
     // a turn of this player and game still open (on screen, or before a reload): ask first
     if (!anyway && await warnOpenTurn(player, ui.game.value, () => newTurn(null, { anyway: true }))) return;
@@ -28,10 +30,7 @@ export async function newTurn(evt, { anyway = false } = {}) {
     focusFirst(rollControl());
   } catch (err) {
     clearTurn(); // the turn on screen is not the one asked for: nothing to keep or bank
-    // games played roll by roll (solitaire-dice, low-high) are scored without a turn
-    say(err.status === 422 && /keep-and-reroll/.test(err.message)
-      ? `${ui.game.value} is scored roll by roll: read or type each roll, there is no turn to start.`
-      : err.message);
+    say(err.message);
   }
 }
 
@@ -135,6 +134,7 @@ export async function useRoll({ focus = true } = {}) {
 // Send a roll (a photo `form`, or `json` values) to the turn, else score it. Returns whether it
 // was taken: else what was sent stays on the page to send again.
 export async function sendRoll(form, json, { focus = true } = {}) {
+  if (sheetActive()) return sendSheetRoll(form, json);
   if (state.busy) return false;
   state.busy = true;
   ui.useRoll.disabled = true;

@@ -145,16 +145,16 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
         page.click("#typed-form button")
         expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
         page.select_option("#game", "solitaire-dice")
-        page.click("#new-turn")
-        expect(page.locator("#message")).to_contain_text("solitaire-dice is scored roll by roll")
-        expect(page.locator("#turn-state")).to_have_text("no turn")  # the old turn is cleared
-        expect(page.locator("#keeps li")).to_have_count(0)
+        page.click("#new-turn")  # a Solitaire Dice sheet (test_page_sheets.py plays one)
+        expect(page.locator("#message")).to_contain_text("kenny: roll five dice")
+        expect(page.locator("#keeps li")).to_have_count(0)  # the old turn is cleared
         page.fill("#typed", "1 2 3 4 5")
         page.click("#typed-form button")
-        options = page.locator("#keeps li.option")
+        options = page.locator("#sheet-moves button")
         expect(options.first).to_contain_text("combos")
         assert options.count() >= 3
         page.select_option("#game", "greed")
+        expect(page.locator("#turn-state")).to_have_text("no turn")  # the sheet is set aside
         page.fill("#typed", "0x1 5 2 3 3")  # Number() took it for a 1
         page.click("#typed-form button")
         expect(page.locator("#message")).to_contain_text("Type the dice values as numbers 1 to 6")
