@@ -15,6 +15,13 @@ __all__ = ["TurnStore"]
 log = logging.getLogger("dicecam.service")
 
 
+ROLL_GAME_ROUTES = {
+    "solitaire-dice": "POST /api/v1/sheets (a score sheet kept across rolls)",
+    "low-high": "POST /api/v1/low-high/turns",
+}
+"""Where the games that are not keep-and-reroll turns are played across rolls."""
+
+
 class TurnStore:
     """Turn sessions by id: at most ``max_turns`` (finished ones go first), none older than
     ``max_age_s``. With a ``database`` (:class:`service.turn_db.TurnDatabase`) every change is
@@ -61,7 +68,8 @@ class TurnStore:
             raise TurnError(str(exc), 422) from None
         if not callable(getattr(game_rules, "keeps", None)):
             raise TurnError(
-                f"{game} is not played as keep-and-reroll turns; score its rolls with "
+                f"{game} is not played as keep-and-reroll turns: play it with "
+                f"{ROLL_GAME_ROUTES.get(game, 'its own routes')}, or score one roll with "
                 f"POST /api/v1/score?game={game}",
                 422,
             )

@@ -136,6 +136,12 @@ def test_bad_moves_get_clear_errors_and_change_nothing(server):
     assert r.status_code == 422 and "unknown game 'yahtzee'" in r.json()["detail"]
     r = c.post("/api/v1/turns", json={"player": "x", "game": "farkle"})
     assert r.status_code == 422 and "did you mean 'farkle-five'?" in r.json()["detail"]
+    for game, route in (
+        ("solitaire-dice", "/api/v1/sheets"),
+        ("low-high", "/api/v1/low-high/turns"),
+    ):
+        r = c.post("/api/v1/turns", json={"player": "x", "game": game})
+        assert r.status_code == 422 and f"play it with POST {route}" in r.json()["detail"], r.text
     assert c.get("/api/v1/turns/nope").status_code == 404
     t = start(server)
     r = c.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1]})
