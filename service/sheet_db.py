@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import JSON, Float, Integer, String, delete, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from service.turn_db import TurnConflict, _ops, _played_before, _private_file
+from service.turn_db import TurnConflict, move_names, played_before, private_file
 
 if TYPE_CHECKING:
     from service.sheets import RollGame
@@ -66,7 +66,7 @@ class SheetDatabase:
         from service.tracker.db import make_engine
 
         self.path = Path(path).expanduser()
-        _private_file(self.path)
+        private_file(self.path)
         self.engine = make_engine(f"sqlite:///{self.path}")
         Base.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -91,11 +91,11 @@ class SheetDatabase:
         )
         with self._lock, self._sessions() as db, db.begin():  # BEGIN IMMEDIATE: one writer
             stored = db.get(SheetRow, game.id)
-            if stored is not None and not _played_before(stored.moves, game.moves):
+            if stored is not None and not played_before(stored.moves, game.moves):
                 raise TurnConflict(
                     f"{game.game} {game.id} was moved by another dicecam on the same data "
-                    f"folder (the file holds {len(stored.moves)} moves, {_ops(stored.moves)}; "
-                    f"this copy played {_ops(game.moves)})"
+                    f"folder (the file holds {len(stored.moves)} moves, {move_names(stored.moves)}; "
+                    f"this copy played {move_names(game.moves)})"
                 )
             db.merge(row)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from scoring import LowHigh, LowHighTurn, SolitaireSheet, get_game
-from service.turns import RollRecord, TurnError, _dice
+from service.turns import RollRecord, TurnError, dice_words
 
 __all__ = ["LowHighSession", "RollGame", "SheetSession", "new_session"]
 
@@ -84,11 +84,11 @@ class RollGame:
             raise TurnError(f"{self.awaiting_text()} before rolling again")
         expected = self.dice_left
         if off_table:
-            raise TurnError(f"{_dice(off_table)} left the table: roll again", 422)
+            raise TurnError(f"{dice_words(off_table)} left the table: roll again", 422)
         if missing:
             seen = len(values)
             raise TurnError(
-                f"{_dice(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
+                f"{dice_words(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
                 "retake the photo with every die in view, or type the values",
                 409,
                 missing=missing,

@@ -33,7 +33,15 @@ from vision.atomic import atomic_write
 if TYPE_CHECKING:
     from service.turns import TurnSession
 
-__all__ = ["FORMAT", "TurnConflict", "TurnDatabase", "TurnRow"]
+__all__ = [
+    "FORMAT",
+    "TurnConflict",
+    "TurnDatabase",
+    "TurnRow",
+    "move_names",
+    "played_before",
+    "private_file",
+]
 
 log = logging.getLogger("dicecam.service")
 
@@ -87,7 +95,7 @@ def _add_missing_columns(engine: Any) -> None:
                 )
 
 
-def _private_file(path: Path) -> None:
+def private_file(path: Path) -> None:
     """Create ``path`` readable by its owner only (SQLite gives its -wal/-shm files the same)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
@@ -110,7 +118,7 @@ class TurnDatabase:
         self.path = Path(path).expanduser()
         self.photo_dir = Path(photo_dir).expanduser()
         self.photo_dir.mkdir(parents=True, exist_ok=True)
-        _private_file(self.path)
+        private_file(self.path)
         self.engine = make_engine(f"sqlite:///{self.path}")
         Base.metadata.create_all(self.engine)
         _add_missing_columns(self.engine)
@@ -177,11 +185,11 @@ class TurnDatabase:
         )
         with self._lock, self._sessions() as db, db.begin():  # BEGIN IMMEDIATE: one writer
             stored = db.get(TurnRow, session.id)
-            if stored is not None and not _played_before(stored.moves, session.moves):
+            if stored is not None and not played_before(stored.moves, session.moves):
                 raise TurnConflict(
                     f"turn {session.id} was moved by another dicecam on the same data folder "
-                    f"(the file holds {len(stored.moves)} moves, {_ops(stored.moves)}; this copy "
-                    f"played {_ops(session.moves)})"
+                    f"(the file holds {len(stored.moves)} moves, {move_names(stored.moves)}; this copy "
+                    f"played {move_names(session.moves)})"
                 )
             db.merge(row)
         for path in stale:
@@ -241,7 +249,7 @@ class TurnDatabase:
         self.engine.dispose()
 
 
-def _played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) -> bool:
+def played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) -> bool:
     """Whether the ``stored`` moves start ``moves``. A move written by an older dicecam lacks
     the fields added since (``missing``), which read as their default: 0, none."""
 
@@ -253,5 +261,5 @@ def _played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) ->
     )
 
 
-def _ops(moves: list[dict[str, Any]]) -> str:
+def move_names(moves: list[dict[str, Any]]) -> str:
     return ", ".join(str(m.get("op")) for m in moves) or "none"

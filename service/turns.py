@@ -18,11 +18,12 @@ from typing import Any
 
 __all__ = [
     "MORNING_ROLL",
-    "rank_keeps",
     "RollRecord",
+    "Submitter",
     "TurnError",
     "TurnSession",
-    "Submitter",
+    "dice_words",
+    "rank_keeps",
 ]
 
 MORNING_ROLL = "morning-roll"
@@ -41,7 +42,8 @@ class TurnError(ValueError):
         self.info = info
 
 
-def _dice(n: int) -> str:
+def dice_words(n: int) -> str:
+    """``n`` dice in words: "1 die", "3 dice"."""
     return f"{n} {'die' if n == 1 else 'dice'}"
 
 
@@ -155,7 +157,7 @@ class TurnSession:
             raise TurnError("choose what to keep from the last roll before rolling again")
         if off_table and self.game != MORNING_ROLL:
             raise TurnError(
-                f"{_dice(off_table)} left the table: roll again (only Morning Roll busts on it)",
+                f"{dice_words(off_table)} left the table: roll again (only Morning Roll busts on it)",
                 422,
             )
         expected = self.dice_left
@@ -165,7 +167,7 @@ class TurnSession:
         busts = self.game == MORNING_ROLL and (off_table > 0 or missing_is_bust)
         if missing and not busts:
             raise TurnError(
-                f"{_dice(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
+                f"{dice_words(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
                 "retake the photo with every die in view, or type the values",
                 409,
                 missing=missing,
@@ -196,12 +198,12 @@ class TurnSession:
         if self.turn.state == "bust":
             self.outcome = "bust"
             if off_table:
-                self.bust_reason = f"{_dice(off_table)} left the table" + (
+                self.bust_reason = f"{dice_words(off_table)} left the table" + (
                     f" ({missing} more missing)" if missing else ""
                 )
             elif missing:
                 self.bust_reason = (
-                    f"{_dice(missing)} missing: the photo shows {seen} of the {expected} "
+                    f"{dice_words(missing)} missing: the photo shows {seen} of the {expected} "
                     "dice rolled"
                 )
             else:

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors
 from service.api.reading import photo_admitted, read_roll
-from service.api.turns import SEEN_ROLLS, _check_seen
+from service.api.turns import SEEN_ROLLS, check_seen
 from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
 from service.sheet_store import SheetStore
 from service.sheets import LowHighSession, RollGame, SheetSession
@@ -55,7 +55,7 @@ def _store(request: Request) -> SheetStore:
 def _get(request: Request, game: str, game_id: str, seen_rolls: int | None = None) -> Any:
     try:
         session = _store(request).get(game_id, game)
-        _check_seen(session, seen_rolls)  # type: ignore[arg-type]
+        check_seen(session, seen_rolls)  # type: ignore[arg-type]
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     return session
@@ -79,7 +79,7 @@ async def _move(
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            _check_seen(session, seen_rolls)  # type: ignore[arg-type]
+            check_seen(session, seen_rolls)  # type: ignore[arg-type]
             play()
             _store(request).save(session)
             return session.to_dict()

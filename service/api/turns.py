@@ -18,7 +18,7 @@ from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
 from service.turn_store import TurnStore
 from service.turns import TurnError, TurnSession
 
-__all__ = ["router"]
+__all__ = ["SEEN_ROLLS", "check_seen", "router"]
 
 router = APIRouter(prefix="/turns", tags=["turns"])
 
@@ -71,13 +71,13 @@ SEEN_ROLLS = Query(
 def _session(request: Request, turn_id: str, seen_rolls: int | None = None) -> TurnSession:
     try:
         session = _store(request).get(turn_id)
-        _check_seen(session, seen_rolls)
+        check_seen(session, seen_rolls)
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     return session
 
 
-def _check_seen(session: TurnSession, seen_rolls: int | None) -> None:
+def check_seen(session: TurnSession, seen_rolls: int | None) -> None:
     """Refuse (409) a move chosen on a copy of the turn that has had fewer rolls than it has
     now: a keep from an earlier roll would otherwise be applied to the latest one."""
     if seen_rolls is not None and seen_rolls != len(session.rolls):
@@ -154,7 +154,7 @@ async def post_roll(
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            _check_seen(session, rolls)
+            check_seen(session, rolls)
             session.roll(
                 values,
                 off_table=off_table,
@@ -188,7 +188,7 @@ async def keep(
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            _check_seen(session, rolls)
+            check_seen(session, rolls)
             session.keep(body.dice, body.forced_reroll)
             return _view(request, session)
 
@@ -206,7 +206,7 @@ async def bank(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            _check_seen(session, rolls)
+            check_seen(session, rolls)
             session.bank()
             return _view(request, session)
 
