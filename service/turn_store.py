@@ -4,10 +4,9 @@ database (:mod:`service.turn_db`), reloaded at start; finished turns go to the s
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from typing import Any
 
+from service.session_store import SessionStore
 from service.turns import MORNING_ROLL, Submitter, TurnError, TurnSession
 
 __all__ = ["TurnStore"]
@@ -22,27 +21,18 @@ ROLL_GAME_ROUTES = {
 """Where the games that are not keep-and-reroll turns are played across rolls."""
 
 
-class TurnStore:
-    """Turn sessions by id: at most ``max_turns`` (finished ones go first), none older than
-    ``max_age_s``. With a ``database`` (:class:`service.turn_db.TurnDatabase`) every change is
-    saved (:meth:`save`) and the turns of the last ``max_age_s`` are reloaded at start."""
+class TurnStore(SessionStore[TurnSession]):
+    """Turn sessions by id: at most ``max_turns`` (finished ones go first), none older than a
+    day. With a ``database`` (:class:`service.turn_db.TurnDatabase`) every change is saved
+    (:meth:`save`) and the turns of the last day are reloaded at start."""
 
     def __init__(
         self, submitter: Submitter | None = None, max_turns: int = 500, database: Any = None
     ) -> None:
-        self._turns: dict[str, TurnSession] = {}
-        self._lock = threading.Lock()
         self.submitter = submitter
-        self.max_turns = max_turns
-        self.max_age_s = 24 * 3600.0
-        """Turns are dropped a day after they started (Morning Roll: one turn a day)."""
         self._advisors: dict[str, Any] = {}
-        self.database = database
+        super().__init__(database, max_turns)
         if database is not None:
-            stale = time.time() - self.max_age_s
-            database.delete(before=stale)
-            for session in database.load(self._restore, since=stale):
-                self._turns[session.id] = session
             database.remove_orphan_photos()
 
     def _advisor(self, game: str, rules: dict[str, Any], on_board: bool = True) -> Any:
@@ -112,67 +102,16 @@ class TurnStore:
         nothing and is advised so."""
         session = self._new(player, game, rules, on_board)
         session.tracker_url, session.tracker_token = tracker_url, tracker_token
-        dropped: list[str] = []
-        with self._lock:
-            stale = time.time() - self.max_age_s
-            dropped += [k for k, t in self._turns.items() if t.created < stale]
-            for old in dropped:
-                del self._turns[old]
-            if len(self._turns) >= self.max_turns:
-                victim = min(self._turns.values(), key=lambda s: (not s.over, s.created))
-                del self._turns[victim.id]
-                dropped.append(victim.id)
-            self._turns[session.id] = session
-        if self.database is not None:
-            if dropped:
-                self.database.delete(dropped)
-            self.save(session)
+        self._admit(session)
         return session
 
     def get(self, turn_id: str) -> TurnSession:
         with self._lock:
-            session = self._turns.get(turn_id)
+            session = self._items.get(turn_id)
         if session is None:
             kept = "a day" if self.database is not None else "in memory until restart"
             raise TurnError(f"no turn with id {turn_id!r} (turns are kept {kept})", 404)
         return session
-
-    def save(self, session: TurnSession) -> None:
-        """Write the turn to the database (nothing without one). When that fails the turn
-        goes back to its last saved state and TurnError says so: 409 when another process
-        moved the turn meanwhile (:class:`service.turn_db.TurnConflict`), else 503."""
-        if self.database is None:
-            return
-        from service.turn_db import TurnConflict
-
-        try:
-            self.database.save(session)
-        except Exception as exc:
-            conflict = isinstance(exc, TurnConflict)
-            if conflict:
-                log.warning("%s", exc)
-            else:
-                log.exception("turn %s could not be saved", session.id)
-            restored = self.database.load(
-                lambda row, photos: self._restore(row, photos) if row.id == session.id else None,
-                since=session.created,
-            )
-            with self._lock:
-                if restored:
-                    self._turns[session.id] = restored[0]
-                else:
-                    self._turns.pop(session.id, None)
-            if conflict:
-                raise TurnError(
-                    f"{exc}: this move was not made; the turn is as the file holds it now "
-                    "(GET it again), and one dicecam serve per data folder avoids this",
-                    409,
-                ) from None
-            raise TurnError(
-                f"the turn could not be saved ({type(exc).__name__}: {exc}); "
-                "its last move was undone, try again",
-                503,
-            ) from None
 
     def finish(self, session: TurnSession) -> None:
         """Submit a finished Morning Roll turn (bank or bust) once, then let go of its photos
@@ -204,7 +143,7 @@ class TurnStore:
         with self._lock:
             waiting = [
                 t
-                for t in self._turns.values()
+                for t in self._items.values()
                 if (t.submission or {}).get("login")
                 and t.player.strip().lower() == name
                 and t.tracker_url == tracker_url
@@ -233,7 +172,7 @@ class TurnStore:
         with self._lock:
             queued = [
                 t
-                for t in self._turns.values()
+                for t in self._items.values()
                 if (t.submission or {}).get("status") in ("queued", "failed")
                 or (t.over and t.submission is None)
             ]
