@@ -109,3 +109,72 @@ def test_tap_corners_save_and_remove_the_calibration(tmp_path):
         assert not (tmp_path / "calibration.json").exists()
         assert not errors, errors
         browser.close()
+
+
+def test_corners_placed_moved_added_and_removed_by_keyboard_alone_are_saved_as_shown(
+    chromium, tmp_path
+):
+    from playwright.sync_api import expect
+
+    from .test_page_a11y import tab_to
+
+    sample = DrawnRoll()  # 640 x 480: an arrow key moves a corner 1 px, with Shift 10 px
+    app = create_app(
+        Settings(data_dir=tmp_path), reader=TruthReader([]), tracker_app=None, submitter=None
+    )
+    with BackgroundServer(app) as server, httpx.Client(base_url=server.url) as api:
+        page = chromium.new_page(viewport={"width": 412, "height": 915})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("filechooser", lambda chooser: None)  # intercepted from the start, not racing
+        page.goto(server.url + "/")
+        expect(page.locator("#calib-status")).to_contain_text("not calibrated")
+        note = page.locator("#calib-note")
+        assert tab_to(page, "#calib-pick") == []
+        with page.expect_file_chooser() as chooser:
+            page.keyboard.press("Enter")
+        chooser.value.set_files(
+            files=[{"name": "table.jpg", "mimeType": "image/jpeg", "buffer": sample.jpeg}]
+        )
+        expect(note).to_contain_text("proposal", timeout=20_000)  # its answer came (or not)
+
+        assert tab_to(page, "#calib-add") == []
+        for _ in range(4):
+            page.keyboard.press("Enter")
+        expect(note).to_have_text("Corner 4 of 4 added at 64, 432 px (10% across, 90% down).")
+        expect(page.locator("#calib-save")).to_be_enabled()
+
+        second = page.locator("#calib-corners li:nth-child(2) button")
+        for _ in range(8):  # back to corner 2
+            page.keyboard.press("Shift+Tab")
+            if second.evaluate("b => b === document.activeElement"):
+                break
+        else:
+            raise AssertionError("corner 2 not reached with Shift+Tab")
+        expect(second).to_have_attribute("aria-pressed", "true")  # the one the keys move
+        for key in ("ArrowRight", "ArrowRight", "ArrowRight", "Shift+ArrowDown", "ArrowUp"):
+            page.keyboard.press(key)
+        moved = "Corner 2 of 4 moved to 579, 57 px (90.5% across, 11.9% down)."
+        expect(note).to_have_text(moved)
+        expect(second).to_have_text("2: 579, 57")
+        expect(second).to_have_attribute(
+            "aria-label", "Corner 2 of 4: 579, 57 px (90.5% across, 11.9% down)"
+        )
+        page.keyboard.press("Insert")  # a corner after it, halfway to corner 3 ...
+        expect(note).to_have_text(
+            "Corner 3 of 5 added at 577.5, 244.5 px (90.2% across, 50.9% down)."
+        )
+        assert page.evaluate("document.activeElement.textContent") == "3: 577.5, 244.5"
+        page.keyboard.press("Delete")  # ... and removed again
+        expect(note).to_have_text("Corner 3 removed: 4 corners left.")
+        assert second.evaluate("b => b === document.activeElement")
+        shown = [[64, 48], [579, 57], [576, 432], [64, 432]]
+        assert page.evaluate("window.dicecamCalibration.points") == shown
+
+        assert tab_to(page, "#calib-save") == []
+        page.keyboard.press("Enter")
+        expect(page.locator("#calib-status")).to_have_text("calibrated: 4 corners")
+        stored = api.get("/api/v1/calibration").json()["calibration"]
+        expected = [pytest.approx([x / 640, y / 480], abs=5e-6) for x, y in shown]
+        assert stored["points"] == expected  # stored to 5 decimals
+        assert not errors, errors

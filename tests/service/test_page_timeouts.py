@@ -197,3 +197,30 @@ def test_live_mode_keeps_one_frame_in_flight_and_drops_a_hung_one(gated, tmp_pat
         assert in_flight_at_most(events) == 1, events
         assert not errors, errors
         browser.close()
+
+
+def test_calibration_calls_that_hang_time_out_and_leave_the_corners_to_save_again(chromium, gated):
+    from playwright.sync_api import expect
+
+    server, gate = gated
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/?timeout_s=1")
+    note = page.locator("#calib-note")
+    gate.hold("/calibration/proposal", "/calibration")
+    page.set_input_files(
+        "#calib-file",
+        files=[{"name": "t.jpg", "mimeType": "image/jpeg", "buffer": server.sample.jpeg}],
+    )
+    expect(note).to_contain_text(f"No proposal (The dicecam service {LATE}", timeout=5_000)
+    for _ in range(4):
+        page.click("#calib-add")
+    page.click("#calib-save")
+    expect(note).to_contain_text(f"Not saved: The dicecam service {LATE}", timeout=5_000)
+    expect(page.locator("#calib-save")).to_be_enabled()  # to try again, the corners kept
+    assert len(page.evaluate("window.dicecamCalibration.points")) == 4
+    gate.release()
+    page.click("#calib-save")
+    expect(page.locator("#calib-status")).to_have_text("calibrated: 4 corners")
+    assert not errors, errors
