@@ -300,7 +300,13 @@ def test_a_phone_that_leaves_during_the_read_leaves_the_roll_whole(gated, tmp_pa
     from service.turn_db import TurnDatabase
 
     db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "turn-photos")
-    (row,) = [r for r in db.load(lambda row, photos: row, since=0) if r.id == t["id"]]
+
+    def saved():  # the roll is made in memory, then written: the file may lag a moment
+        (row,) = [r for r in db.load(lambda row, photos: row, since=0) if r.id == t["id"]]
+        return row if row.moves else None
+
+    wait_until(saved)
+    row = saved()
     db.dispose()
     assert [m["op"] for m in row.moves] == ["roll"] and row.rolls[0]["photo"]
     keep = http.post(f"/api/v1/turns/{t['id']}/keep", json={"dice": [1, 1, 1, 1, 1, 1]})
