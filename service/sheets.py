@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from scoring import LowHigh, LowHighTurn, SolitaireSheet, get_game
-from service.turns import RollRecord, TurnError, dice_words
+from service.turns import RollRecord, TurnError, dice_words, missing_dice
 
 __all__ = ["LowHighSession", "RollGame", "SheetSession", "new_session"]
 
@@ -87,14 +87,7 @@ class RollGame:
             raise TurnError(f"{dice_words(off_table)} left the table: roll again", 422)
         if missing:
             seen = len(values)
-            raise TurnError(
-                f"{dice_words(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
-                "retake the photo with every die in view, or type the values",
-                409,
-                missing=missing,
-                expected=expected,
-                seen=seen,
-            )
+            raise missing_dice(missing, seen, expected)
         if len(values) != expected:
             raise TurnError(
                 f"this roll should have {expected} dice, but the "

@@ -23,6 +23,7 @@ __all__ = [
     "TurnError",
     "TurnSession",
     "dice_words",
+    "missing_dice",
     "rank_keeps",
 ]
 
@@ -45,6 +46,19 @@ class TurnError(ValueError):
 def dice_words(n: int) -> str:
     """``n`` dice in words: "1 die", "3 dice"."""
     return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+def missing_dice(missing: int, seen: int, expected: int) -> TurnError:
+    """The 409 of a photo that shows ``seen`` of the ``expected`` dice rolled (``missing`` not
+    found), carrying the counts for the page."""
+    return TurnError(
+        f"{dice_words(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
+        "retake the photo with every die in view, or type the values",
+        409,
+        missing=missing,
+        expected=expected,
+        seen=seen,
+    )
 
 
 @dataclass(slots=True)
@@ -166,14 +180,7 @@ class TurnSession:
             raise ValueError(f"expected 0 <= missing <= {expected - seen}, got {missing}")
         busts = self.game == MORNING_ROLL and (off_table > 0 or missing_is_bust)
         if missing and not busts:
-            raise TurnError(
-                f"{dice_words(missing)} missing: the photo shows {seen} of the {expected} dice rolled; "
-                "retake the photo with every die in view, or type the values",
-                409,
-                missing=missing,
-                expected=expected,
-                seen=seen,
-            )
+            raise missing_dice(missing, seen, expected)
         if seen + missing != expected:
             shown = f"{len(values)} on the table" + (
                 f" and {off_table} off it" if off_table else ""
