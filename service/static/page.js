@@ -82,6 +82,13 @@ export async function api(path, options = {}) {
   }
 }
 
+// The POST options of a roll: a photo `form` (multipart), else the typed `json` values.
+export function rollRequest(form, json) {
+  return form
+    ? { method: "POST", body: form }
+    : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) };
+}
+
 export function say(text, kind = "") {
   ui.message.textContent = text;
   ui.message.className = kind;

@@ -1,7 +1,7 @@
 // dicecam camera page: the games played across rolls without keep-and-reroll turns. Solitaire
 // Dice: a score sheet (/api/v1/sheets), each roll split into a reject and two combos. Low-High: a
 // turn (/api/v1/low-high/turns), a set kept from each roll until the player ends it.
-import { $, api, focusFirst, rollControl, say, state, ui } from "./page.js";
+import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { chosenRules } from "./rules.js";
 
 const ROUTES = { "solitaire-dice": "/api/v1/sheets", "low-high": "/api/v1/low-high/turns" };
@@ -69,9 +69,7 @@ export async function sendSheetRoll(form, json) {
   if (state.busy) return false;
   state.busy = true;
   ui.useRoll.disabled = true;
-  const opts = form
-    ? { method: "POST", body: form }
-    : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) };
+  const opts = rollRequest(form, json);
   let done = false;
   try {
     done = await move("/rolls", opts);

@@ -1,7 +1,7 @@
 // dicecam camera page: turns: start one, send rolls, keep dice, bank; Solitaire Dice and
 // Low-High are played by sheets.js.
 import { showPreview } from "./camera.js";
-import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
+import { api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
 import { remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
@@ -138,9 +138,7 @@ export async function sendRoll(form, json, { focus = true } = {}) {
   if (state.busy) return false;
   state.busy = true;
   ui.useRoll.disabled = true;
-  const opts = form
-    ? { method: "POST", body: form }
-    : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) };
+  const opts = rollRequest(form, json);
   let done = false;
   try {
     if (state.turn && !state.turn.over) {
