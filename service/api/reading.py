@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -20,7 +21,7 @@ from service.api.uploads import (
     parse_values,
 )
 
-__all__ = ["router", "photo_admitted", "read_roll", "score_values"]
+__all__ = ["PostedRoll", "photo_admitted", "posted_roll", "read_roll", "router", "score_values"]
 
 router = APIRouter(tags=["reading"])
 
@@ -41,6 +42,34 @@ async def photo_admitted(request: Request) -> AsyncIterator[None]:
     async with queue.ticket():
         request._receive = queue.idle_limited(request.receive)  # the body is read through it
         yield
+
+
+@dataclass
+class PostedRoll:
+    """A roll posted to a game in play: its values, dice off the table, the reading of its
+    photo (None for typed values) and, read from a photo, the dice it did not show."""
+
+    input: RollInput
+    values: list[int]
+    off_table: int
+    reading: dict[str, Any] | None
+    missing: int
+
+    @property
+    def typed(self) -> bool:
+        return self.input.values is not None
+
+
+async def posted_roll(request: Request, dice_left: int) -> PostedRoll:
+    """The roll a move posts, a photo read with the ``dice_left`` in play expected (a game
+    that is over has none: read without a count, the move is refused) or typed values."""
+    async with photo_admitted(request):
+        roll = await parse_roll_input(request)
+        values, off_table, reading = await read_roll(request, roll, expected_dice=dice_left or None)
+    missing = 0
+    if roll.values is None:  # read from the photo: dice it did not show are missing
+        missing = max(0, dice_left - len(values) - off_table)
+    return PostedRoll(roll, values, off_table, reading, missing)
 
 
 async def read_roll(

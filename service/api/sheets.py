@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors
-from service.api.reading import photo_admitted, read_roll
-from service.api.turns import SEEN_ROLLS, check_seen
-from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
+from service.api.reading import posted_roll
+from service.api.turns import SEEN_ROLLS, check_seen, refused_roll
+from service.api.uploads import PHOTO_OR_VALUES_BODY
 from service.sheet_store import SheetStore
 from service.sheets import LowHighSession, RollGame, SheetSession
 from service.turns import TurnError
@@ -101,26 +101,19 @@ async def _roll(
 ) -> dict[str, Any] | JSONResponse:
     """A roll sent as a photo (read with the dice in play expected) or typed values."""
     session = _get(request, game, game_id, seen_rolls)
-    async with photo_admitted(request):
-        roll = await parse_roll_input(request)
-        values, off_table, reading = await read_roll(
-            request, roll, expected_dice=session.dice_left or None
-        )
-    missing = 0
-    if roll.values is None:  # read from the photo: dice it did not show are missing
-        missing = max(0, session.dice_left - len(values) - off_table)
-    source = "photo" if roll.photo is not None and roll.values is None else "typed"
+    roll = await posted_roll(request, session.dice_left)
     play = lambda: session.roll(  # noqa: E731
-        values, off_table=off_table, missing=missing, reading=reading, source=source
+        roll.values,
+        off_table=roll.off_table,
+        missing=roll.missing,
+        reading=roll.reading,
+        source="typed" if roll.typed else "photo",
     )
     try:
         view = await _move(request, session, seen_rolls, play)
     except TurnError as exc:
-        if exc.info:  # dice missing: the page says how many, nothing is lost
-            body = {"detail": str(exc), **exc.info, "reading": reading}
-            return JSONResponse(body, status_code=exc.status)
-        raise HTTPException(exc.status, str(exc)) from None
-    view["reading"] = reading
+        return refused_roll(exc, roll.reading)
+    view["reading"] = roll.reading
     return view
 
 

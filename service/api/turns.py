@@ -12,13 +12,13 @@ from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import errors
-from service.api.reading import photo_admitted, read_roll
+from service.api.reading import posted_roll
 from service.api.tracker_login import tracker_url
-from service.api.uploads import PHOTO_OR_VALUES_BODY, parse_roll_input
+from service.api.uploads import PHOTO_OR_VALUES_BODY
 from service.turn_store import TurnStore
 from service.turns import TurnError, TurnSession
 
-__all__ = ["SEEN_ROLLS", "check_seen", "router"]
+__all__ = ["SEEN_ROLLS", "check_seen", "refused_roll", "router"]
 
 router = APIRouter(prefix="/turns", tags=["turns"])
 
@@ -142,40 +142,38 @@ async def post_roll(
     refused with 409 and ``missing``, ``expected``, ``seen``. Typed values must count every die.
     """
     session = _session(request, turn_id, rolls)
-    async with photo_admitted(request):
-        roll = await parse_roll_input(request)
-        # a turn that is over has no dice left to roll: read without a count, it is refused
-        expected = session.dice_left or None
-        values, off_table, reading = await read_roll(request, roll, expected_dice=expected)
-    missing = 0
-    if roll.values is None:  # read from the photo: dice it did not show are missing
-        missing = max(0, session.dice_left - len(values) - off_table)
+    roll = await posted_roll(request, session.dice_left)
     missing_is_bust = request.app.state.settings.missing_dice == "bust"
 
     def apply() -> dict[str, Any]:
         with session.lock:
             check_seen(session, rolls)
             session.roll(
-                values,
-                off_table=off_table,
-                reading=reading,
-                photo=roll.photo,
-                missing=missing,
+                roll.values,
+                off_table=roll.off_table,
+                reading=roll.reading,
+                photo=roll.input.photo,
+                missing=roll.missing,
                 missing_is_bust=missing_is_bust,
-                typed=roll.values is not None,
+                typed=roll.typed,
             )
             return _view(request, session)
 
     try:
         view = await run_in_threadpool(apply)
     except TurnError as exc:
-        if exc.info:  # e.g. dice missing: the page says how many, nothing of the turn is lost
-            return JSONResponse(
-                {"detail": str(exc), **exc.info, "reading": reading}, status_code=exc.status
-            )
-        raise HTTPException(exc.status, str(exc)) from None
-    view["reading"] = reading
+        return refused_roll(exc, roll.reading)
+    view["reading"] = roll.reading
     return view
+
+
+def refused_roll(exc: TurnError, reading: dict[str, Any] | None) -> JSONResponse:
+    """A roll the game refused: its status and reason, and for dice missing from the photo
+    how many (``missing``, ``expected``, ``seen``) with the reading, so the page can say so
+    and nothing of the game is lost."""
+    if not exc.info:
+        raise HTTPException(exc.status, str(exc))
+    return JSONResponse({"detail": str(exc), **exc.info, "reading": reading}, exc.status)
 
 
 @router.post(
