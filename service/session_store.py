@@ -46,6 +46,19 @@ class SessionStore(Generic[S]):
         """What ``session`` is called in messages (``turn``, ``solitaire-dice sheet``)."""
         return "turn"
 
+    def open_of(self, player: str) -> list[S]:
+        """The sessions of ``player`` (the name as the games were started with it, ignoring case
+        and outer spaces) that are not over and not a day old, newest first."""
+        name = player.strip().casefold()
+        stale = time.time() - self.max_age_s
+        with self._lock:
+            found = [
+                s
+                for s in self._items.values()
+                if s.player.strip().casefold() == name and not s.over and s.created >= stale
+            ]
+        return sorted(found, key=lambda s: s.created, reverse=True)
+
     def _admit(self, session: S) -> None:
         """Hold ``session`` (dropping day-old ones, and the oldest, finished first, when full)
         and save it."""

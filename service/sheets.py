@@ -64,6 +64,11 @@ class RollGame:
         raise NotImplementedError
 
     @property
+    def score(self) -> int:
+        """The score now: the sheet's, or the Low-High turn's under its rules."""
+        raise NotImplementedError
+
+    @property
     def last_values(self) -> list[int] | None:
         return self.rolls[-1].values if self.rolls else None
 
@@ -161,6 +166,10 @@ class SheetSession(RollGame):
     def dice_left(self) -> int:
         return 0 if self.over else 5
 
+    @property
+    def score(self) -> int:
+        return int(self.sheet.score)
+
     def awaiting_text(self) -> str:
         return f"split the last roll {self.last_values}"
 
@@ -238,6 +247,10 @@ class LowHighSession(RollGame):
     @property
     def dice_left(self) -> int:
         return 0 if self.over else self.turn.dice_left
+
+    @property
+    def score(self) -> int:
+        return int(self.turn.score)
 
     def awaiting_text(self) -> str:
         return f"keep a set of the last roll {self.last_values}"

@@ -1,23 +1,27 @@
 """Solitaire Dice sheets (``/sheets``) and Low-High turns (``/low-high/turns``): start one,
-post each roll (a photo or typed values, read as turn rolls are), then split it or keep a set."""
+post each roll (a photo or typed values, read as turn rolls are), then split it or keep a set.
+``/open-games`` lists a player's open games of every kind (these and turns), to resume them on
+another device."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from scoring import GAME_NAMES, unknown_game
 from service.api.errors import errors
 from service.api.reading import posted_roll
 from service.api.turns import SEEN_ROLLS, check_seen, refused_roll
 from service.api.uploads import PHOTO_OR_VALUES_BODY
 from service.sheet_store import SheetStore
 from service.sheets import LowHighSession, RollGame, SheetSession
-from service.turns import TurnError
+from service.turns import TurnError, TurnSession
 
 __all__ = ["router"]
 
@@ -46,6 +50,44 @@ class Split(BaseModel):
 
 class KeepSet(BaseModel):
     face: int = Field(..., ge=1, le=6, description="the face of the set of good dice to keep")
+
+
+class OpenGame(BaseModel):
+    id: str
+    game: str
+    player: str = Field(..., description="the name as the game was started with it")
+    started: datetime = Field(..., description="when it was started (UTC)")
+    rolls: int = Field(..., description="the rolls made: a move sends it as ?rolls=N")
+    awaiting: str = Field(..., description="what it waits for: roll, keep, split, roll-or-...")
+    dice_left: int
+    score: int = Field(..., description="a turn's points so far, a sheet's or Low-High score")
+    url: str = Field(..., description="where to GET it (and to POST its moves under)")
+
+
+class OpenGames(BaseModel):
+    player: str
+    games: list[OpenGame] = Field(..., description="newest first")
+
+
+ROUTES = {SOLITAIRE: "/sheets", LOW_HIGH: "/low-high/turns"}
+"""Where each game of this module is played; the others are turns (``/turns``)."""
+
+
+def _open_game(request: Request, session: RollGame | TurnSession) -> OpenGame:
+    route = ROUTES.get(session.game, "/turns")
+    root = request.scope.get("root_path", "").rstrip("/")
+    score = session.points if isinstance(session, TurnSession) else session.score
+    return OpenGame(
+        id=session.id,
+        game=session.game,
+        player=session.player,
+        started=datetime.fromtimestamp(session.created, UTC),
+        rolls=len(session.rolls),
+        awaiting=session.awaiting,
+        dice_left=session.dice_left,
+        score=score,
+        url=f"{root}/api/v1{route}/{session.id}",
+    )
 
 
 def _store(request: Request) -> SheetStore:
@@ -207,3 +249,44 @@ async def end_low_high(
 ) -> dict[str, Any]:
     session = _get(request, LOW_HIGH, turn_id, rolls)
     return await _answer(request, session, rolls, session.end)
+
+
+# -- a player's open games ------------------------------------------------------------------
+@router.get(
+    "/open-games",
+    response_model=OpenGames,
+    summary="A player's open games (turns, sheets, Low-High turns)",
+    responses=errors(422),
+)
+async def open_games(
+    request: Request,
+    player: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=80,
+            description="the player's name as a game was started with it (case and outer "
+            "spaces aside)",
+        ),
+    ],
+    game: Annotated[
+        str | None,
+        Query(
+            description="only this game's",
+            json_schema_extra={"enum": list(GAME_NAMES)},
+        ),
+    ] = None,
+) -> OpenGames:
+    """The games ``player`` started in the last day and has not finished, newest first, each
+    with where to GET it: resume one on another device (its moves take ``?rolls=N``, as
+    on the device that started it). A finished game is not listed."""
+    if game is not None and game not in GAME_NAMES:
+        raise HTTPException(422, unknown_game(game))
+    if not player.strip():
+        raise HTTPException(422, "expected a player's name, got only spaces")
+    held = [*request.app.state.turns.open_of(player), *_store(request).open_of(player)]
+    held.sort(key=lambda s: s.created, reverse=True)
+    return OpenGames(
+        player=player.strip(),
+        games=[_open_game(request, s) for s in held if game is None or s.game == game],
+    )
