@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_copy", "atomic_write", "fsync_dir", "replacing"]
+__all__ = ["atomic_copy", "atomic_write", "file_lock", "fsync_dir", "replacing"]
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:
@@ -34,6 +34,47 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         pass
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the lock file ``path`` (made if missing) for the block: one holder at a time,
+    across threads and processes, each waiting its turn. The operating system lets go of it
+    when its holder dies: ``flock`` on POSIX, ``msvcrt.locking`` of its first byte on Windows.
+    """
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        try:
+            import fcntl
+        except ImportError:  # Windows
+            with _msvcrt_locked(fd):
+                yield
+        else:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield  # os.close lets go of the lock
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _msvcrt_locked(fd: int) -> Iterator[None]:
+    """``msvcrt.locking`` of the first byte of ``fd``: its ``LK_LOCK`` gives up after ten tries
+    a second apart (OSError), so it is tried again until it holds; unlocked before the file is
+    closed, as Windows lets go of a closed file's locks only in its own time."""
+    import msvcrt
+
+    while True:
+        os.lseek(fd, 0, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+            break
+        except OSError:  # held by another for over ten seconds: wait on
+            continue
+    try:
+        yield
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
 def _fsync_file(path: Path) -> None:

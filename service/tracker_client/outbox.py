@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from vision.atomic import atomic_write, fsync_dir
+from vision.atomic import atomic_write, file_lock, fsync_dir
 
 __all__ = ["Outbox", "OutboxEntry"]
 
@@ -92,20 +92,9 @@ class Outbox:
             raise ValueError(f"expected an idempotency key usable as a file name, got {key!r}")
         return self.directory / state / f"{key}.json"
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        """One writer at a time, across threads and processes (an advisory lock file)."""
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - no flock (Windows): writers do not wait
-            yield
-            return
-        fd = os.open(self.directory / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        """One writer at a time, across threads and processes (``.lock`` in the folder)."""
+        return file_lock(self.directory / ".lock")
 
     def write(self, entry: OutboxEntry) -> None:
         """Write ``entry`` under its state, then remove it from any other state. A pending
