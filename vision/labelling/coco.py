@@ -22,6 +22,7 @@ from typing import Any
 from vision.atomic import atomic_write
 from vision.types import Die
 
+from .locate import PhotoFinder
 from .model import (
     COCKED_NAME,
     VALUE_NAMES,
@@ -133,10 +134,13 @@ def read_coco(
     Categories are matched by name (``"1"``..``"6"``, ``"cocked"``), so a Roboflow export with
     an unused super-category reads too. Photos are looked up under ``image_root`` (default: the
     ``images/`` folder beside ``annotations/``, its ``<subset>/`` folder for
-    ``instances_<subset>.json`` as CVAT and datumaro export it, then the file's own folder).
+    ``instances_<subset>.json`` as CVAT and datumaro export it, then the file's own folder), as
+    :class:`~vision.labelling.locate.PhotoFinder` finds them: Label Studio's COCO export names
+    them by URL, upload path or a path relative to where it was made, its hash prefixes added.
 
     Raises:
-        LabelFormatError: not COCO detection JSON, or an annotation with an unknown category.
+        LabelFormatError: not COCO detection JSON, an annotation with an unknown category, two
+            photos that fit one file_name, or (``image_root`` given) photos not found there.
     """
     path = Path(path)
     if path.is_dir():
@@ -157,25 +161,33 @@ def read_coco(
     # CVAT and datumaro export annotations/instances_<subset>.json beside images/<subset>/
     subset = path.stem.removeprefix("instances_")
     images = path.parent.parent / "images"
-    roots = (
+    finder = PhotoFinder(
         [Path(image_root)]
         if image_root is not None
-        else [images, images / subset, path.parent / "images", path.parent]
+        else [images, images / subset, path.parent / "images", path.parent],
+        subfolders=image_root is not None,
     )
     photos: dict[Any, LabelledPhoto] = {}
+    missing: list[tuple[str, str]] = []
     for n, im in enumerate(data["images"], 1):
         where = f"{path}: image {n}"
         with entry(where):
             file_name = str(im["file_name"])
-            image = next((r / file_name for r in roots if (r / file_name).is_file()), None)
+            image = finder.find(file_name, where)
             width, height = im.get("width"), im.get("height")
             if not (width and height):
                 if image is None:
-                    raise LabelFormatError(f"{where}: {file_name!r} has no size and is not found")
+                    raise LabelFormatError(
+                        f"{where}: file_name {file_name!r} has no size and is not found "
+                        f"({finder.looked_for(file_name)})"
+                    )
                 width, height = image_size(image)
+            name = finder.name(file_name, image)
             photos[im["id"]] = LabelledPhoto(
-                file_name, size(width, "width", where), size(height, "height", where), [], image
+                name, size(width, "width", where), size(height, "height", where), [], image
             )
+            if image is None:
+                missing.append((f"image {n} file_name", file_name))
     for n, ann in enumerate(_list(data, "annotations", path), 1):
         where = f"{path}: annotation {ann.get('id', n) if isinstance(ann, dict) else n}"
         with entry(where):
@@ -198,4 +210,6 @@ def read_coco(
                 cocked or _attr_bool(attrs, "cocked", False),
             )
             photos[ann["image_id"]].dice.append(die)
+    if image_root is not None:  # the photos are wanted from there
+        finder.check(path, missing)
     return list(photos.values())

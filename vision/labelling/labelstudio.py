@@ -16,16 +16,16 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import quote
 
 from vision.atomic import atomic_write
 from vision.types import Die
 
+from .locate import PhotoFinder
 from .model import (
     VALUE_NAMES,
     ImageMode,
@@ -173,29 +173,6 @@ def write_labelstudio(
 # ---------------------------------------------------------------------------------- reading back
 
 
-_UPLOAD = re.compile(r"^/?data/upload/\d+/(?:[0-9a-f]{8}-)?")
-
-
-def _image_name(url: str) -> str:
-    """The photo's relative name from a task's ``data.image`` (local files, upload, URL)."""
-    if "?d=" in url:
-        return unquote(url.split("?d=", 1)[1]).lstrip("/")
-    parsed = urlparse(url)
-    path = parsed.path if parsed.scheme in {"http", "https", "s3", "gs"} else url.split("?")[0]
-    path = unquote(path)
-    if _UPLOAD.match(path):
-        return _UPLOAD.sub("", path)
-    return path.lstrip("/") if parsed.scheme else path
-
-
-def _locate(name: str, roots: Sequence[Path]) -> Path | None:
-    for root in roots:
-        for candidate in (root / name, root / Path(name).name):
-            if candidate.is_file():
-                return candidate
-    return None
-
-
 def _when(annotation: dict[str, Any]) -> datetime:
     """When an annotation was last saved (Label Studio's ISO times, offsets and all)."""
     text = str(annotation.get("updated_at") or annotation.get("created_at") or "")
@@ -264,13 +241,16 @@ def _box(value: dict[str, Any], width: int, height: int, where: str) -> tuple[fl
     return check_box((min(xs), min(ys), max(xs), max(ys)), where)
 
 
-def _task_photo(task: dict[str, Any], roots: Sequence[Path], where: str) -> LabelledPhoto | None:
+def _task_photo(task: dict[str, Any], finder: PhotoFinder, where: str) -> LabelledPhoto | None:
     data = task.get("data") or {}
     url = data.get("image") or next((v for v in data.values() if isinstance(v, str)), None)
     if not url:
         raise LabelFormatError(f"{where}: expected data.image (the photo), got {data!r}")
-    name = str(data.get("name") or _image_name(str(url)))
-    image = _locate(_image_name(str(url)), roots) or _locate(name, roots)
+    url = str(url)
+    image = finder.find(url, where)
+    if image is None and data.get("name"):  # ours: the photo's name in the labelled folder
+        image = finder.find(str(data["name"]), where)
+    name = str(data.get("name") or finder.name(url, image))
     picked = _pick_result(task)
     if picked is None:
         return None
@@ -323,10 +303,13 @@ def read_labelstudio(
     For each task the latest annotation that was not cancelled wins (the human correction, even
     when it removed every box); a task nobody annotated falls back to its best prediction, and
     one whose every annotation was cancelled (skipped) is left out.
-    Photos are found under ``image_root`` (default: the export's folder) by name, then basename.
+    Photos are found under ``image_root`` (default: the export's folder) as
+    :class:`~vision.labelling.locate.PhotoFinder` finds them (Label Studio's upload and Local
+    Files URLs, its hash prefixes; in subfolders too when ``image_root`` is given).
 
     Raises:
-        LabelFormatError: not a list of tasks, or a region without exactly one face label.
+        LabelFormatError: not a list of tasks, a region without exactly one face label, two
+            photos that fit one task, or (``image_root`` given) photos not found there.
     """
     path = Path(path)
     if path.is_dir():
@@ -345,12 +328,19 @@ def read_labelstudio(
             "got its JSON-MIN export, which drops which die each 'off table'/'cocked' choice "
             "belongs to: export the project as JSON instead"
         )
-    roots = [Path(image_root)] if image_root is not None else [path.parent]
-    photos = []
+    root = Path(image_root) if image_root is not None else path.parent
+    finder = PhotoFinder([root], subfolders=image_root is not None)
+    photos, missing = [], []
     for n, task in enumerate(data, 1):
         where = f"{path}: task {task.get('id', n)}"
         with entry(where):
-            photo = _task_photo(task, roots, where)
+            photo = _task_photo(task, finder, where)
         if photo is not None:
             photos.append(photo)
+            if photo.image is None:
+                missing.append(
+                    (f"task {task.get('id', n)}", str(task["data"].get("image") or photo.name))
+                )
+    if image_root is not None:  # the photos are wanted from there
+        finder.check(path, missing)
     return photos
