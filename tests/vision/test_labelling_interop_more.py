@@ -14,15 +14,20 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from PIL import Image
 
 from service.cli import main
 from vision.labelling import (
     LabelFormatError,
+    LabelledPhoto,
     read_labels,
     read_labelstudio,
     read_yolo,
+    write_training_folder,
+    write_yolo,
 )
+from vision.types import Die
 
 # photo -> (size, [(value, x, y, w, h) in pixels])
 PHOTOS = {
@@ -167,3 +172,68 @@ def test_a_file_name_too_long_for_the_system_is_a_photo_not_found(photo_dir, tmp
     names = {**FILE_NAMES, "dice_14.jpg": "x" * 5000 + ".jpg"}  # os.stat: ENAMETOOLONG
     with pytest.raises(LabelFormatError, match=r"1 labelled photo\(s\) not found: image 4"):
         read_labels(write_export(tmp_path, names), image_root=photo_dir)
+
+
+# ------------------------------------------------------------------------------- YOLO data.yaml
+
+# CVAT's datumaro fork (datumaro/plugins/yolo_format/extractor.py, YOLOv8DetectionExtractor, as
+# CVAT's "Ultralytics YOLO Detection 1.0" import uses it) reads every data.yaml key but these as
+# a subset: a folder is walked, a .txt lists photos, a list names them. CVAT's
+# import_dm_annotations then adds each subset's boxes to the frame of the same name.
+CVAT_RESERVED = {"backup", "classes", "names", "path", "kpt_shape", "flip_idx"}
+
+
+def cvat_subset_photos(data_yaml: Path) -> list[tuple[str, str]]:
+    """(subset, photo id) of each item CVAT's fork reads from ``data_yaml``."""
+    root = data_yaml.parent
+    items = []
+    for subset, source in yaml.safe_load(data_yaml.read_text()).items():
+        if subset in CVAT_RESERVED:
+            continue
+        if isinstance(source, list):
+            paths = source
+        elif source.endswith(".txt"):
+            paths = (root / source).read_text().split()
+        else:
+            paths = [str(p.relative_to(root)) for p in (root / source).rglob("*") if p.is_file()]
+        items += [(subset, Path(*Path(p).parts[2:]).stem) for p in paths]
+    return items
+
+
+@pytest.fixture
+def labelled(photo_dir) -> list[LabelledPhoto]:
+    made = []
+    for name, ((w, h), dice) in PHOTOS.items():
+        boxes = [Die(v, (x, y, x + bw, y + bh), 0.9) for v, x, y, bw, bh in dice]
+        made.append(LabelledPhoto(name, w, h, boxes, photo_dir / name))
+    return made
+
+
+def test_cvat_reads_each_labelled_photo_of_data_yaml_once(labelled, tmp_path):
+    data_yaml = write_yolo(labelled, tmp_path / "yolo")
+
+    items = cvat_subset_photos(data_yaml)
+
+    ids = [photo for _, photo in items]
+    assert sorted(ids) == sorted(Path(p.flat_name).stem for p in labelled)  # each once
+    data = yaml.safe_load(data_yaml.read_text())
+    assert data["train"] == "images/train" and "val" in data  # ultralytics requires both keys
+    assert {p.name: len(p.dice) for p in read_yolo(tmp_path / "yolo")} == {
+        p.flat_name: len(p.dice) for p in labelled
+    }
+
+
+def test_training_folder_still_validates_on_its_photos(labelled, tmp_path):
+    # dicecam labels import: dicecam eval and ultralytics read its `val:` (no CVAT upload)
+    data_yaml = write_training_folder(labelled, tmp_path / "train")
+    assert yaml.safe_load(data_yaml.read_text())["val"] == "images/train"
+
+
+def test_datumaro_imports_each_photo_once(labelled, tmp_path):
+    dm = pytest.importorskip("datumaro")
+    data_yaml = write_yolo(labelled, tmp_path / "yolo")
+
+    dataset = dm.Dataset.import_from(str(data_yaml.parent), "yolo")
+
+    items = sorted((item.id, len(item.annotations)) for item in dataset)
+    assert items == sorted((Path(p.flat_name).stem, len(p.dice)) for p in labelled)

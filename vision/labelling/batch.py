@@ -346,4 +346,4 @@ def write_training_folder(
         raise FileNotFoundError(
             f"{len(missing)} labelled photo(s) not found: {shown} (pass the folder that holds them)"
         )
-    return write_yolo(photos, out, images=images, cocked_class=cocked_class)
+    return write_yolo(photos, out, images=images, cocked_class=cocked_class, val_is_train=True)

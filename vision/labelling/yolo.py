@@ -68,11 +68,17 @@ def write_yolo(
     *,
     images: ImageMode = "copy",
     cocked_class: bool = False,
+    val_is_train: bool = False,
 ) -> Path:
     """Write ``photos`` as a YOLO dataset in ``out``; return the path of its ``data.yaml``.
 
     ``images="copy"`` or ``"link"`` needs every photo's ``image`` path; ``"none"`` writes labels
     only (for a CVAT upload into a task that already holds the photos).
+
+    There is no held-out split. ``data.yaml`` says ``val: []``: CVAT's "Ultralytics YOLO" import
+    reads each of its keys as a subset of photos, so ``val: images/train`` put every photo and
+    box in twice. With ``val_is_train``, it says ``val: images/train`` (a training folder:
+    ultralytics validates, and ``dicecam eval`` measures, on the photos themselves).
 
     Example:
         >>> write_yolo(photos, "out/yolo")  # doctest: +SKIP
@@ -113,16 +119,7 @@ def write_yolo(
         cvat_listing.append(f"data/obj_{SUBSET}_data/{flat}")
         sizes.append(f"{shlex.quote(stem)} {photo.height} {photo.width}\n")
     atomic_write(out / "train.txt", "".join(f"{p}\n" for p in listing))
-    names_yaml = "".join(f"  {i}: '{n}'\n" for i, n in enumerate(names))
-    data_yaml = out / "data.yaml"
-    atomic_write(
-        data_yaml,
-        "# Written by dicecam label. No `path:` key: ultralytics resolves these folders\n"
-        "# relative to this file. Faces: class 0 is a die showing 1, class 5 one showing 6.\n"
-        "# No `nc:` either: CVAT reads every key it does not know as a subset of photos.\n"
-        f"train: images/{SUBSET}\nval: images/{SUBSET}\n"
-        f"names:\n{names_yaml}",
-    )
+    atomic_write(out / "data.yaml", _data_yaml(names, val_is_train))
     cvat = out / CVAT_DIR
     atomic_write(cvat / "obj.names", "".join(f"{n}\n" for n in names))
     atomic_write(
@@ -133,7 +130,24 @@ def write_yolo(
     atomic_write(cvat / f"{SUBSET}.txt", "".join(f"{p}\n" for p in cvat_listing))
     # "<photo> <height> <width>" lines: datumaro reads the labels without the photos (images none)
     atomic_write(cvat / "images.meta", "".join(sizes))
-    return data_yaml
+    return out / "data.yaml"
+
+
+def _data_yaml(names: Sequence[str], val_is_train: bool) -> str:
+    """The text of ``data.yaml`` (see :func:`write_yolo` for ``val_is_train``)."""
+    listed = "".join(f"  {i}: '{n}'\n" for i, n in enumerate(names))
+    header = (
+        "# Written by dicecam label. No `path:` key: ultralytics resolves these folders\n"
+        "# relative to this file. Faces: class 0 is a die showing 1, class 5 one showing 6.\n"
+        "# No `nc:` either: CVAT reads every key it does not know as a subset of photos.\n"
+    )
+    if val_is_train:
+        return f"{header}train: images/{SUBSET}\nval: images/{SUBSET}\nnames:\n{listed}"
+    return (
+        f"{header}# No held-out photos: `val: images/{SUBSET}` would make CVAT import each photo\n"
+        f"# twice. To train on this folder with ultralytics, set `val: images/{SUBSET}`.\n"
+        f"train: images/{SUBSET}\nval: []\nnames:\n{listed}"
+    )
 
 
 def _read_names(root: Path) -> list[str]:
