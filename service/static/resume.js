@@ -1,80 +1,158 @@
-// dicecam camera page: the open turn outlives the page (a reload, a backgrounded tab the phone
-// dropped, a second tab): its id is remembered on this phone per player and game, and the turn
-// is read again from the service, which keeps it a day.
-import { api, say, state, ui } from "./page.js";
+// dicecam camera page: the open game outlives the page (a reload, a backgrounded tab the phone
+// dropped, a second tab, the service restarting): a turn, a Solitaire Dice sheet or a Low-High
+// turn is remembered on this phone per player and game, and read again from the service, which
+// keeps it a day. The player's open games started on another device are listed to resume here.
+import { $, api, focusFirst, rollControl, say, state, ui } from "./page.js";
+import { ROUTES, rereadSheet, sheetActive, showSheet } from "./sheets.js";
 import { reread, renderTurn } from "./turns.js";
 
 const stored = (player, game) => `dicecam.open.${game}.${player.trim().toLowerCase()}`;
+const routeOf = (game) => ROUTES[game] || "/api/v1/turns";
+const noun = (game) => (game === "solitaire-dice" ? "sheet" : "turn");
+const list = { box: $("open-games"), items: $("open-games-list") };
 
-// Called with each turn shown: an open turn is remembered, a finished one forgotten.
-export function remember(turn) {
-  const key = stored(turn.player, turn.game);
-  if (!turn.over) localStorage.setItem(key, turn.id);
-  else if (localStorage.getItem(key) === turn.id) localStorage.removeItem(key);
+// Called with each turn or sheet shown: an open one is remembered, a finished one forgotten.
+export function remember(view) {
+  const key = stored(view.player, view.game);
+  if (!view.over) localStorage.setItem(key, view.id);
+  else if (localStorage.getItem(key) === view.id) localStorage.removeItem(key);
 }
 
-// The turn of `player` and `game` remembered here, as the service holds it now: null when none
-// is remembered, { turn } when the service has it (open or over), { gone } (what to say) when it
-// no longer knows it. Throws when the service cannot be reached.
+// The turn or sheet of `player` and `game` remembered here, as the service holds it now: null
+// when none is remembered, { turn } when the service has it (open or over), { gone } (what to
+// say) when it no longer knows it. Throws when the service cannot be reached.
 export async function rememberedTurn(player, game) {
   const key = stored(player, game);
   const id = localStorage.getItem(key);
   if (!id) return null;
   try {
-    const turn = await api(`/api/v1/turns/${encodeURIComponent(id)}`);
+    const turn = await api(`${routeOf(game)}/${encodeURIComponent(id)}`);
     if (turn.over) localStorage.removeItem(key);
     return { turn };
   } catch (err) {
     if (err.status !== 404) throw err;
     localStorage.removeItem(key);
-    return { gone: `The dicecam service no longer knows ${player}'s turn ${id} (${err.message}): `
+    return { gone: `The dicecam service no longer knows ${player}'s ${noun(game)} ${id} (${err.message}): `
       + "it cannot be resumed. Start a new turn." };
   }
 }
 
-function resumed(turn, player) {
-  renderTurn(turn);
+// Show a turn or sheet read from the service, saying it was resumed (or ended `where`).
+function resumed(view, player, where = "while the page was away") {
+  if (view.game in ROUTES) showSheet(view);
+  else renderTurn(view);
   const now = ui.message.textContent;
-  ui.message.textContent = turn.over
-    ? `${player}'s last turn ended while the page was away. ${now}`
-    : `Resumed ${player}'s turn. ${now}`;
+  const what = noun(view.game);
+  ui.message.textContent = view.over
+    ? `${player}'s last ${view.game} ${what} ended ${where}. ${now}`
+    : `Resumed ${player}'s ${what}. ${now}`;
 }
 
-// On load: the player's open turn of the chosen game comes back, ready for the next move.
+// On load: the player's open turn or sheet of the chosen game comes back, ready for the next
+// move; the others the service holds for the player are listed.
 export async function resumeOnLoad() {
   const player = ui.player.value.trim();
-  if (!player || state.turn) return;
+  if (!player || state.turn || state.sheet) return;
   try {
     const found = await rememberedTurn(player, ui.game.value);
-    if (state.turn || !found) return; // a turn started meanwhile is the one to play
+    if (state.turn || state.sheet || !found) return; // one started meanwhile is the one to play
     if (found.gone) say(found.gone, "bust");
     else resumed(found.turn, player);
   } catch (err) {
-    say(`${err.message} ${player}'s open turn is remembered: reload the page once the service is back.`, "bust");
+    say(`${err.message} ${player}'s open ${noun(ui.game.value)} is remembered: reload the page once the service is back.`, "bust");
+  } finally {
+    await listOpenGames();
   }
 }
 
-// New turn pressed while `player` has a turn of `game` open with a roll in it: show it and offer
-// to resume it or to start another anyway. Returns true when the player must choose first.
+// The open games of `player` the service holds (started on any device), newest first, as
+// GET /api/v1/open-games lists them. Throws as api() does.
+const openGames = async (player, game) => (await api(`/api/v1/open-games?player=${
+  encodeURIComponent(player)}${game ? `&game=${encodeURIComponent(game)}` : ""}`)).games;
+
+const rollsText = (n) => `${n} ${n === 1 ? "roll" : "rolls"}`;
+
+function describe(g) {
+  const score = g.game in ROUTES ? `score ${g.score}` : `${g.score} points`;
+  const left = g.game === "solitaire-dice" ? "" : `, ${g.dice_left} dice to roll`;
+  return `${score} after ${rollsText(g.rolls)}${left}`;
+}
+
+// Resume a game of the list (started here or on another device): its game is chosen, and it is
+// read afresh and shown, its next move made here.
+async function resumeListed(g, player) {
+  try {
+    const view = await api(`${routeOf(g.game)}/${encodeURIComponent(g.id)}`);
+    if (ui.game.value !== g.game) {
+      ui.game.value = g.game;
+      ui.game.dispatchEvent(new Event("change"));
+    }
+    localStorage.setItem("dicecam.player", player);
+    localStorage.setItem("dicecam.game", g.game);
+    ui.openTurn.hidden = true;
+    resumed(view, player, "elsewhere");
+    focusFirst(...document.querySelectorAll("#keeps button, #sheet-moves button"), rollControl());
+  } catch (err) {
+    say(err.status === 404
+      ? `The dicecam service no longer knows ${player}'s ${noun(g.game)} ${g.id} (${err.message}).`
+      : err.message, "bust");
+  }
+  await listOpenGames();
+}
+
+// List the player's open games, less the ones on the page, each a Resume button; hidden when
+// there are none (or the service cannot be reached: the next move says so).
+export async function listOpenGames() {
+  const player = ui.player.value.trim();
+  let games = [];
+  try {
+    if (player) games = await openGames(player);
+  } catch (_) { /* said by the page's next call */ }
+  if (player !== ui.player.value.trim()) return; // typed another name meanwhile
+  const shown = [state.turn?.id, state.sheet?.id];
+  list.items.innerHTML = "";
+  for (const g of games.filter((x) => !shown.includes(x.id))) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    const started = new Date(g.started).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    b.textContent = `Resume ${g.game} ${noun(g.game)}: ${describe(g)} (started ${started})`;
+    b.addEventListener("click", () => resumeListed(g, player));
+    li.appendChild(b);
+    list.items.appendChild(li);
+  }
+  list.box.hidden = !list.items.children.length;
+}
+
+// New turn pressed while `player` has a game of `game` open with a roll in it (on this page,
+// before a reload, or on another device): show it and offer to resume it or to start another
+// anyway. Returns true when the player must choose first.
 export async function warnOpenTurn(player, game, startAnyway) {
-  const found = await rememberedTurn(player, game);
-  if (!found || found.gone || found.turn.over || !found.turn.rolls) return false; // nothing to lose
-  const t = found.turn;
-  ui.openTurnText.textContent = `${player} already has a ${game} turn open today: ${t.turn_points} points `
-    + `after ${t.rolls} ${t.rolls === 1 ? "roll" : "rolls"}, ${t.dice_left} dice to roll. `
-    + "Resume it? A new turn leaves it unplayed.";
+  const g = (await openGames(player, game)).find((x) => x.rolls > 0);
+  if (!g) return false; // nothing to lose
+  const what = noun(game);
+  ui.openTurnText.textContent = `${player} already has a ${game} ${what} open today: ${describe(g)}. `
+    + `Resume it? A new ${what} leaves it unplayed.`;
   ui.openTurn.hidden = false;
-  ui.resumeTurn.onclick = () => { ui.openTurn.hidden = true; resumed(t, player); ui.resumeTurn.blur(); };
+  ui.resumeTurn.onclick = async () => {
+    ui.openTurn.hidden = true;
+    await resumeListed(g, player);
+  };
   ui.abandonTurn.onclick = () => { ui.openTurn.hidden = true; startAnyway(); };
   ui.resumeTurn.focus();
   return true;
 }
 
 // Back to a tab the phone kept in the background (or a second tab): another tab or device may
-// have moved the turn meanwhile.
+// have moved the turn or sheet meanwhile.
 document.addEventListener("visibilitychange", async () => {
-  if (document.visibilityState !== "visible" || !state.turn || state.turn.over || state.busy) return;
+  if (document.visibilityState !== "visible" || state.busy) return;
+  const sheet = sheetActive() && !state.sheet.over;
+  if (!sheet && (!state.turn || state.turn.over)) return;
   try {
-    if (await reread()) say(`The turn moved on elsewhere (another tab or device). ${ui.message.textContent}`);
+    if (await (sheet ? rereadSheet() : reread())) {
+      say(`The ${noun(ui.game.value)} moved on elsewhere (another tab or device). ${ui.message.textContent}`);
+    }
   } catch (_) { /* the next move says the service is away */ }
 });
+ui.player.addEventListener("change", listOpenGames);

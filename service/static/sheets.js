@@ -2,9 +2,10 @@
 // Dice: a score sheet (/api/v1/sheets), each roll split into a reject and two combos. Low-High: a
 // turn (/api/v1/low-high/turns), a set kept from each roll until the player ends it.
 import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
+import { remember } from "./resume.js";
 import { chosenRules } from "./rules.js";
 
-const ROUTES = { "solitaire-dice": "/api/v1/sheets", "low-high": "/api/v1/low-high/turns" };
+export const ROUTES = { "solitaire-dice": "/api/v1/sheets", "low-high": "/api/v1/low-high/turns" };
 const els = { box: $("sheet"), table: $("sheet-table"), moves: $("sheet-moves"), end: $("sheet-end") };
 
 // A sheet or Low-High turn is in play while its game is the one chosen: another game chosen
@@ -31,16 +32,33 @@ export async function startSheet(player) {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ player, rules: chosenRules() }),
     });
-    state.turn = null; // the Farkle turn's keeps and Bank do not apply
-    ui.keeps.innerHTML = "";
-    ui.bank.disabled = true;
     state.live.taken = null;
-    renderSheet(view);
+    showSheet(view);
     focusFirst(rollControl());
   } catch (err) {
     clearSheet();
     say(err.message, "bust");
   }
+  return true;
+}
+
+// Show a sheet or Low-High turn (started, or resumed) in place of any Farkle turn.
+export function showSheet(view) {
+  state.turn = null; // the Farkle turn's keeps and Bank do not apply
+  ui.keeps.innerHTML = "";
+  ui.bank.disabled = true;
+  renderSheet(view);
+}
+
+const signature = ({ reading, ...view }) => JSON.stringify(view); // a roll's answer adds its reading
+
+// Read the sheet or turn shown again and show it when it moved on (another tab or device).
+// Returns whether it had. Throws as api() does.
+export async function rereadSheet() {
+  const shown = state.sheet;
+  const now = await api(`${ROUTES[shown.game]}/${encodeURIComponent(shown.id)}`);
+  if (state.sheet !== shown || signature(now) === signature(shown)) return false;
+  renderSheet(now);
   return true;
 }
 
@@ -59,6 +77,7 @@ async function move(path, options) {
     }
     if (now && state.sheet === shown) renderSheet(now, { quiet: true });
     else if (state.sheet) renderMoves(state.sheet); // its buttons back on
+    if (err.status === 404) remember({ ...shown, over: true }); // gone: nothing to resume
     say(err.message, "bust");
     return false;
   }
@@ -169,6 +188,7 @@ function message(view) {
 
 export function renderSheet(view, { quiet = false } = {}) {
   state.sheet = view;
+  remember(view);
   els.box.hidden = false;
   ui.total.textContent = String(view.score);
   ui.diceLeft.textContent = String(view.dice_left);

@@ -3,7 +3,7 @@
 import { showPreview } from "./camera.js";
 import { api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
-import { remember, warnOpenTurn } from "./resume.js";
+import { listOpenGames, remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
 import { sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
 
@@ -15,10 +15,20 @@ export async function newTurn(evt, { anyway = false } = {}) {
   localStorage.setItem("dicecam.player", player);
   localStorage.setItem("dicecam.game", ui.game.value);
   ui.openTurn.hidden = true;
+  try {
+    // a game of this player still open (on screen, before a reload, on another device): ask first
+    if (!anyway && await warnOpenTurn(player, ui.game.value, () => newTurn(null, { anyway: true }))) return;
+  } catch (err) {
+    say(err.message, "bust"); // the service is away: the page stays as it was
+    return;
+  }
+  await startTurn(player);
+  listOpenGames(); // the game left unplayed, if any, can be resumed from the list
+}
+
+async function startTurn(player) {
   if (await startSheet(player)) return; // solitaire-dice, low-high: a sheet or a Low-High turn
   try {
-    // a turn of this player and game still open (on screen, or before a reload): ask first
-    if (!anyway && await warnOpenTurn(player, ui.game.value, () => newTurn(null, { anyway: true }))) return;
     const token = localStorage.getItem(`dicecam.token.${player}`) || null;
     const turn = await api("/api/v1/turns", {
       method: "POST",
