@@ -8,11 +8,11 @@ from typing import Annotated
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
-from pydantic import BeforeValidator
+from pydantic import AfterValidator, BeforeValidator
 from sqlalchemy.orm import Session
 
 from service.http_errors import error_responses
-from service.tracker import store
+from service.tracker import rules, store
 from service.tracker.models import Player, Turn
 from service.tracker.schemas import (
     CorrectionIn,
@@ -86,6 +86,24 @@ Token = Annotated[str | None, Depends(bearer)]
 TurnId = Annotated[int, Path(ge=1, le=2**63 - 1, description="the turn's id")]
 """A turn id: a database row id, so no larger than SQLite's 64-bit integers."""
 Year = Annotated[int, Path(ge=1900, le=9999, description="the round: a calendar year")]
+
+
+def viewer_zone(name: str | None) -> str | None:
+    """A ``tz=`` query: an IANA zone name (a ValueError naming what was expected), or None."""
+    if name is not None:
+        rules.zone(name)
+    return name
+
+
+ViewerZone = Annotated[
+    str | None,
+    AfterValidator(viewer_zone),
+    Query(
+        max_length=64,
+        description="the viewer's IANA time zone, e.g. Pacific/Kiritimati: the current round is "
+        "the year of the viewer's day there (UTC when left out)",
+    ),
+]
 PAGE_LIMIT, MAX_PAGE_LIMIT = 100, 500
 """Turns on a page of a player's history unless ``limit=`` says otherwise, and the most."""
 
@@ -239,17 +257,22 @@ def photo(turn_id: TurnId, position: Annotated[int, Path(ge=0, le=1000)], sessio
     raise store.NotFound(f"turn {turn_id} has no photo for roll {position}")
 
 
-@router.get("/rounds")
-def list_rounds(session: DB, now: Now) -> dict:
-    found = store.rounds(session, now)
-    return {"current": store.utc(now).year, "rounds": found}
+@router.get("/rounds", responses=errors(422))
+def list_rounds(session: DB, now: Now, tz: ViewerZone = None) -> dict:
+    """Every round with a turn and the current one: the year of the viewer's day (``tz``)."""
+    current = rules.current_round(now, tz or "UTC")
+    return {"current": current, "rounds": store.rounds(session, current)}
 
 
 @router.get("/leaderboard", response_model=dict, responses=errors(422))
 def leaderboard(
-    session: DB, now: Now, round: Annotated[int | None, Query(ge=1900, le=9999)] = None
+    session: DB,
+    now: Now,
+    round: Annotated[int | None, Query(ge=1900, le=9999)] = None,
+    tz: ViewerZone = None,
 ) -> dict:
-    year = round if round is not None else store.utc(now).year
+    """A round's standings: ``round``, else the current one of a viewer in ``tz``."""
+    year = round if round is not None else rules.current_round(now, tz or "UTC")
     rows = [Standing(**r) for r in store.leaderboard(session, year)]
     return {"round": year, "standings": [r.model_dump(mode="json") for r in rows]}
 

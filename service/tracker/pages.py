@@ -16,10 +16,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from service.tracker import store
+from service.tracker import rules, store
 from service.tracker.api import DB, Now, TurnId, Year, root
 from service.tracker.models import Turn
-from service.tracker.rules import CLOSES, OPENS
 
 __all__ = ["error_page", "router"]
 
@@ -46,9 +45,14 @@ CLOSED_SCRIPT = """<script>
 (function () {
   var game = document.getElementById("game"), closed = document.getElementById("closed");
   var start = Number(game.dataset.now) - performance.now();  // the server's clock, in ms
-  var title = document.title;
+  var title = document.title, round = game.dataset.round;
   function check() {
-    var hour = new Date(start + performance.now()).getHours();  // the browser's own zone
+    var now = new Date(start + performance.now());  // in the browser's own zone
+    if (round && now.getFullYear() !== Number(round)) {  // the viewer's day is in another round
+      location.replace(game.dataset.rounds + now.getFullYear());
+      return;
+    }
+    var hour = now.getHours();
     var open = hour >= Number(game.dataset.opens) && hour < Number(game.dataset.closes);
     game.hidden = !open;
     closed.hidden = open;  // in a live region: a screen reader says it as it appears
@@ -59,7 +63,9 @@ CLOSED_SCRIPT = """<script>
 })();
 </script>"""
 """Hides the game information outside 8am-8pm in the browser's time zone, at the server's
-clock (the one that decides when scores are taken), and brings it back at 8am."""
+clock (the one that decides when scores are taken), and brings it back at 8am. On the current
+round's leaderboard (``data-round``, the server's UTC year), a browser whose own day is in
+another year (New Year far east or west of UTC) is taken to that year's round."""
 
 _SCRIPT_HASH = base64.b64encode(
     hashlib.sha256(
@@ -82,19 +88,27 @@ def _page(
     status: int = 200,
     *,
     now: datetime | None = None,
+    current_round: int | None = None,
     error: bool = False,
 ) -> HTMLResponse:
     """A page headed ``title``; with ``now`` (the server's clock) its ``body`` is game
-    information, which the rules show only from 8am to 8pm local browser time. ``error``: the
-    page answers a form sent with mistakes (its title says so first, as screen readers read it)."""
+    information, which the rules show only from 8am to 8pm local browser time. With
+    ``current_round`` (the leaderboard of the round under way by UTC) a browser whose own day
+    is in another year is taken to that round. ``error``: the page answers a form sent with
+    mistakes (its title says so first, as screen readers read it)."""
     base, script = root(request), ""
     if now is not None:
         ms = int(now.timestamp() * 1000)
+        follow = (
+            f' data-round="{current_round}" data-rounds="{base}/rounds/"'
+            if current_round is not None
+            else ""
+        )
         body = (
             '<div role="status"><p id="closed" hidden>Morning Roll is for the morning: the game '
             "information is shown from 8am to 8pm your time. See you at 8am!</p></div>\n"
-            f'<div id="game" data-now="{ms}" data-opens="{OPENS.hour}" '
-            f'data-closes="{CLOSES.hour}">{body}</div>'
+            f'<div id="game" data-now="{ms}" data-opens="{rules.OPENS.hour}" '
+            f'data-closes="{rules.CLOSES.hour}"{follow}>{body}</div>'
         )
         script = CLOSED_SCRIPT
     prefix = "Error: " if error else ""
@@ -144,7 +158,8 @@ def error_page(request: Request, message: str, status: int) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def current_round(request: Request, session: DB, now: Now) -> HTMLResponse:
-    return _leaderboard(request, session, now, store.utc(now).year)
+    """The round under way by UTC; the page takes a browser in another year to its round."""
+    return _leaderboard(request, session, now, rules.current_round(now), current=True)
 
 
 @router.get("/rounds/{year}", response_class=HTMLResponse)
@@ -152,7 +167,9 @@ def past_round(year: Year, request: Request, session: DB, now: Now) -> HTMLRespo
     return _leaderboard(request, session, now, year)
 
 
-def _leaderboard(request: Request, session, now, year: int) -> HTMLResponse:
+def _leaderboard(
+    request: Request, session, now, year: int, *, current: bool = False
+) -> HTMLResponse:
     base = root(request)
     rows = store.leaderboard(session, year)
     latest = store.latest_turns(session, year) if rows else {}
@@ -177,11 +194,12 @@ def _leaderboard(request: Request, session, now, year: int) -> HTMLResponse:
     if not rows:
         trs.append('<tr><td colspan="6" class="muted">No turns yet in this round.</td></tr>')
     body = [_table(f"Standings of round {year}", head, trs)]
-    others = [y for y in store.rounds(session, now) if y != year]
+    others = [y for y in store.rounds(session, rules.current_round(now)) if y != year]
     if others:
         links = " ".join(f'<a href="{base}/rounds/{y}">{y}</a>' for y in others)
         body.append(f"<p>Other rounds: {links}</p>")
-    return _page(request, f"Round {year} leaderboard", "\n".join(body), now=now)
+    title = f"Round {year} leaderboard"
+    return _page(request, title, "\n".join(body), now=now, current_round=year if current else None)
 
 
 @router.get("/players/{name}", response_class=HTMLResponse)

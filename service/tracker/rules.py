@@ -22,6 +22,7 @@ __all__ = [
     "InvalidTimezone",
     "OutsideOpenHours",
     "check_open",
+    "current_round",
     "local_day",
     "local_now",
     "round_of",
@@ -77,6 +78,13 @@ def local_day(now: datetime, tz: str) -> date:
 def round_of(day: date) -> int:
     """A round is one calendar year."""
     return day.year
+
+
+def current_round(now: datetime, tz: str = "UTC") -> int:
+    """The round under way at ``now`` for a viewer in zone ``tz``: the year of their day. Around
+    New Year two rounds are under way at once (Kiritimati starts the next one 26 hours before
+    Pago Pago ends this one)."""
+    return round_of(local_day(now, tz))
 
 
 def check_open(now: datetime, tz: str) -> datetime:

@@ -206,10 +206,10 @@ def correct_score(
     return get_turn(session, turn_id)
 
 
-def rounds(session: Session, now: datetime) -> list[int]:
-    """Every round with a turn, and the current one (the UTC year of ``now``), newest first."""
+def rounds(session: Session, current: int) -> list[int]:
+    """Every round with a turn, and the ``current`` one, newest first."""
     years = set(session.scalars(select(Turn.round).distinct()))
-    years.add(utc(now).year)
+    years.add(current)
     return sorted(years, reverse=True)
 
 

@@ -192,8 +192,12 @@ class TrackerClient:
         self._request("DELETE", "/api/v1/tokens/current")
         self.token = None
 
-    def leaderboard(self, round: int | None = None) -> dict[str, Any]:
-        params = {} if round is None else {"round": round}
+    def leaderboard(self, round: int | None = None, *, tz: str | None = None) -> dict[str, Any]:
+        """The standings of ``round``, else of the round under way for a viewer in ``tz`` (an
+        IANA zone: around New Year it is the next round far east of UTC, UTC's by default)."""
+        params: dict[str, Any] = {} if round is None else {"round": round}
+        if tz is not None:
+            params["tz"] = tz
         return self._request("GET", "/api/v1/leaderboard", params=params).json()
 
     def history(

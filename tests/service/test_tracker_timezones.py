@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from service.tracker import create_app
+from service.tracker_client import TrackerClient
 
 
 @pytest.fixture
@@ -99,3 +100,103 @@ def test_a_turn_that_names_its_own_day_or_time_is_refused_by_name(site, turn, fi
     assert http.get("/api/v1/players/kenny/turns").json()["turns"] == []
     r = http.post("/api/v1/turns", json=turn("kenny", 300), headers=auth)
     assert r.status_code == 201 and r.json()["day"] == "2026-03-02"
+
+
+@pytest.fixture
+def new_year(site, turn):
+    """jeff (Kiritimati, UTC+14) has played the first turn of round 2027 while molly (UTC) and
+    shea (Pago Pago, UTC-11) are still in round 2026: 2026-12-31 19:30 UTC."""
+    http, clock, seed = site
+    clock.set("2026-12-31T19:30:00+00:00")
+    for name, zone, score in [
+        ("molly", "UTC", 1000),  # Dec 31, 19:30
+        ("jeff", "Pacific/Kiritimati", 300),  # Jan 1, 09:30
+        ("shea", "Pacific/Pago_Pago", 50),  # Dec 31, 08:30
+    ]:
+        auth = seed(name, zone)
+        assert http.post("/api/v1/turns", json=turn(name, score), headers=auth).status_code == 201
+    return http, clock
+
+
+def board(http: httpx.Client, **params) -> tuple[int, list[tuple[str, int]]]:
+    body = http.get("/api/v1/leaderboard", params=params).json()
+    return body["round"], [(s["player"], s["total"]) for s in body["standings"]]
+
+
+def test_the_round_under_way_is_the_year_of_the_viewers_day(new_year):
+    http, clock = new_year
+    assert board(http) == (2026, [("molly", 1000), ("shea", 50)])
+    assert board(http, tz="Pacific/Kiritimati") == (2027, [("jeff", 300)])
+    assert board(http, tz="Pacific/Kiritimati", round=2026)[0] == 2026  # round= wins
+    rounds = http.get("/api/v1/rounds", params={"tz": "Pacific/Kiritimati"}).json()
+    assert rounds == {"current": 2027, "rounds": [2027, 2026]}
+    clock.set("2027-01-01T06:00:00+00:00")  # UTC is in 2027; Pago Pago: Dec 31, 19:00
+    assert board(http)[0] == 2027
+    assert board(http, tz="Pacific/Pago_Pago") == (2026, [("molly", 1000), ("shea", 50)])
+    assert http.get("/api/v1/rounds", params={"tz": "Pacific/Pago_Pago"}).json()["current"] == 2026
+    r = http.get("/api/v1/leaderboard", params={"tz": "UTC+14"})
+    assert r.status_code == 422
+    assert (
+        "expected an IANA time zone name" in r.json()["detail"] and "'UTC+14'" in r.json()["detail"]
+    )
+    assert http.get("/api/v1/rounds", params={"tz": "Mars/Olympus"}).status_code == 422
+
+
+def test_the_tracker_client_asks_for_the_viewers_round(new_year):
+    http, _ = new_year
+    with TrackerClient(str(http.base_url)) as client:
+        assert client.leaderboard(tz="Pacific/Kiritimati")["round"] == 2027
+        assert client.leaderboard()["round"] == 2026
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("zone", "utc", "path", "round_", "players"),
+    [
+        ("Pacific/Kiritimati", "2026-12-31T19:30:00+00:00", "/rounds/2027", 2027, ["jeff"]),
+        ("UTC", "2026-12-31T19:30:00+00:00", "/", 2026, ["molly", "shea"]),
+        ("Pacific/Pago_Pago", "2027-01-01T06:00:00+00:00", "/rounds/2026", 2026, ["molly", "shea"]),
+    ],
+)
+def test_the_leaderboard_page_shows_the_round_of_the_browsers_day(
+    chromium, new_year, zone, utc, path, round_, players
+):
+    http, clock = new_year
+    clock.set(utc)
+    context = chromium.new_context(timezone_id=zone)
+    page = context.new_page()
+    page.goto(f"{http.base_url}/")
+    page.wait_for_url(f"{http.base_url}{path}")
+    assert page.locator("h1").inner_text() == f"Round {round_} leaderboard"
+    rows = page.locator("tbody th[scope=row]").all_inner_texts()
+    assert rows == players
+    context.close()
+
+
+def test_a_history_across_new_year_far_east_groups_by_the_players_day(site, turn):
+    http, clock, seed = site
+    clock.set("2026-12-30T19:00:00+00:00")  # Kiritimati: Dec 31, 09:00
+    auth = seed("jeff", "Pacific/Kiritimati")
+    for utc, score in [
+        ("2026-12-30T19:00", 100),
+        ("2026-12-31T19:00", 200),
+        ("2027-01-01T19:00", 300),
+    ]:
+        clock.set(f"{utc}:00+00:00")
+        assert http.post("/api/v1/turns", json=turn("jeff", score), headers=auth).status_code == 201
+    pages, params = [], {"limit": 1}
+    while params:
+        body = http.get("/api/v1/players/jeff/turns", params=params).json()
+        pages.append([(t["day"], t["round"], t["score"]) for t in body["turns"]])
+        params = {"limit": 1, "before": body["next_before"]} if body["next_before"] else {}
+    assert pages == [
+        [("2027-01-02", 2027, 300)],
+        [("2027-01-01", 2027, 200)],
+        [("2026-12-31", 2026, 100)],
+    ]
+    only = http.get("/api/v1/players/jeff/turns", params={"round": 2026}).json()["turns"]
+    assert [t["day"] for t in only] == ["2026-12-31"]
+    html = http.get("/players/jeff", params={"round": 2027}).text
+    assert "2027-01-01" in html and "2027-01-02" in html and "2026-12-31" not in html
+    assert board(http, round=2026) == (2026, [("jeff", 100)])
+    assert board(http, round=2027) == (2027, [("jeff", 500)])
