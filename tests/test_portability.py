@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -17,9 +19,12 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from service.tracker_client.outbox import Outbox, OutboxEntry
 from vision.atomic import file_lock
+
+from dicecam_testing.cli import DICECAM, ROOT, SAMPLES
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="simulates Windows on POSIX")
 
@@ -115,3 +120,92 @@ def test_file_lock_serialises_two_processes(tmp_path):
     finally:
         holder.wait(10)
     assert waited > 0.3
+
+
+# --- a console that cannot print every name -------------------------------------------------
+
+CONSOLES = {
+    "cp1252": ({"PYTHONIOENCODING": "cp1252"}, "cp1252"),  # Windows, output redirected
+    "ascii": ({"PYTHONIOENCODING": "ascii"}, "ascii"),
+    "C locale": ({"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0"}, "utf-8"),  # names as bytes
+}
+WURFEL, SAIKORO = "würfel 1.jpg", "サイコロ.png"
+LATIN1 = os.fsdecode(b"w\xfcrfel 2.jpg")
+"""A name in Latin-1 bytes (a zip made on Windows), not UTF-8: Python holds it with surrogates."""
+
+
+def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``dicecam ARGS`` in a subprocess under ``env`` (PYTHONUTF8 and PYTHONIOENCODING unset
+    unless given); its output as bytes."""
+    base = {k: v for k, v in os.environ.items() if k not in {"PYTHONUTF8", "PYTHONIOENCODING"}}
+    return subprocess.run(
+        [*DICECAM, *map(str, args)],
+        cwd=ROOT,
+        env={**base, **(env or {})},
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def _ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    stderr = done.stderr.decode(errors="replace")
+    assert done.returncode == 0 and "Traceback" not in stderr, stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> Path:
+    """A folder with a space and an umlaut, holding photos named in German, in Japanese, and in
+    Latin-1 bytes."""
+    folder = tmp_path_factory.mktemp("port") / "Spiel daten ü"
+    folder.mkdir()
+    shutil.copy(SAMPLES[0], folder / WURFEL)
+    Image.open(SAMPLES[1]).save(folder / SAIKORO)
+    shutil.copy(SAMPLES[2], folder / LATIN1)
+    return folder
+
+
+def test_read_prints_every_name_on_a_cp1252_console(photos):
+    lines = _ok(_run(["read", photos], CONSOLES["cp1252"][0])).stdout.decode("cp1252")
+    names = sorted(line.split(": ")[0] for line in lines.splitlines())
+    assert names == [
+        str(photos / "\\u30b5\\u30a4\\u30b3\\u30ed.png"),  # サイコロ escaped: not in cp1252
+        str(photos / WURFEL),
+        str(photos / "würfel 2.jpg"),  # the name's byte 0xfc written back: ü in cp1252
+    ]
+    assert all(", values " in line for line in lines.splitlines())
+
+
+def test_read_json_keeps_every_real_name(photos):
+    done = _ok(_run(["read", "--json", photos], CONSOLES["ascii"][0]))
+    images = {json.loads(line)["image"] for line in done.stdout.decode("ascii").splitlines()}
+    assert images == {str(photos / n) for n in (WURFEL, SAIKORO, LATIN1)}
+    assert all((photos / Path(i).name).is_file() for i in images)
+
+
+@pytest.fixture(scope="module")
+def labelled(photos, tmp_path_factory) -> Path:
+    """A YOLO folder named with a space and an umlaut: the photos, a die labelled in each."""
+    root = tmp_path_factory.mktemp("port") / "Würfel Sätze"
+    (root / "labels").mkdir(parents=True)
+    shutil.copytree(photos, root / "images")
+    for photo in (root / "images").iterdir():
+        (root / "labels" / f"{photo.stem}.txt").write_bytes(b"2 0.5 0.5 0.1 0.1\n")
+    return root
+
+
+@pytest.mark.parametrize("console", CONSOLES)
+def test_labels_import_prints_its_folder_on_any_console(labelled, tmp_path, console):
+    env, encoding = CONSOLES[console]
+    out = tmp_path / "Übung サイコロ"
+    printed = _ok(_run(["labels", "import", labelled, "--out", out], env)).stdout
+    first = printed.decode(encoding).splitlines()[0]  # strict: only what the console holds
+    shown = {
+        "cp1252": f"{tmp_path}/Übung \\u30b5\\u30a4\\u30b3\\u30ed/data.yaml",
+        "ascii": f"{tmp_path}/\\xdcbung \\u30b5\\u30a4\\u30b3\\u30ed/data.yaml",
+        "C locale": f"{out}/data.yaml",  # the folder's bytes, as given
+    }[console]
+    assert first == f"imported 3 photos (3 dice) -> {shown}"
+    assert sorted(p.name for p in (out / "images" / "train").iterdir()) == sorted(
+        [WURFEL, SAIKORO, LATIN1]
+    )

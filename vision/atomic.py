@@ -133,9 +133,10 @@ def _umask() -> int:
 def atomic_write(
     path: str | os.PathLike[str], data: bytes | str, *, sync: bool = True, mode: int | None = None
 ) -> Path:
-    """Write ``data`` (text as UTF-8) to ``path`` atomically (see :func:`replacing`); returns
-    the path."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    """Write ``data`` to ``path`` atomically (see :func:`replacing`); returns the path. Text is
+    written as UTF-8, its line ends as given (``\\n`` on every platform), and a file name
+    Python holds with surrogates (its bytes not UTF-8, ``os.fsdecode``) as its own bytes."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     with replacing(path, sync=sync, mode=mode) as part, open(part, "wb") as f:
         f.write(raw)
     return Path(path)

@@ -139,6 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``dicecam`` command ``argv`` (default: ``sys.argv[1:]``); return its exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = "dicecam"
+    _escape_unencodable()
     try:
         parser = build_parser()
         if not argv:  # `dicecam` alone: what it can do, and a usage error's status
@@ -159,6 +160,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return BROKEN_PIPE
+
+
+def _escape_unencodable() -> None:
+    """Let stdout and stderr write what their encoding cannot hold (``w\\xfcrfel 1.jpg`` on an
+    ASCII or cp1252 console) instead of stopping the command with a UnicodeEncodeError; ``--json``
+    output is ASCII already. See :func:`_escape`."""
+    import codecs
+
+    codecs.register_error(_ESCAPE, _escape)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) in _REPLACED:
+            reconfigure(errors=_ESCAPE)
+
+
+_ESCAPE = "dicecam.escape"
+_REPLACED = {"strict", "surrogateescape", "backslashreplace"}
+
+
+def _escape(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """The error handler of stdout and stderr: a file name's bytes that are not in the file
+    system's encoding (``surrogateescape``) are written back as they were, as ``ls`` does;
+    any other character the console's encoding cannot hold as a ``\\x``/``\\u`` escape."""
+    import codecs
+
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    try:
+        return codecs.lookup_error("surrogateescape")(exc)
+    except UnicodeError:
+        return codecs.backslashreplace_errors(exc)
 
 
 def _run(args: argparse.Namespace, command: str) -> int:
