@@ -9,8 +9,9 @@ import random
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -86,17 +87,22 @@ class DeliveryReport:
     other_trackers: dict[str, str] = field(default_factory=dict)
 
 
-def _with_age(entry: OutboxEntry) -> dict[str, Any]:
-    """The turn's body with ``age_s``, the seconds since it was queued (when it was played): the
-    tracker refuses a turn played on another day than the one it arrives on. A duration, so a
-    client clock set wrong does no harm; an entry without a readable time is sent as it is."""
+def _with_age(entry: OutboxEntry, now: datetime) -> dict[str, Any]:
+    """The turn's body with ``age_s``, the seconds from its queueing (when it was played) to
+    ``now``, both read on this client's clock: the tracker refuses a turn played on another day
+    than the one it arrives on. A duration, so a client clock set wrong does no harm; an entry
+    without a readable time is sent as it is."""
     try:
         queued = datetime.fromisoformat(entry.created_at)
     except (TypeError, ValueError):
         return entry.turn
     if queued.tzinfo is None:
         return entry.turn
-    return {**entry.turn, "age_s": round(max(0.0, time.time() - queued.timestamp()), 3)}
+    return {**entry.turn, "age_s": round(max(0.0, (now - queued).total_seconds()), 3)}
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 def _detail(resp: httpx.Response) -> str:
@@ -114,7 +120,7 @@ class TrackerClient:
 
     Turns go through an on-disk outbox (``outbox_dir``, default ``<data_dir>/outbox``): written
     before they are sent, kept until the tracker acknowledges them, delivered exactly once thanks
-    to the turn's idempotency key.
+    to the turn's idempotency key. ``clock`` (aware, default UTC now) times a queued turn's age.
 
     Example:
         >>> c = TrackerClient("http://127.0.0.1:8000/tracker")  # doctest: +SKIP
@@ -133,6 +139,7 @@ class TrackerClient:
         backoff: float = 0.5,
         max_backoff: float = 300.0,
         transport: httpx.BaseTransport | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(
@@ -144,6 +151,8 @@ class TrackerClient:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.outbox = Outbox(outbox_dir)
+        self.clock = clock or _utcnow
+        """This machine's clock (aware): when a turn is queued, and its age when it is sent."""
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
         self._lock = threading.Lock()
 
@@ -226,7 +235,12 @@ class TrackerClient:
     def queue(self, turn: TurnSubmission) -> OutboxEntry:
         """Write ``turn`` to the outbox (once: a known key keeps its entry) and return its entry,
         which :meth:`deliver_pending` delivers later."""
-        entry = OutboxEntry(key=turn.idempotency_key, base_url=self.base_url, turn=turn.to_json())
+        entry = OutboxEntry(
+            key=turn.idempotency_key,
+            base_url=self.base_url,
+            turn=turn.to_json(),
+            created_at=self.clock().isoformat(),
+        )
         self.outbox.put(entry)
         return self.outbox.find(turn.idempotency_key) or entry
 
@@ -339,7 +353,7 @@ class TrackerClient:
             return entry.result
 
     def _post_turn(self, entry: OutboxEntry) -> httpx.Response:
-        body = _with_age(entry)
+        body = _with_age(entry, self.clock())
         try:
             return self._request("POST", "/api/v1/turns", json=body)
         except TrackerRejected as exc:

@@ -9,13 +9,14 @@ the simpler cases (one turn a day, far zones at midnight, a turn delivered a day
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import httpx
 import pytest
 
 from service.tracker import create_app
-from service.tracker_client import TrackerClient
+from service.tracker_client import TrackerClient, TurnSubmission
 
 
 @pytest.fixture
@@ -200,3 +201,87 @@ def test_a_history_across_new_year_far_east_groups_by_the_players_day(site, turn
     assert "2027-01-01" in html and "2027-01-02" in html and "2026-12-31" not in html
     assert board(http, round=2026) == (2026, [("jeff", 100)])
     assert board(http, round=2027) == (2027, [("jeff", 500)])
+
+
+# -- the add-on's clock and its outbox ---------------------------------------------------------
+
+
+def skewed(tracker: Callable[[], datetime], minutes: int) -> Callable[[], datetime]:
+    """The add-on's clock: the tracker's, ``minutes`` ahead (or behind)."""
+    return lambda: tracker() + timedelta(minutes=minutes)
+
+
+@pytest.mark.parametrize("minutes", [5, -5])
+def test_an_add_on_clock_off_by_five_minutes_counts_the_day_played(
+    sqlite_url, clock, serve, seed_players, tmp_path, unused_port, minutes
+):
+    clock.set("2026-03-01T03:58:00+00:00")  # Los Angeles (PST): Feb 28, 19:58
+    app = create_app(sqlite_url, clock=clock)
+    token = seed_players(app, ["heather"], tz="America/Los_Angeles")["heather"]["Authorization"]
+    url = f"http://127.0.0.1:{unused_port}"
+    client = TrackerClient(
+        url, token=token[7:], outbox_dir=tmp_path, retries=0, clock=skewed(clock, minutes)
+    )
+    late = client.queue(TurnSubmission(player="heather", score=1500))  # the tracker is down
+    clock.set("2026-03-01T03:59:30+00:00")  # back at 19:59:30: the same day
+    serve(app, port=unused_port)
+    report = client.deliver_pending(force=True)
+    assert report.delivered[late.key]["day"] == "2026-02-28"
+
+    clock.set("2026-03-01T16:10:00+00:00")  # March 1, 08:10
+    played = client.queue(TurnSubmission(player="heather", score=600))  # not sent for 3 days
+    clock.set("2026-03-04T16:05:00+00:00")  # March 4, 08:05
+    report = client.deliver_pending(force=True)
+    assert (
+        "played on 2026-03-01 and it is 2026-03-04 now in America/Los_Angeles"
+        in report.rejected[played.key]
+    )
+    today = client.submit_turn(TurnSubmission(player="heather", score=50))
+    assert (today["day"], today["score"]) == ("2026-03-04", 50)
+    with httpx.Client(base_url=url) as http:
+        turns = http.get("/api/v1/players/heather/turns").json()["turns"]
+    assert [(t["day"], t["score"]) for t in turns] == [("2026-03-04", 50), ("2026-02-28", 1500)]
+    client.close()
+    app.state.db.dispose()
+
+
+@pytest.mark.parametrize(
+    ("zone", "queued", "delivered", "played", "today"),
+    [
+        # New York springs forward: queued 19:50 EST (UTC-5), sent 08:05 EDT (UTC-4)
+        ("America/New_York", "2026-03-08T00:50", "2026-03-08T12:05", "2026-03-07", "2026-03-08"),
+        # New York falls back: queued 19:50 EDT (UTC-4), sent 08:05 EST (UTC-5)
+        ("America/New_York", "2026-10-31T23:50", "2026-11-01T13:05", "2026-10-31", "2026-11-01"),
+        # Sydney springs forward: queued 19:50 AEST (UTC+10), sent 08:05 AEDT (UTC+11)
+        ("Australia/Sydney", "2026-10-03T09:50", "2026-10-03T21:05", "2026-10-03", "2026-10-04"),
+        # London springs forward: queued 19:50 GMT, sent 08:05 BST (UTC+1)
+        ("Europe/London", "2026-03-28T19:50", "2026-03-29T07:05", "2026-03-28", "2026-03-29"),
+    ],
+)
+def test_an_outbox_turn_queued_before_the_clocks_change_counts_for_its_own_day(
+    sqlite_url,
+    clock,
+    serve,
+    seed_players,
+    tmp_path,
+    unused_port,
+    zone,
+    queued,
+    delivered,
+    played,
+    today,
+):
+    clock.set(f"{queued}:00+00:00")
+    app = create_app(sqlite_url, clock=clock)
+    token = seed_players(app, ["mike"], tz=zone)["mike"]["Authorization"][7:]
+    url = f"http://127.0.0.1:{unused_port}"
+    client = TrackerClient(url, token=token, outbox_dir=tmp_path, retries=0, clock=clock)
+    evening = client.queue(TurnSubmission(player="mike", score=2500))  # the tracker is down
+    clock.set(f"{delivered}:00+00:00")
+    serve(app, port=unused_port)
+    report = client.deliver_pending(force=True)
+    assert f"played on {played} and it is {today} now in {zone}" in report.rejected[evening.key]
+    morning = client.submit_turn(TurnSubmission(player="mike", score=350))
+    assert (morning["day"], morning["local_time"][11:16]) == (today, "08:05")
+    client.close()
+    app.state.db.dispose()
