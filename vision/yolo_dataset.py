@@ -196,8 +196,16 @@ def find_images(
         base = (base / str(data["path"])).resolve()
     entry = next((data[k] for k in SPLIT_ALIASES.get(split, (split,)) if data.get(k)), None)
     if entry is None:
+        empty = [k for k in SPLIT_ALIASES.get(split, (split,)) if k in data]
+        named = [k for names in SPLIT_ALIASES.values() for k in names if data.get(k)]
+        others = [k for k in named if k not in empty]
+        hint = f": pass --split {others[0]} to read its {others[0]} photos" if others else ""
+        if empty:
+            raise DatasetError(
+                f"{yaml_path} lists no photos for '{split}' ({empty[0]}: {data[empty[0]]!r})" + hint
+            )
         raise DatasetError(
-            f"{yaml_path} has no '{split}' entry (keys: {', '.join(map(str, data))})"
+            f"{yaml_path} has no '{split}' entry (keys: {', '.join(map(str, data))}){hint}"
         )
     images: list[Path] = []
     for item in entry if isinstance(entry, list) else [entry]:

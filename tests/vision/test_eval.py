@@ -49,8 +49,17 @@ def test_dataset_layouts(tmp_path):
     truth = load_labels(images[0]).truth(320, 320, names)
     assert truth[0].value is None and truth[0].cocked
 
-    with pytest.raises(DatasetError, match="no 'test' entry"):
+    with pytest.raises(DatasetError, match="no 'test' entry .*pass --split val to read"):
         find_images(ydir, "test")
+    # `dicecam label --format yolo` output holds no held-out photos (val: [], for CVAT)
+    labelled = tmp_path / "labelled"
+    _write(labelled, "images/train/e.png", "")
+    (labelled / "data.yaml").write_text("train: images/train\nval: []\n")
+    with pytest.raises(
+        DatasetError, match=r"no photos for 'val' \(val: \[\]\): pass --split train"
+    ):
+        find_images(labelled, "val")
+    assert [p.name for p in find_images(labelled, "train")[0]] == ["e.png"]
     with pytest.raises(DatasetError, match="no such dataset"):
         find_images(tmp_path / "nowhere")
     with pytest.raises(DatasetError, match="expected a data.yaml"):
