@@ -8,6 +8,7 @@ Example:
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
+from service.retention import schedule, slim_delivered
 from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
 from service.sheet_store import open_sheet_store
@@ -173,4 +175,9 @@ def create_app(
     app.state.tracker_mounted = mounted
     if mounted:
         app.mount("/tracker", tracker_app, name="tracker")
+    # a mounted app's start and stop do not run: its retention passes run with this one's
+    outbox = Path(settings.data_dir).expanduser() / "outbox"
+    retention = [partial(slim_delivered, outbox)]
+    retention += getattr(getattr(tracker_app, "state", None), "retention", [])
+    schedule(app, retention)
     return app

@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
     tracker_token_days: int = Field(365, ge=1, le=36500)
     """How long a bearer token of the tracker (``POST /api/v1/tokens``) lasts, in days."""
+    keep_photos_days: int = Field(365, ge=0, le=36500)
+    """How long the tracker keeps each roll's photo, in days after the turn's day
+    (``DICECAM_KEEP_PHOTOS_DAYS``; 0: for good). The turn, its values and readings stay."""
     outbox_retry_s: float = Field(30.0, ge=0, allow_inf_nan=False)
     """How often the service tries again the Morning Roll turns it queued while the tracker was
     down (``DICECAM_OUTBOX_RETRY_S``; each turn also backs off on its own; 0: never, leave them

@@ -196,8 +196,17 @@ class Every:
         >>> loop = Every(0.01, lambda: ticks.append(1)); loop.start(); loop.stop()
     """
 
-    def __init__(self, seconds: float, task: Callable[[], object], *, name: str = "dicecam-every"):
+    def __init__(
+        self,
+        seconds: float,
+        task: Callable[[], object],
+        *,
+        name: str = "dicecam-every",
+        first: bool = False,
+    ):
         self.seconds, self.task, self.name = seconds, task, name
+        self.first = first
+        """Call ``task`` once at :meth:`start` too (in the thread), not only after a wait."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -213,8 +222,13 @@ class Every:
             self._thread = None
 
     def _run(self) -> None:
+        if self.first:
+            self._call()
         while not self._stop.wait(self.seconds):
-            try:
-                self.task()
-            except Exception:
-                log.exception("%s: the periodic task failed", self.name)
+            self._call()
+
+    def _call(self) -> None:
+        try:
+            self.task()
+        except Exception:
+            log.exception("%s: the periodic task failed", self.name)

@@ -33,14 +33,19 @@ def create_app(
     *,
     clock: Callable[[], datetime] | None = None,
     token_days: int | None = None,
+    keep_photos_days: int | None = None,
+    retention_every_s: float | None = None,
 ) -> FastAPI:
     """The Morning Roll tracker: JSON API under ``/api/v1`` and HTML pages.
 
     ``database_url`` defaults to ``DICECAM_TRACKER_DATABASE_URL`` or a SQLite file under
     ``Settings().data_dir``; migrations run here. ``clock`` returns the server's aware time
     (tests inject one). ``token_days``: how long a bearer token lasts (default
-    ``DICECAM_TRACKER_TOKEN_DAYS``, 365). Mountable under a prefix:
-    ``app.mount("/tracker", create_app())``.
+    ``DICECAM_TRACKER_TOKEN_DAYS``, 365). ``keep_photos_days``: how long each roll's photo is
+    kept after its turn's day (default ``DICECAM_KEEP_PHOTOS_DAYS``, 365; 0: for good), pruned
+    at start and every ``retention_every_s`` (an hour; :mod:`service.retention`; a mounted
+    tracker's pruning is in ``app.state.retention``, for the app mounting it to run). Mountable
+    under a prefix: ``app.mount("/tracker", create_app())``.
 
     Example:
         >>> app = create_app("sqlite://")  # a private database (a temporary file) for this app
@@ -60,6 +65,7 @@ def create_app(
     app.state.login_guard = LoginGuard()
     app.state.token_days = days
     _bootstrap_admin(app)
+    _keep_photos(app, keep_photos_days, retention_every_s)
 
     @app.exception_handler(store.TrackerError)
     async def _tracker_error(request: Request, exc: store.TrackerError) -> JSONResponse:
@@ -103,6 +109,20 @@ def _token_days() -> int:
     from service.settings import Settings
 
     return Settings().tracker_token_days
+
+
+def _keep_photos(app: FastAPI, days: int | None, every_s: float | None) -> None:
+    """Prune the photos older than ``days`` (default ``DICECAM_KEEP_PHOTOS_DAYS``) at start and
+    every ``every_s`` seconds: ``app.state.retention`` holds the pass."""
+    from service.retention import EVERY_S, prune_tracker_photos, schedule
+    from service.settings import Settings
+
+    days = Settings().keep_photos_days if days is None else days
+    if days < 0:
+        raise ValueError(f"expected keep_photos_days of 0 (for good) or more, got {days}")
+    db, clock = app.state.db, app.state.clock
+    app.state.retention = [lambda: prune_tracker_photos(db, clock().date(), days)] if days else []
+    schedule(app, app.state.retention, EVERY_S if every_s is None else every_s)
 
 
 def _bootstrap_admin(app: FastAPI) -> None:

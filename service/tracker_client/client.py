@@ -25,7 +25,13 @@ from service.tracker_client.errors import (
 )
 from service.tracker_client.outbox import Outbox, OutboxEntry
 
-__all__ = ["DeliveryReport", "RollEvidence", "TrackerClient", "TurnSubmission"]
+__all__ = [
+    "DeliveryReport",
+    "RollEvidence",
+    "TrackerClient",
+    "TurnSubmission",
+    "without_photos",
+]
 
 _RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
 
@@ -45,6 +51,24 @@ class RollEvidence(BaseModel):
         if self.photo is not None:
             out["photo_jpeg_b64"] = base64.b64encode(self.photo).decode()
         return out
+
+
+def without_photos(turn: dict[str, Any]) -> dict[str, Any]:
+    """A turn's JSON body (:meth:`TurnSubmission.to_json`) with each roll's photo replaced by
+    its size in bytes (``photo_bytes``): what the outbox keeps of a delivered turn, whose
+    photos the tracker holds (a year of them was kept twice, base64 in ``delivered/``)."""
+    rolls = turn.get("rolls")
+    if not isinstance(rolls, list):
+        return turn
+    slim = []
+    for roll in rolls:
+        if isinstance(roll, dict) and isinstance(roll.get("photo_jpeg_b64"), str):
+            b64 = roll["photo_jpeg_b64"]
+            size = len(b64) * 3 // 4 - b64[-2:].count("=")
+            roll = {k: v for k, v in roll.items() if k != "photo_jpeg_b64"}
+            roll["photo_bytes"] = size
+        slim.append(roll)
+    return {**turn, "rolls": slim}
 
 
 class TurnSubmission(BaseModel):
@@ -348,6 +372,7 @@ class TrackerClient:
                 self._note_failure(entry, str(exc))
                 raise
             entry.state, entry.result, entry.last_error = "delivered", resp.json(), None
+            entry.turn = without_photos(entry.turn)  # the tracker holds them now
             entry.attempts += 1
             self.outbox.write(entry)
             return entry.result
