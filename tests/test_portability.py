@@ -7,6 +7,7 @@ scripts or with spaces, and files edited on Windows (CRLF line ends, a UTF-8 byt
 
 from __future__ import annotations
 
+import codecs
 import errno
 import fcntl
 import json
@@ -23,6 +24,8 @@ from PIL import Image
 
 from service.tracker_client.outbox import Outbox, OutboxEntry
 from vision.atomic import file_lock
+from vision.labelling import LabelledPhoto, read_labels, write_labels
+from vision.types import Die
 
 from dicecam_testing.cli import DICECAM, ROOT, SAMPLES
 
@@ -209,3 +212,70 @@ def test_labels_import_prints_its_folder_on_any_console(labelled, tmp_path, cons
     assert sorted(p.name for p in (out / "images" / "train").iterdir()) == sorted(
         [WURFEL, SAIKORO, LATIN1]
     )
+
+
+# --- files edited on Windows ----------------------------------------------------------------
+
+
+def _labelled_photos(photos: Path) -> list[LabelledPhoto]:
+    return [
+        LabelledPhoto(name, 640, 480, [Die(k + 2, (100.0 + k, 120.0, 160.0, 180.0), 0.9)], path)
+        for k, (name, path) in enumerate((n, photos / n) for n in (WURFEL, SAIKORO))
+    ]
+
+
+def _as_on_windows(folder: Path) -> int:
+    """Save every text file under ``folder`` as Notepad on Windows does: CRLF line ends and a
+    UTF-8 byte order mark first. The number of files changed."""
+    changed = 0
+    for path in folder.rglob("*"):
+        if path.suffix in {".txt", ".json", ".yaml", ".names"} and path.is_file():
+            text = path.read_bytes()
+            assert b"\r" not in text, f"{path} has CR line ends"  # dicecam writes \n only
+            path.write_bytes(codecs.BOM_UTF8 + text.replace(b"\n", b"\r\n"))
+            changed += 1
+    return changed
+
+
+def _dice(photos: list[LabelledPhoto]) -> list[tuple]:
+    return sorted(
+        (Path(p.name).name, d.value, tuple(round(v, 3) for v in d.box), d.cocked, d.on_table)
+        for p in photos
+        for d in p.dice
+    )
+
+
+@pytest.mark.parametrize("fmt", ["yolo", "coco", "labelstudio"])
+def test_labels_edited_on_windows_import(photos, tmp_path, fmt):
+    written = _labelled_photos(photos)
+    out = tmp_path / f"{fmt} ü"
+    write_labels(written, out, fmt, images="copy")
+    assert _as_on_windows(out) >= 1
+    assert _dice(read_labels(out, image_root=out if fmt == "yolo" else photos)) == _dice(written)
+
+
+READ_ALL = """
+import sys
+from vision.labelling import read_labels
+for folder in sys.argv[1:-1]:
+    print(len(read_labels(folder, image_root=sys.argv[-1])))
+"""
+
+
+def test_labels_are_read_as_utf8_whatever_the_locale(photos, tmp_path):
+    """No label file is read in the locale's encoding (cp1252 on a Windows laptop would turn
+    würfel into wÃ¼rfel): Python's EncodingWarning made an error says where one would be."""
+    folders = []
+    for fmt in ("yolo", "coco", "labelstudio"):
+        folders.append(tmp_path / fmt)
+        write_labels(_labelled_photos(photos), folders[-1], fmt, images="copy")
+    done = subprocess.run(
+        [sys.executable, "-X", "warn_default_encoding", "-W", "error::EncodingWarning"]
+        + ["-c", READ_ALL, *map(str, folders), str(photos)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "2", "2"]

@@ -22,6 +22,7 @@ from .model import (
     find_photos,
     flat_names,
     image_size,
+    read_json,
 )
 from .progress import progress
 from .review import write_review
@@ -249,10 +250,7 @@ def detect_format(path: str | os.PathLike[str]) -> LabelFormat:
             f"{path}: expected tasks.json, annotations/*.json, data.yaml or labels/ inside"
         )
     if path.suffix.lower() == ".json" and path.is_file():
-        try:
-            data = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
+        data = read_json(path)
         if isinstance(data, dict) and "images" in data and "annotations" in data:
             return "coco"
         if isinstance(data, list) or (isinstance(data, dict) and "data" in data):

@@ -37,6 +37,7 @@ from .model import (
     name_of_die,
     number,
     place_image,
+    read_json,
     size,
     value_of_name,
 )
@@ -148,10 +149,7 @@ def read_coco(
         if not found:
             raise FileNotFoundError(f"no COCO .json file in {path} or {path / 'annotations'}")
         path = found[0]
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise LabelFormatError(f"{path}: expected COCO JSON with 'images' and 'annotations' lists")
     categories: dict[Any, str] = {}

@@ -39,6 +39,7 @@ from .model import (
     name_of_die,
     number,
     place_image,
+    read_json,
     size,
     value_of_name,
 )
@@ -314,10 +315,7 @@ def read_labelstudio(
     path = Path(path)
     if path.is_dir():
         path = path / "tasks.json"
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
+    data = read_json(path)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):

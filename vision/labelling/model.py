@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -50,6 +51,21 @@ def label_confidence(die: Die) -> float:
 
 class LabelFormatError(ValueError):
     """A label file does not say what its format promises; the message names file and entry."""
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A label file's text as UTF-8, whatever the locale's encoding (cp1252 on a Windows
+    laptop), less the byte order mark Notepad and PowerShell put first; CRLF line ends read as
+    ``\\n``. Bytes that are not UTF-8 raise UnicodeDecodeError."""
+    return Path(path).read_text(encoding="utf-8-sig")
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """A JSON label file (see :func:`read_text`), or :class:`LabelFormatError` naming it."""
+    try:
+        return json.loads(read_text(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise LabelFormatError(f"{path}: not JSON ({exc})") from exc
 
 
 @contextmanager

@@ -37,6 +37,7 @@ from .model import (
     flat_names,
     image_size,
     place_image,
+    read_text,
     value_of_name,
 )
 
@@ -153,7 +154,7 @@ def _data_yaml(names: Sequence[str], val_is_train: bool) -> str:
 def _read_names(root: Path) -> list[str]:
     data_yaml = root / "data.yaml"
     if data_yaml.is_file():
-        text = data_yaml.read_text()
+        text = read_text(data_yaml)
         try:
             import yaml
         except ImportError:  # pyyaml comes with the training extra; data.yaml is simple enough
@@ -172,7 +173,7 @@ def _read_names(root: Path) -> list[str]:
         raise LabelFormatError(f"{data_yaml}: expected a `names:` list or mapping, got {names!r}")
     for candidate in (root / "obj.names", root / CVAT_DIR / "obj.names"):
         if candidate.is_file():
-            return [n.strip() for n in candidate.read_text().splitlines() if n.strip()]
+            return [n.strip() for n in read_text(candidate).splitlines() if n.strip()]
     return list(VALUE_NAMES)
 
 
@@ -277,7 +278,7 @@ def read_yolo(
                     f"no photo named {txt.stem}.* beside {txt}: its size is needed for pixel boxes"
                 )
             with entry(str(txt)):
-                lines = txt.read_text().splitlines()
+                lines = read_text(txt).splitlines()
             dice = [
                 _parse_line(line, names, width, height, f"{txt}:{n}")
                 for n, line in enumerate(lines, 1)
