@@ -279,3 +279,13 @@ def test_labels_are_read_as_utf8_whatever_the_locale(photos, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "2", "2"]
+
+
+def test_a_photo_named_in_latin1_bytes_goes_through_label_studio(photos, tmp_path):
+    """A photo from a zip made on Windows: its name's bytes are not UTF-8."""
+    written = [LabelledPhoto(LATIN1, 640, 480, [Die(4, (10.0, 20.0, 60.0, 70.0), 0.9)])]
+    tasks = write_labels(written, tmp_path / "ls", "labelstudio")
+    assert "w%FCrfel%202.jpg" in tasks.read_text(encoding="utf-8")  # the name's own bytes
+    (back,) = read_labels(tasks, image_root=photos)
+    assert (back.name, back.image) == (LATIN1, photos / LATIN1)
+    assert _dice([back]) == _dice(written)

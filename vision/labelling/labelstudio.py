@@ -163,7 +163,7 @@ def write_labelstudio(
                 raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
             place_image(Path(photo.image), out / "images" / flat, images)
             rel = f"images/{flat}"
-        url = image_prefix + quote(rel, safe="/")
+        url = image_prefix + quote(os.fsencode(rel), safe="/")  # a name's own bytes
         tasks.append(labelstudio_task(photo, url, model_version=model_version, task_id=n))
     atomic_write(out / "labeling-config.xml", labelstudio_config())
     path = out / "tasks.json"
