@@ -8,6 +8,7 @@ scripts or with spaces, and files edited on Windows (CRLF line ends, a UTF-8 byt
 from __future__ import annotations
 
 import codecs
+import csv
 import errno
 import fcntl
 import json
@@ -24,7 +25,7 @@ from PIL import Image
 
 from service.tracker_client.outbox import Outbox, OutboxEntry
 from vision.atomic import file_lock
-from vision.labelling import LabelledPhoto, read_labels, write_labels
+from vision.labelling import LabelledPhoto, read_labels, write_labels, write_review
 from vision.types import Die
 
 from dicecam_testing.cli import DICECAM, ROOT, SAMPLES
@@ -289,3 +290,12 @@ def test_a_photo_named_in_latin1_bytes_goes_through_label_studio(photos, tmp_pat
     (back,) = read_labels(tasks, image_root=photos)
     assert (back.name, back.image) == (LATIN1, photos / LATIN1)
     assert _dice([back]) == _dice(written)
+
+
+def test_the_review_table_ends_its_lines_as_every_file_dicecam_writes(photos, tmp_path):
+    csv_path, _ = write_review(_labelled_photos(photos), tmp_path)
+    raw = csv_path.read_bytes()
+    assert b"\r" not in raw and raw.count(b"\n") == 3  # the header and a line per die
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["photo"] for r in rows] == [WURFEL, SAIKORO]

@@ -75,7 +75,7 @@ def write_review(
     rows = review_rows(photos, low=low)
     csv_path, json_path = out / "review.csv", out / "review.json"
     table = io.StringIO(newline="")
-    writer = csv.writer(table)
+    writer = csv.writer(table, lineterminator="\n")  # as every file dicecam writes
     writer.writerow(FIELDS)
     for row in rows:
         writer.writerow(["" if v is None else v for v in asdict(row).values()])
