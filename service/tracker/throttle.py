@@ -3,7 +3,8 @@ name within :data:`WINDOW`, that name's logins (API and add-roll form) are refus
 ``Retry-After`` until the window has passed. A right password clears the count.
 
 The counts live in the process (one per app), so a restart forgets them; each name's list holds
-at most :data:`MAX_FAILURES` times.
+at most :data:`MAX_FAILURES` times, and a name whose failures are all older than the window is
+forgotten (a server up for months kept every name ever mistyped or guessed).
 
 Example:
     >>> guard = LoginGuard()
@@ -49,6 +50,22 @@ class LoginGuard:
         self.max_failures, self.window = max_failures, window
         self._failures: dict[str, deque[datetime]] = {}
         self._lock = threading.Lock()
+        self._sweep_at = 64
+        """The count of names at which the next failure first forgets the expired ones."""
+
+    def __len__(self) -> int:
+        """How many names have wrong passwords counted."""
+        with self._lock:
+            return len(self._failures)
+
+    def _forget_expired(self, now: datetime) -> None:
+        """Drop the names whose last failure is outside the window (under the lock), once the
+        names have doubled since the last sweep: memory follows the names tried lately."""
+        if len(self._failures) < self._sweep_at:
+            return
+        for key in [k for k, t in self._failures.items() if not t or now - t[-1] >= self.window]:
+            del self._failures[key]
+        self._sweep_at = max(64, 2 * len(self._failures))
 
     def check_password(self, session: Session, name: str, password: str, now: datetime) -> Player:
         key = name.strip().lower()
@@ -68,6 +85,7 @@ class LoginGuard:
             player = store.check_password(session, name, password)
         except store.Unauthorized:
             with self._lock:
+                self._forget_expired(now)
                 times = self._failures.setdefault(key, deque(maxlen=self.max_failures))
                 times.append(now)
             raise

@@ -249,3 +249,29 @@ def test_hundreds_of_moves_and_reads_leave_no_descriptor_thread_or_temp_file(
     assert not [p for p in tmp.rglob("*") if p.is_file()]
     assert not list((data / "turn-photos").iterdir())
     assert len(list((data / "outbox" / "delivered").glob("*.json"))) == 35
+
+
+def test_wrong_passwords_of_names_tried_long_ago_are_forgotten(tmp_path: Path):
+    clock = SettableClock("2027-03-01T09:00:00+00:00")
+    tracker = create_tracker_app(f"sqlite:///{tmp_path / 'tracker.sqlite3'}", clock=clock)
+    guard = tracker.state.login_guard
+
+    def guess(c: httpx.Client, names: range) -> None:
+        for i in names:  # names nobody has: each a wrong password counted
+            body = {"name": f"guess{i}", "password": "not it at all"}
+            assert c.post("/api/v1/tokens", json=body).status_code == 401
+
+    with BackgroundServer(tracker) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        guess(c, range(150))
+        assert len(guard) == 150  # within the window: each counts
+        clock.set("2027-03-01T09:16:00+00:00")  # past the 15 minutes
+        guess(c, range(150, 300))
+        assert len(guard) <= 150 + 64, len(guard)  # the first 150 forgotten
+        assert (
+            c.post("/api/v1/tokens", json={"name": "guess299", "password": "x"}).status_code == 401
+        )
+        for _ in range(3):  # the recent ones still count: the 5th wrong password waits
+            c.post("/api/v1/tokens", json={"name": "guess299", "password": "x"})
+        assert (
+            c.post("/api/v1/tokens", json={"name": "guess299", "password": "x"}).status_code == 429
+        )
