@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from PIL import Image
 
 from service.tracker_client.outbox import Outbox, OutboxEntry
@@ -299,3 +300,39 @@ def test_the_review_table_ends_its_lines_as_every_file_dicecam_writes(photos, tm
     with open(csv_path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert [r["photo"] for r in rows] == [WURFEL, SAIKORO]
+
+
+PREPARE = """
+import sys
+from pathlib import Path
+from vision.train.pipeline import prepare_data
+from vision.train.recipe import load_recipe
+recipe = load_recipe(sys.argv[1])
+print(recipe.card_overview_text().strip())
+print(prepare_data(recipe, Path(sys.argv[2]), log=lambda _: None).data_yaml)
+"""
+
+
+def test_training_reads_and_writes_its_files_as_utf8_with_lf(labelled, tmp_path):
+    """A recipe and card written in UTF-8, a real folder and a work folder with non-ASCII
+    names: read as UTF-8 whatever the locale, data.yaml written with \\n line ends."""
+    recipe = tmp_path / "Rezept ü" / "würfel.yaml"
+    recipe.parent.mkdir()
+    (recipe.parent / "karte.md").write_bytes("Würfel – Karte\n".encode())
+    recipe.write_bytes(
+        f"# Würfel – neu\nname: würfel\nsynth: {{n: 0}}\nreal: [{json.dumps(str(labelled))}]\n"
+        f"card_overview: {json.dumps(str(recipe.parent / 'karte.md'))}\n".encode()
+    )
+    done = subprocess.run(
+        [sys.executable, "-X", "warn_default_encoding", "-W", "error::EncodingWarning"]
+        + ["-c", PREPARE, str(recipe), str(tmp_path / "Arbeit サイコロ")],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    card, data_yaml = done.stdout.decode().splitlines()
+    assert card == "Würfel – Karte"
+    raw = Path(data_yaml).read_bytes()
+    assert b"\r" not in raw
+    assert yaml.safe_load(raw)["train"] == [str(labelled)]

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from vision.atomic import atomic_copy
+from vision.atomic import atomic_copy, atomic_write
 from vision.config import MODELS_DIR
 
 from .holdout import Split, split_dataset
@@ -287,14 +287,15 @@ def _finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     before = {"held-out (new dice)": evaluate_model(base, held_dir, split="")}
     before["roboflow-dice eval (real)"] = evaluate_model(base, ROBOFLOW_EVAL)
     data_yaml = work / "data.yaml"
-    data_yaml.write_text(
+    atomic_write(  # UTF-8 and \n line ends on every platform
+        data_yaml,
         yaml.safe_dump(
             {
                 "train": [str(d / "images") for d in (train_dir, split.replay) if d.is_dir()],
                 "val": str(held_dir / "images"),
                 "names": NAMES,
             }
-        )
+        ),
     )
     start = time.perf_counter()
     d = recipe.detector

@@ -140,7 +140,7 @@ def split_dataset(
             for i in sorted(Path(d).rglob("*"))
             if i.suffix.lower() in TRAINING_SUFFIXES
             and (lab := _label_for(i))
-            and lab.read_text().strip()
+            and lab.read_text(encoding="utf-8-sig").strip()
         ]
     drawn = rng.sample(pool, min(replay_n + known_n, len(pool)))
     for k, (image, label) in enumerate(drawn):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from vision.atomic import atomic_copy
+from vision.atomic import atomic_copy, atomic_write
 
 from .recipe import Recipe
 
@@ -73,7 +73,8 @@ def prepare_data(
             "nothing to train on: the recipe has no synthetic images and no real folder"
         )
     data_yaml = work_dir / "data.yaml"
-    data_yaml.write_text(
+    atomic_write(  # UTF-8 and \n line ends on every platform
+        data_yaml,
         yaml.safe_dump(
             {
                 "train": [str(p) for p in train_dirs],
@@ -81,7 +82,7 @@ def prepare_data(
                 "names": NAMES,
             },
             sort_keys=False,
-        )
+        ),
     )
     return Prepared(data_yaml, train_dirs, val_dirs, synth_dir)
 

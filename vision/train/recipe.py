@@ -130,7 +130,7 @@ def _hand_written(field: str, path: Path | None) -> str | None:
     path = recipe_path(path)
     if not path.is_file():
         raise FileNotFoundError(f"the recipe's {field} file is missing: {path}")
-    return path.read_text()
+    return path.read_text(encoding="utf-8")
 
 
 def load_recipe(path: str | Path | None = None) -> Recipe:
@@ -140,7 +140,7 @@ def load_recipe(path: str | Path | None = None) -> Recipe:
     path = Path(path) if path is not None else DEFAULT_RECIPE
     if not path.is_file():
         raise FileNotFoundError(f"recipe not found: {path}")
-    data = yaml.safe_load(path.read_text()) or {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of recipe fields, got {type(data).__name__}")
     return Recipe.model_validate(data)
