@@ -28,6 +28,7 @@ from service.tracker_client.outbox import Outbox, OutboxEntry
 from vision.atomic import file_lock
 from vision.labelling import LabelledPhoto, read_labels, write_labels, write_review
 from vision.types import Die
+from vision.yolo_dataset import find_images, load_labels
 
 from dicecam_testing.cli import DICECAM, ROOT, SAMPLES
 
@@ -336,3 +337,17 @@ def test_training_reads_and_writes_its_files_as_utf8_with_lf(labelled, tmp_path)
     raw = Path(data_yaml).read_bytes()
     assert b"\r" not in raw
     assert yaml.safe_load(raw)["train"] == [str(labelled)]
+
+
+def test_a_dataset_edited_on_windows_evaluates(labelled, tmp_path):
+    """data.yaml, its list of photos and the labels saved with CRLF and a byte order mark:
+    ``dicecam eval`` and ``train --data`` read them as written on Linux."""
+    root = tmp_path / "Satz ü"
+    shutil.copytree(labelled, root)
+    (root / "val.txt").write_text(f"images/{SAIKORO}\nimages/{WURFEL}\n", encoding="utf-8")
+    (root / "data.yaml").write_bytes(b"val: val.txt\nnames: ['1', '2', '3', '4', '5', '6']\n")
+    assert _as_on_windows(root) == 5
+    images, names = find_images(root / "data.yaml", "val")
+    assert [p.name for p in images] == [SAIKORO, WURFEL]
+    assert names == {i: str(i + 1) for i in range(6)}
+    assert [load_labels(p).labels for p in images] == [[(2, 0.5, 0.5, 0.1, 0.1)]] * 2

@@ -123,7 +123,7 @@ def _class_value(cls: int, names: dict[int, str] | None) -> int | None:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")
     try:
         import yaml  # PyYAML comes with the training extra; a simple parser covers the rest
 
@@ -144,7 +144,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 def _images_in(path: Path) -> list[Path]:
     if path.is_file() and path.suffix == ".txt":  # a list of image paths
         base = path.parent
-        lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        lines = [
+            ln.strip() for ln in path.read_text(encoding="utf-8-sig").splitlines() if ln.strip()
+        ]
         return [p if p.is_absolute() else (base / p) for p in map(Path, lines)]
     if not path.is_dir():
         raise DatasetError(f"no such image folder: {path}")
@@ -242,7 +244,7 @@ def load_labels(image: Path) -> LabelledImage:
     labels = []
     if label_path.is_file():
         try:
-            text = label_path.read_text(encoding="utf-8")
+            text = label_path.read_text(encoding="utf-8-sig")
         except (OSError, ValueError) as exc:
             raise DatasetError(f"cannot read labels {label_path}: {exc}") from None
         for n, line in enumerate(text.splitlines(), start=1):
