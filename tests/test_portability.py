@@ -351,3 +351,14 @@ def test_a_dataset_edited_on_windows_evaluates(labelled, tmp_path):
     assert [p.name for p in images] == [SAIKORO, WURFEL]
     assert names == {i: str(i + 1) for i in range(6)}
     assert [load_labels(p).labels for p in images] == [[(2, 0.5, 0.5, 0.1, 0.1)]] * 2
+
+
+@pytest.mark.parametrize("key", ["turn:1", "a\\b", "a/b", "what?", "tab\there", "ends ", ".hidden"])
+def test_an_outbox_key_windows_cannot_name_a_file_by_is_refused(tmp_path, key):
+    box = Outbox(tmp_path)
+    with pytest.raises(ValueError, match="usable as a file name on every system") as caught:
+        box.put(OutboxEntry(key, "http://t", {"score": 50}))
+    assert repr(key) in str(caught.value)
+    assert not list(tmp_path.rglob("*.json"))
+    box.put(OutboxEntry("dicecam-turn_1.b", "http://t", {"score": 50}))
+    assert [e.key for e in box.entries()] == ["dicecam-turn_1.b"]

@@ -25,6 +25,9 @@ from vision.atomic import atomic_write, file_lock, fsync_dir
 __all__ = ["Outbox", "OutboxEntry"]
 
 STATES = ("pending", "delivered", "rejected")
+_NOT_IN_NAMES = set('<>:"/\\|?*') | {chr(c) for c in range(32)}
+"""Characters Windows refuses in a file name (``:`` would name an NTFS stream of the file)."""
+_NOT_IN_NAMES_SHOWN = " ".join('<>:"/\\|?*')
 
 
 @dataclass
@@ -88,8 +91,12 @@ class Outbox:
     def _path(self, state: str, key: str) -> Path:
         if state not in STATES:
             raise ValueError(f"expected an outbox state in {STATES}, got {state!r}")
-        if not key or "/" in key or key.startswith("."):
-            raise ValueError(f"expected an idempotency key usable as a file name, got {key!r}")
+        if not key or key.startswith(".") or key.endswith(" ") or set(key) & _NOT_IN_NAMES:
+            raise ValueError(
+                "expected an idempotency key usable as a file name on every system (no "
+                f"{_NOT_IN_NAMES_SHOWN}, control character, leading dot or trailing space), "
+                f"got {key!r}"
+            )
         return self.directory / state / f"{key}.json"
 
     def _locked(self) -> contextlib.AbstractContextManager[None]:
