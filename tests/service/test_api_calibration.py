@@ -58,8 +58,9 @@ def truth(sample) -> list[Die]:
     return [Die(int(d["value"]), tuple(d["box"]), 0.99) for d in sample.dice]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def roll():
+    """:func:`split_roll`, searched for once (tens of renders): the tests only read it."""
     return split_roll()
 
 
