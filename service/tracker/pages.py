@@ -8,17 +8,19 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from datetime import datetime
+from datetime import date, datetime
 from html import escape
 from typing import Annotated
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
+from pydantic import BeforeValidator
 
 from service.tracker import rules, store
-from service.tracker.api import DB, Now, TurnId, Year, root
+from service.tracker.api import DB, MAX_PAGE_LIMIT, Now, TurnId, Year, root
 from service.tracker.models import Turn
+from service.tracker.schemas import parse_day
 
 __all__ = ["error_page", "router"]
 
@@ -202,6 +204,17 @@ def _leaderboard(
     return _page(request, title, "\n".join(body), now=now, current_round=year if current else None)
 
 
+HISTORY_PAGE = 50
+"""Turns on a page of a player's history (``?limit=`` up to the API's most): a year of daily
+turns is about 48 KB of HTML, and the pages never grow with the years."""
+
+Cursor = Annotated[
+    date | None,
+    BeforeValidator(parse_day),
+    Query(description="a day written YYYY-MM-DD: a page's first (after=) or last (before=) day"),
+]
+
+
 @router.get("/players/{name}", response_class=HTMLResponse)
 def player_history(
     name: str,
@@ -209,12 +222,28 @@ def player_history(
     session: DB,
     now: Now,
     round: Annotated[int | None, Query(ge=1900, le=9999)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE_LIMIT)] = HISTORY_PAGE,
+    before: Cursor = None,
+    after: Cursor = None,
 ) -> HTMLResponse:
+    """A page of the player's turns, newest first: the newest ``limit``, those before the day
+    ``before`` (older) or after the day ``after`` (newer). The cursors are days, as the API's
+    ``before=``: a turn that arrives between two page loads moves no page."""
+    if before is not None and after is not None:
+        return error_page(
+            request,
+            f"expected one of before= and after=, got both ({before.isoformat()} and "
+            f"{after.isoformat()})",
+            422,
+        )
     base = root(request)
     try:
-        player, turns = store.player_turns(session, name, round)
+        player, turns = store.player_turns(
+            session, name, round, before=before, after=after, limit=limit
+        )
     except store.TrackerError as exc:
         return error_page(request, str(exc), exc.status)
+    total, newer = store.count_turns(session, player, round, after=turns[0].day if turns else None)
     title = f"{player.name}'s turns" + (f" in round {round}" if round else "")
     head = (
         '<th scope="col">Day</th><th scope="col" class="n">Score</th>'
@@ -227,13 +256,60 @@ def player_history(
             f'<tr><th scope="row">{t.day.isoformat()}</th><td class="n">{t.score}</td>'
             f'<td class="text">{escape(t.comment)}</td><td>{_turn_link(base, t, ev)}</td></tr>'
         )
+    paged = before is not None or after is not None
     if not turns:
-        trs.append('<tr><td colspan="4" class="muted">No turns yet.</td></tr>')
-    body = (
-        f'<p class="muted">Time zone {escape(player.timezone)}; {_count(len(turns), "turn")}.</p>\n'
-        + _table(title, head, trs)
+        empty = "No turns on this page." if paged else "No turns yet."
+        trs.append(f'<tr><td colspan="4" class="muted">{empty}</td></tr>')
+    shown = f"; {_count(total, 'turn')}."
+    if turns and len(turns) < total:
+        shown += f" This page: turns {newer + 1} to {newer + len(turns)}, newest first."
+    links = _history_links(
+        f"{base}/players/{quote(player.name, safe='')}",
+        {"round": round, "limit": limit if limit != HISTORY_PAGE else None},
+        turns,
+        newer=newer > 0 or (paged and not turns),
+        older=newer + len(turns) < total,
     )
-    return _page(request, title, body, now=now)
+    body = (
+        f'<p class="muted">Time zone {escape(player.timezone)}{shown}</p>\n'
+        + _table(title, head, trs)
+        + _history_nav(player.name, links)
+    )
+    page = _page(request, title, body, now=now)
+    if links:
+        page.headers["Link"] = ", ".join(f'<{url}>; rel="{rel}"' for rel, (url, _) in links.items())
+    return page
+
+
+def _history_links(
+    path: str, keep: dict[str, object], turns: list[Turn], *, newer: bool, older: bool
+) -> dict[str, tuple[str, str]]:
+    """``{"prev"|"next": (url, text)}``: the newer and the older page of a history whose page
+    shows ``turns``; each keeps the ``keep`` query values that are set (the round, the size).
+    The newer page of an empty page (a cursor past the end) is the newest page."""
+    kept = {k: v for k, v in keep.items() if v is not None}
+
+    def url(**cursor: str) -> str:
+        query = urlencode(kept | cursor)
+        return f"{path}?{query}" if query else path
+
+    links = {}
+    if newer:
+        first = turns[0].day.isoformat() if turns else None
+        links["prev"] = (url(after=first) if first else url(), "Newer turns")
+    if older and turns:
+        links["next"] = (url(before=turns[-1].day.isoformat()), "Older turns")
+    return links
+
+
+def _history_nav(name: str, links: dict[str, tuple[str, str]]) -> str:
+    """The links to the newer and older pages, in a landmark named for them."""
+    if not links:
+        return ""
+    anchors = " ".join(
+        f'<a rel="{rel}" href="{escape(url)}">{text}</a>' for rel, (url, text) in links.items()
+    )
+    return f'<nav aria-label="Pages of {escape(name)}\'s turns"><p>{anchors}</p></nav>'
 
 
 @router.get("/rollcall", response_class=HTMLResponse)

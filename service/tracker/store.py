@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, literal, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload, subqueryload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -52,6 +52,7 @@ __all__ = [
     "authenticate",
     "check_password",
     "correct_score",
+    "count_turns",
     "ensure_admin",
     "get_player",
     "get_turn",
@@ -274,6 +275,7 @@ def player_turns(
     round_: int | None = None,
     *,
     before: date | None = None,
+    after: date | None = None,
     limit: int | None = None,
 ) -> tuple[Player, list[Turn]]:
     """``name``'s turns, newest first, with their rolls (not their photos) and corrections:
@@ -281,6 +283,8 @@ def player_turns(
 
     ``before`` keeps the days before it and ``limit`` the newest of those: a page of the
     history, whose next page is ``before=`` its last day (a player has one turn a day).
+    ``after`` keeps the days after it and ``limit`` the oldest of those (still listed newest
+    first): the page before, ``after=`` a page's first day.
     """
     player = get_player(session, name)
     stmt = (
@@ -290,18 +294,35 @@ def player_turns(
             subqueryload(Turn.corrections).selectinload(Correction.admin),
         )
         .where(Turn.player_id == player.id)
-        .order_by(Turn.day.desc())
+        .order_by(Turn.day.asc() if after is not None else Turn.day.desc())
     )
     if round_ is not None:
         stmt = stmt.where(Turn.round == round_)
     if before is not None:
         stmt = stmt.where(Turn.day < before)
+    if after is not None:
+        stmt = stmt.where(Turn.day > after)
     if limit is not None:
         stmt = stmt.limit(limit)
     turns = list(session.scalars(stmt))
+    if after is not None:
+        turns.reverse()
     for turn in turns:
         set_committed_value(turn, "player", player)
     return player, turns
+
+
+def count_turns(
+    session: Session, player: Player, round_: int | None = None, *, after: date | None = None
+) -> tuple[int, int]:
+    """``(all, newer)``: how many turns ``player`` has (in ``round_``), and how many of them are
+    for days after ``after`` (0 without it). One query, from ``uq_turns_player_day``."""
+    newer = func.sum(case((Turn.day > after, 1), else_=0)) if after is not None else literal(0)
+    stmt = select(func.count(), func.coalesce(newer, 0)).where(Turn.player_id == player.id)
+    if round_ is not None:
+        stmt = stmt.where(Turn.round == round_)
+    total, later = session.execute(stmt).one()
+    return int(total), int(later)
 
 
 def roll_call(session: Session, now: datetime) -> list[dict]:
