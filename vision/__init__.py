@@ -36,6 +36,15 @@ from vision.table import (
     evaluate_table,
 )
 from vision.types import Box, Die, Reading
+from vision.video import (
+    SettledRoll,
+    VideoError,
+    VideoFrame,
+    VideoInfo,
+    same_roll,
+    settled_rolls,
+    video_frames,
+)
 
 __all__ = [
     "Box",
@@ -53,9 +62,13 @@ __all__ = [
     "LoadedImage",
     "ModelError",
     "Reading",
+    "SettledRoll",
     "SurfaceModel",
     "TableStage",
     "TruthDie",
+    "VideoError",
+    "VideoFrame",
+    "VideoInfo",
     "VisionSettings",
     "annotate",
     "apply_table",
@@ -66,7 +79,10 @@ __all__ = [
     "load_image",
     "match_dice",
     "read_labels",
+    "same_roll",
     "save_annotated",
+    "settled_rolls",
+    "video_frames",
     "write_labels",
     "write_training_folder",
 ]

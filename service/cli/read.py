@@ -1,11 +1,13 @@
-"""``dicecam read``: read the dice in photos.
+"""``dicecam read``: read the dice in photos and videos.
 
     dicecam read roll.jpg                       # readable summary
     dicecam read --json photos/*.jpg            # one JSON object per photo per line
     dicecam read --annotate out/ roll.jpg       # also write the photo with boxes and values
+    dicecam read roll.mp4                       # each roll of a clip, once its dice are at rest
+    dicecam read --camera 0                     # ... of a webcam, until Ctrl-C
 
-A photo that cannot be read prints an error (a JSON line with "error" under ``--json``, and a
-line on stderr) and the others are still read; the exit status is then 1.
+A photo or video that cannot be read prints an error (a JSON line with "error" under ``--json``,
+and a line on stderr) and the others are still read; the exit status is then 1.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.cli import UsageError
 from service.cli._reader_options import add_reader_options, open_reader
+
+if TYPE_CHECKING:
+    from vision.reader import DiceReader
+    from vision.types import Reading
 
 __all__ = ["register", "run"]
 
@@ -29,17 +36,27 @@ large JPEG smaller): the annotated copies keep a photo's detail up to about 4 me
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "read",
-        help="read the dice in photos",
-        description="Read every die in each photo: top value, box and confidence.",
+        help="read the dice in photos and videos",
+        description="Read every die in each photo: top value, box and confidence. A video "
+        "(roll.mp4) gives each roll once, when its dice have come to rest.",
     )
     p.add_argument(
         "photos",
-        nargs="+",
+        nargs="*",
         metavar="PHOTO",
-        help="image files (or folders: every photo under them)",
+        help="image or video files (or folders: every photo under them)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object per photo per line")
-    p.add_argument("--annotate", metavar="OUT/", type=Path, help="write annotated photos here")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per photo (per settled roll of a video) per line",
+    )
+    p.add_argument(
+        "--annotate",
+        metavar="OUT/",
+        type=Path,
+        help="write annotated photos here (of a video: each settled roll's frame)",
+    )
     p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
     p.add_argument(
         "--expect",
@@ -47,6 +64,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         help="how many dice were rolled: fewer found are missing, and the reader keeps the N "
         "likeliest dice or adds faint ones to reach N (DICECAM_FIT_COUNT=0: it does not)",
+    )
+    p.add_argument(
+        "--camera",
+        metavar="INDEX",
+        type=int,
+        help="also read the rolls of a webcam (0: the first) as they settle, until Ctrl-C",
+    )
+    p.add_argument(
+        "--every-ms",
+        metavar="MS",
+        type=float,
+        default=100.0,
+        help="of a video or camera, read a frame every MS milliseconds (default: 100)",
+    )
+    p.add_argument(
+        "--settle-ms",
+        metavar="MS",
+        type=float,
+        default=500.0,
+        help="dice whose reading holds this long are at rest: a roll (default: 500)",
     )
     add_reader_options(p)
     p.set_defaults(func=run)
@@ -79,7 +116,7 @@ def _annotated_path(out_dir: Path, photo: str, used: set[Path]) -> Path:
     return path
 
 
-def _summary(reading) -> str:
+def _summary(reading: Reading, label: str | None = None) -> str:
     dice = reading.dice
     parts = [f"{len(dice)} {'die' if len(dice) == 1 else 'dice'}"]
     if reading.values:
@@ -102,7 +139,7 @@ def _summary(reading) -> str:
         parts.append(f"{reading.dropped} more left out")
     if reading.bust:
         parts.append("BUST")
-    text = f"{reading.image}: " + ", ".join(parts)
+    text = f"{label or reading.image}: " + ", ".join(parts)
     if reading.latency_ms is not None:
         text += f"  ({reading.latency_ms:.1f} ms)"
     return text
@@ -110,9 +147,25 @@ def _summary(reading) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from vision.io import ImageError, load_image
+    from vision.video import VIDEO_SUFFIXES, VideoError, VideoInfo
 
     if args.expect is not None and args.expect < 1:
         raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
+    if not args.photos and args.camera is None:
+        raise UsageError(  # as argparse says it of a missing argument
+            "the following arguments are required: PHOTO, or --camera INDEX "
+            "(see dicecam read --help)"
+        )
+    for option in ("every_ms", "settle_ms"):
+        if not getattr(args, option) > 0:
+            raise UsageError(
+                f"--{option.replace('_', '-')} must be above 0, got {getattr(args, option)}"
+            )
+    if args.camera is not None:  # before the reader loads: a camera not there is said at once
+        try:
+            VideoInfo.from_video_path(args.camera)
+        except VideoError as exc:
+            raise UsageError(str(exc)) from None
     reader = open_reader(args)  # checks its options before the --annotate folder is made
     if args.annotate is not None:
         if args.annotate.exists() and not args.annotate.is_dir():
@@ -133,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps({"image": photo, "error": "no photos in the folder"}), flush=True)
             continue
+        if Path(photo).suffix.lower() in VIDEO_SUFFIXES:
+            failed += _read_video(reader, photo, args, used)
+            continue
         try:
             loaded = load_image(
                 photo,
@@ -142,6 +198,9 @@ def run(args: argparse.Namespace) -> int:
             )
             reading = reader.read(loaded, expected_dice=args.expect)
         except ImageError as exc:
+            if _video_after_all(photo):  # `dicecam read clip` with no or an odd suffix
+                failed += _read_video(reader, photo, args, used)
+                continue
             failed += 1
             said = str(exc) if str(photo) in str(exc) else f"{photo}: {exc}"  # name it once
             print(f"dicecam read: {said}", file=sys.stderr)
@@ -163,4 +222,65 @@ def run(args: argparse.Namespace) -> int:
             except (OSError, ValueError) as exc:
                 failed += 1
                 print(f"dicecam read: {photo}: cannot write {out}: {exc}", file=sys.stderr)
+    if args.camera is not None:
+        failed += _read_video(reader, args.camera, args, used)  # until Ctrl-C
     return 1 if failed else 0
+
+
+def _video_after_all(path: str) -> bool:
+    """Whether a file that is not an image, and not named as one, opens as a video."""
+    from vision.io import IMAGE_SUFFIXES
+    from vision.video import VideoError, VideoInfo
+
+    if Path(path).suffix.lower() in IMAGE_SUFFIXES:
+        return False
+    try:
+        VideoInfo.from_video_path(path)
+    except VideoError:
+        return False
+    return True
+
+
+def _read_video(
+    reader: DiceReader, source: str | int, args: argparse.Namespace, used: set[Path]
+) -> int:
+    """Print each settled roll of a video file or camera (:func:`vision.settled_rolls`) and write
+    its frame annotated; 1 when the video cannot be read (after the rolls found before), else 0."""
+    from vision.video import VideoError, settled_rolls
+
+    name = f"camera {source}" if isinstance(source, int) else source
+    rolls = settled_rolls(
+        reader,
+        source,
+        every_s=args.every_ms / 1000,
+        settle_s=args.settle_ms / 1000,
+        expected_dice=args.expect,
+    )
+    found = failed = 0
+    try:
+        for roll in rolls:
+            found += 1
+            if args.json:
+                print(json.dumps(roll.to_dict()), flush=True)
+            else:
+                label = f"{name} at {roll.time_s:.2f} s (frame {roll.frame})"
+                print(_summary(roll.reading, label), flush=True)
+            if args.annotate is not None:
+                from vision.annotate import save_annotated
+
+                stem = Path(name).stem.replace(" ", "")
+                out = _annotated_path(args.annotate, f"{stem}-frame{roll.frame:06d}.jpg", used)
+                try:
+                    save_annotated(roll.bgr, roll.reading, out)
+                except (OSError, ValueError) as exc:
+                    failed = 1
+                    print(f"dicecam read: {name}: cannot write {out}: {exc}", file=sys.stderr)
+    except VideoError as exc:
+        print(f"dicecam read: {exc}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"image": name, "error": str(exc)}), flush=True)
+        return 1
+    if not found:
+        note = f"{name}: no roll came to rest (dice still for {args.settle_ms:g} ms)"
+        print(note, file=sys.stderr if args.json else sys.stdout, flush=True)
+    return failed
