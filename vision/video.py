@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -316,14 +317,40 @@ def _open(source: VideoSource) -> tuple[cv2.VideoCapture, str]:
         )
     if size == 0:
         raise VideoError(f"empty file: {path} (0 bytes)")
-    with _quiet():
-        cap = cv2.VideoCapture(str(path))
+    with _quiet(), _opencv_name(path) as opened_as:
+        cap = cv2.VideoCapture(opened_as)
     if not cap.isOpened():
         raise VideoError(
             f"{path}: not a video OpenCV can open (expected MP4, MOV, AVI, MKV, WebM, ...; "
             "or a truncated or corrupt one)"
         )
     return cap, name
+
+
+@contextmanager
+def _opencv_name(path: Path) -> Iterator[str]:
+    """A name OpenCV opens ``path`` by: its own, or for a name that is not UTF-8 (Latin-1 bytes,
+    which OpenCV's Python binding crashes on) a link to it with a plain name, kept while the video
+    opens (FFmpeg holds the file open after)."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        yield name
+        return
+    suffix = path.suffix if path.suffix.isascii() else ""
+    with tempfile.TemporaryDirectory(prefix="dicecam-video-") as tmp:
+        link = Path(tmp) / f"video{suffix}"
+        try:
+            link.symlink_to(path.resolve())
+        except OSError as exc:
+            raise VideoError(
+                f"{path}: OpenCV opens no file whose name is not UTF-8, and no link to it could "
+                f"be made ({exc.strerror or exc}): rename it"
+            ) from None
+        yield str(link)
 
 
 def _info(cap: cv2.VideoCapture) -> VideoInfo:

@@ -6,6 +6,7 @@ clip. The shipped reader reads the frames (about 40 ms a frame on 2 cores)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -181,6 +182,16 @@ def test_a_folder_or_a_camera_that_does_not_open_is_an_error(tmp_path):
         next(video_frames(99))
     with pytest.raises(VideoError, match="camera index of 0 or more, got -1"):
         next(video_frames(-1))
+
+
+def test_a_video_whose_name_is_not_utf8_is_read(tmp_path):
+    """Latin-1 bytes in a name (a zip made on Windows): OpenCV's binding crashed on such a str."""
+    clip = write_clip(tmp_path / "clip.avi", blank(5))
+    latin1 = tmp_path / os.fsdecode(b"w\xfcrfel.avi")
+    clip.rename(latin1)
+    assert [f.index for f in video_frames(latin1)] == [0, 1, 2, 3, 4]
+    assert VideoInfo.from_video_path(latin1).total_frames == 5
+    assert list(tmp_path.iterdir()) == [latin1]
 
 
 def test_same_roll_needs_the_same_dice_values_and_places():
