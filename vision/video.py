@@ -313,7 +313,8 @@ def _open(source: VideoSource) -> tuple[cv2.VideoCapture, str]:
         raise VideoError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not path.is_file():  # a folder, or a pipe or device that could block
         raise VideoError(
-            f"expected a video file, got {'a directory' if path.is_dir() else 'not a file'}: {path}"
+            f"expected a video file, got {'a directory' if path.is_dir() else 'a pipe or device'}"
+            f": {path}"
         )
     if size == 0:
         raise VideoError(f"empty file: {path} (0 bytes)")

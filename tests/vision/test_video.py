@@ -178,6 +178,12 @@ def test_a_file_that_is_not_a_video_is_an_error_naming_it(tmp_path, content, exp
 def test_a_folder_or_a_camera_that_does_not_open_is_an_error(tmp_path):
     with pytest.raises(VideoError, match="expected a video file, got a directory"):
         next(video_frames(tmp_path))
+    if hasattr(os, "mkfifo"):  # a pipe no one writes to: opening it would wait for ever
+        os.mkfifo(tmp_path / "pipe.mp4")
+        with pytest.raises(
+            VideoError, match=r"expected a video file, got a pipe or device: .*pipe"
+        ):
+            next(video_frames(tmp_path / "pipe.mp4"))
     with pytest.raises(VideoError, match="no camera opens at index 99"):
         next(video_frames(99))
     with pytest.raises(VideoError, match="camera index of 0 or more, got -1"):
