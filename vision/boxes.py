@@ -1,7 +1,8 @@
-"""Box geometry shared by the reader: letterboxing into a model input and greedy NMS."""
+"""Box geometry shared by the reader: letterboxing into a model input, greedy NMS, centres."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["PAD_VALUE", "Letterbox", "box_iou", "letterbox", "nms"]
+__all__ = ["PAD_VALUE", "Letterbox", "box_centre", "box_iou", "letterbox", "nms"]
 
 PAD_VALUE = 114
 
@@ -51,6 +52,16 @@ def letterbox(
     else:
         out[top : top + nh, left : left + nw] = rgb
     return out, Letterbox(gain, left, top)
+
+
+def box_centre(box: Sequence[float]) -> tuple[float, float]:
+    """Centre (x, y) of a box (x1, y1, x2, y2).
+
+    Example:
+        >>> box_centre((10, 20, 30, 60))
+        (20.0, 40.0)
+    """
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
 def box_iou(box: NDArray[np.floating], boxes: NDArray[np.floating]) -> NDArray[np.floating]:

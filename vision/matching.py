@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vision.boxes import box_centre
 from vision.types import Box
 
 __all__ = [
@@ -176,10 +177,6 @@ class TruthDie:
         return self.state not in OFF_TABLE_STATES
 
 
-def _centre(box: Sequence[float]) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-
-
 def _inside(point: tuple[float, float], box: Sequence[float]) -> bool:
     return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
@@ -194,8 +191,8 @@ def match_dice(truth: Sequence[Box], predicted: Sequence[Box]) -> list[tuple[int
         >>> match_dice([(0, 0, 10, 10), (20, 0, 30, 10)], [(21, 1, 29, 9), (50, 50, 60, 60)])
         [(1, 0)]
     """
-    tc = [_centre(b) for b in truth]
-    pc = [_centre(b) for b in predicted]
+    tc = [box_centre(b) for b in truth]
+    pc = [box_centre(b) for b in predicted]
     candidates: list[tuple[float, int, int]] = []
     for i, tb in enumerate(truth):
         for j, pb in enumerate(predicted):

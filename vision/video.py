@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.matching import _centre, match_dice
+from vision.boxes import box_centre
+from vision.matching import match_dice
 from vision.types import Reading
 
 if TYPE_CHECKING:
@@ -214,7 +215,9 @@ def same_roll(a: Reading, b: Reading) -> bool:
         if (da.value, da.on_table, da.cocked) != (db.value, db.on_table, db.cocked):
             return False
         side = (_side(da.box) + _side(db.box)) / 2
-        if math.dist(_centre(da.box), _centre(db.box)) > max(STILL_MIN_PX, STILL_TOLERANCE * side):
+        if math.dist(box_centre(da.box), box_centre(db.box)) > max(
+            STILL_MIN_PX, STILL_TOLERANCE * side
+        ):
             return False
     return True
 
