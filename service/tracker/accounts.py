@@ -14,6 +14,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from service.tracker import rules
 from service.tracker.models import Player, Token
 from service.tracker.schemas import Registration
 from service.tracker.security import hash_password, hash_token, new_token, verify_password
@@ -28,6 +29,7 @@ __all__ = [
     "TrackerError",
     "Unauthorized",
     "authenticate",
+    "change_timezone",
     "check_password",
     "ensure_admin",
     "get_player",
@@ -39,6 +41,7 @@ __all__ = [
     "revoke_tokens",
     "token_expiry",
     "utc",
+    "zone_at",
 ]
 
 Clock = Callable[[], datetime]
@@ -132,6 +135,41 @@ def register(
     except IntegrityError:
         session.rollback()
         raise Conflict(f"the name {reg.name!r} is already taken") from None
+    return player
+
+
+def zone_at(player: Player, now: datetime) -> str:
+    """The zone whose days ``player``'s turns count for at ``now``: a change asked for takes
+    over at its ``timezone_from``."""
+    if player.next_timezone is not None and utc(now) >= utc(player.timezone_from):
+        return player.next_timezone
+    return player.timezone
+
+
+def change_timezone(session: Session, player: Player, timezone: str, now: datetime) -> Player:
+    """``player`` plays in ``timezone`` from :func:`rules.zone_change_at` on (the first midnight
+    there once their day under way is over): turns until then count in the zone in force, turns
+    taken keep their day. Before it takes over, a change asked for is kept when asked again,
+    replaced by another zone, or called off by the zone in force; :class:`Conflict` when
+    ``timezone`` is in force with nothing to call off.
+
+    Raises:
+        rules.InvalidTimezone: ``timezone`` is not an IANA zone.
+    """
+    rules.zone(timezone)
+    current = zone_at(player, now)
+    pending = player.next_timezone if current == player.timezone else None
+    if timezone == current and pending is None:
+        raise Conflict(
+            f"expected another time zone than {current!r}: {player.name}'s turns already "
+            "count in it"
+        )
+    if timezone != pending:
+        player.timezone, player.next_timezone, player.timezone_from = current, None, None
+        if timezone != current:
+            player.next_timezone = timezone
+            player.timezone_from = rules.zone_change_at(now, current, timezone)
+        session.flush()
     return player
 
 

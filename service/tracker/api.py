@@ -23,6 +23,7 @@ from service.tracker.schemas import (
     Registration,
     RollOut,
     Standing,
+    TimezoneIn,
     TokenOut,
     TurnIn,
     TurnOut,
@@ -41,7 +42,7 @@ WHY = {
     "an administrator raising their own score)",
     404: "no such player, turn or photo",
     409: "already taken: the player's turn of that day, a name (or one that reads like it), "
-    "or an idempotency key",
+    "an idempotency key, or the time zone already in force",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
     422: "a field is missing, malformed or out of range",
     429: "too many wrong passwords for this name lately: wait the Retry-After seconds",
@@ -112,9 +113,17 @@ def root(request: Request) -> str:
     return request.scope.get("root_path", "").rstrip("/")
 
 
-def player_out(p: Player) -> PlayerOut:
+def player_out(p: Player, now: datetime) -> PlayerOut:
+    """``p`` at ``now``: the zone in force, and a change asked for that has not taken over."""
+    zone = store.zone_at(p, now)
+    pending = p.next_timezone if p.next_timezone != zone else None
     return PlayerOut(
-        name=p.name, timezone=p.timezone, is_admin=p.is_admin, created_at=store.utc(p.created_at)
+        name=p.name,
+        timezone=zone,
+        is_admin=p.is_admin,
+        created_at=store.utc(p.created_at),
+        next_timezone=pending,
+        timezone_from=store.utc(p.timezone_from) if pending else None,
     )
 
 
@@ -166,7 +175,7 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     with writing(request) as session:
         player = store.register(session, reg, now, password_hash=hashed)
         session.commit()
-    return player_out(player)
+    return player_out(player, now)
 
 
 @router.post(
@@ -185,7 +194,7 @@ def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenO
     return TokenOut(
         token=token,
         expires_at=store.utc(store.token_expiry(now, days)),
-        player=player_out(player),
+        player=player_out(player, now),
     )
 
 
@@ -200,7 +209,20 @@ def logout(token: Token, request: Request) -> Response:
 
 @router.get("/me", response_model=PlayerOut, responses=errors(401))
 def me(session: DB, token: Token, now: Now) -> PlayerOut:
-    return player_out(store.authenticate(session, token, now))
+    return player_out(store.authenticate(session, token, now), now)
+
+
+@router.put("/me/timezone", response_model=PlayerOut, responses=errors(400, 401, 409, 413, 422))
+def change_timezone(change: TimezoneIn, now: Now, token: Token, request: Request) -> PlayerOut:
+    """The token's player plays in ``timezone`` from their next day: from the first midnight
+    there once the day under way in their zone is over (``timezone_from``); turns until then
+    count in the zone in force, turns taken keep their day. Before it takes over, the zone in
+    force calls the change off; 409 when it is in force with nothing to call off."""
+    with writing(request) as session:
+        player = store.authenticate(session, token, now)
+        store.change_timezone(session, player, change.timezone, now)
+        session.commit()
+    return player_out(player, now)
 
 
 @router.post(
@@ -281,6 +303,7 @@ def leaderboard(
 def history(
     name: str,
     session: DB,
+    now: Now,
     request: Request,
     response: Response,
     round: Annotated[
@@ -311,7 +334,7 @@ def history(
         next_url = f"{base}/api/v1/players/{quote(player.name, safe='')}/turns?{kept}"
         response.headers["Link"] = f'<{next_url}>; rel="next"'
     return HistoryPage(
-        player=player_out(player),
+        player=player_out(player, now),
         round=round,
         limit=limit,
         turns=[turn_out(t, base) for t in page],

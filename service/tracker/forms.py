@@ -1,4 +1,5 @@
-"""The site's two forms, for players without the camera: register, and add today's roll.
+"""The site's forms, for players without the camera: register, add today's roll, and change
+one's time zone.
 
 Plain HTML forms posted to the server (no JavaScript). The add-roll form carries an idempotency
 key minted when the page is shown, so pressing "submit" twice stores one turn.
@@ -18,9 +19,9 @@ from pydantic import ValidationError
 
 from service.tracker import rules, store
 from service.tracker.api import DB, Now, root, writing
-from service.tracker.models import Turn
-from service.tracker.pages import _page
-from service.tracker.schemas import Credentials, Registration, TurnIn
+from service.tracker.models import Player, Turn
+from service.tracker.pages import _page, _player_link
+from service.tracker.schemas import Credentials, Registration, TimezoneIn, TurnIn
 from service.tracker.security import hash_password
 from service.tracker.throttle import TooManyTries
 
@@ -134,7 +135,7 @@ def _add_form(
 {inputs}
 <p><button>Add roll</button></p></form>
 <p>New here? <a href="{base}/register">Register</a>. Scores are taken from 8am to 8pm in your
-own time zone, one turn a day.</p>"""
+own time zone, one turn a day. Moving? <a href="{base}/timezone">Change your time zone</a>.</p>"""
 
 
 @router.get("/add", response_class=HTMLResponse)
@@ -206,7 +207,7 @@ def _same_turn(turn: Turn, turn_in: TurnIn, now: datetime) -> bool:
     """Whether a form whose key is stored holds that turn (sent twice), not a new roll typed
     into a form kept open since an earlier day (its key is the stored turn's)."""
     return (
-        turn.day == rules.local_day(now, turn.player.timezone)
+        turn.day == rules.local_day(now, store.zone_at(turn.player, now))
         and _first_score(turn) == turn_in.score
         and turn.comment == turn_in.comment
     )
@@ -280,3 +281,83 @@ def register(
         "(8am to 8pm your time).</p>"
     )
     return _page(request, "Registered", body, status=201)
+
+
+ZONE_FIELDS = {"name": "Player", "password": "Password", "timezone": "New time zone"}
+ZONE_HINT = (
+    "Your turns count in it from your next day: from its first midnight once your day under way "
+    "is over. Until then they count in your zone now; turns taken keep their day."
+)
+
+
+def _zone_form(
+    base: str, problems: Sequence[Problem] = (), name: str = "", timezone: str = ""
+) -> str:
+    """The time zone form; sent back with ``problems``, it keeps what was typed but the
+    password."""
+    f = ZONE_FIELDS
+    fields = [
+        _field("name", f, problems, NAME_ATTRS, value=name),
+        _field("password", f, problems, ' type="password" autocomplete="current-password"'),
+        _field(
+            "timezone",
+            f,
+            problems,
+            ' maxlength="64" autocapitalize="none" spellcheck="false"',
+            value=timezone,
+            hint="For example America/Chicago or Europe/Paris. " + ZONE_HINT,
+        ),
+    ]
+    return f"""{_summary(problems, f)}
+<form method="post" action="{base}/timezone">
+{"".join(fields)}
+<p><button>Change time zone</button></p></form>
+<p>Changing back to your zone now before the change takes over calls it off.</p>"""
+
+
+@router.get("/timezone", response_class=HTMLResponse)
+def zone_form(request: Request) -> HTMLResponse:
+    return _page(request, "Change time zone", _zone_form(root(request)))
+
+
+@router.post("/timezone", response_class=HTMLResponse)
+def change_zone(
+    request: Request,
+    session: DB,
+    now: Now,
+    name: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    timezone: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    base = root(request)
+    try:
+        creds = Credentials(name=name, password=password)
+        player = request.app.state.login_guard.check_password(
+            session, creds.name, creds.password, now
+        )
+        change = TimezoneIn(timezone=timezone)
+        with writing(request) as w:
+            player = store.change_timezone(w, w.merge(player), change.timezone, now)
+            w.commit()
+    except (ValidationError, store.TrackerError) as exc:
+        login = isinstance(exc, store.Unauthorized | TooManyTries)
+        about = ("name", "password") if login else ("timezone",)
+        problems = _problems(exc, tuple(ZONE_FIELDS), about)
+        return _form_page(
+            request, "Change time zone", _zone_form(base, problems, name, timezone), exc
+        )
+    return _page(request, "Time zone changed", _zone_answer(base, player, now))
+
+
+def _zone_answer(base: str, player: Player, now: datetime) -> str:
+    """What the change means: the zone in force, and from when the new one counts."""
+    zone = store.zone_at(player, now)
+    who = _player_link(base, player.name)
+    if player.next_timezone is None:
+        return f"<p>Called off: {who}'s turns go on counting in {escape(zone)}.</p>"
+    start = rules.local_now(store.utc(player.timezone_from), player.next_timezone)
+    return (
+        f"<p>{who}'s turns count in {escape(player.next_timezone)} from {start:%Y-%m-%d %H:%M} "
+        f"there (their first day in it is {start:%Y-%m-%d}); until then they count in "
+        f"{escape(zone)}. Turns taken keep their day.</p>"
+    )

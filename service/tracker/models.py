@@ -35,6 +35,10 @@ class Player(Base):
     """Lower-cased name: names are unique regardless of case."""
     password_hash: Mapped[str] = mapped_column(String(255))
     timezone: Mapped[str] = mapped_column(String(64))
+    """The zone whose days the player's turns count for, until ``timezone_from``."""
+    next_timezone: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The zone the player asked to change to, in force from ``timezone_from`` on."""
+    timezone_from: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 

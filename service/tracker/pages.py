@@ -19,7 +19,7 @@ from pydantic import BeforeValidator
 
 from service.tracker import rules, store
 from service.tracker.api import DB, MAX_PAGE_LIMIT, Now, TurnId, Year, root
-from service.tracker.models import Turn
+from service.tracker.models import Player, Turn
 from service.tracker.schemas import parse_day
 
 __all__ = ["error_page", "router"]
@@ -271,7 +271,7 @@ def player_history(
         older=newer + len(turns) < total,
     )
     body = (
-        f'<p class="muted">Time zone {escape(player.timezone)}{shown}</p>\n'
+        f'<p class="muted">{_zone_line(player, now)}{shown}</p>\n'
         + _table(title, head, trs)
         + _history_nav(player.name, links)
     )
@@ -279,6 +279,16 @@ def player_history(
     if links:
         page.headers["Link"] = ", ".join(f'<{url}>; rel="{rel}"' for rel, (url, _) in links.items())
     return page
+
+
+def _zone_line(player: Player, now: datetime) -> str:
+    """The zone the player's turns count in, and a change asked for that has not taken over."""
+    zone = store.zone_at(player, now)
+    line = f"Time zone {escape(zone)}"
+    if player.next_timezone is not None and player.next_timezone != zone:
+        start = rules.local_now(store.utc(player.timezone_from), player.next_timezone)
+        line += f" ({escape(player.next_timezone)} from {start:%Y-%m-%d})"
+    return line
 
 
 def _history_links(

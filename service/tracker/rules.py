@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -23,10 +23,12 @@ __all__ = [
     "OutsideOpenHours",
     "check_open",
     "current_round",
+    "day_start",
     "local_day",
     "local_now",
     "round_of",
     "zone",
+    "zone_change_at",
 ]
 
 OPENS = time(8, 0)
@@ -96,3 +98,27 @@ def check_open(now: datetime, tz: str) -> datetime:
             f"{local:%H:%M} on {local:%Y-%m-%d} in {tz}"
         )
     return local
+
+
+def day_start(day: date, tz: str) -> datetime:
+    """The first instant (aware UTC) of ``day`` in zone ``tz``: its midnight, or the end of the
+    clock change where a zone skips midnight (Santiago's spring forward)."""
+    return datetime.combine(day, time(0), tzinfo=zone(tz)).astimezone(UTC)
+
+
+def zone_change_at(now: datetime, old: str, new: str) -> datetime:
+    """When a player in zone ``old`` who asks at ``now`` to play in zone ``new`` from then on
+    goes over to it: at the first midnight in ``new`` once the day under way in ``old`` is over.
+
+    Every turn after it is then for a later day than every turn before it could be (one turn a
+    day holds across the change, no day is played again or played late), and the new zone's first
+    day starts at its midnight, 8 hours before it opens. A far move east may skip a day.
+
+    Example:
+        >>> ask = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)  # 11:00 on the 10th in New York
+        >>> zone_change_at(ask, "America/New_York", "Europe/Paris").isoformat()
+        '2026-03-11T23:00:00+00:00'
+    """
+    over = day_start(local_day(now, old) + timedelta(days=1), old)
+    first = day_start(local_day(over, new), new)
+    return first if first >= over else day_start(local_day(over, new) + timedelta(days=1), new)

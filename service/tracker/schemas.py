@@ -23,6 +23,7 @@ __all__ = [
     "RollIn",
     "RollOut",
     "Standing",
+    "TimezoneIn",
     "TokenOut",
     "TurnIn",
     "TurnOut",
@@ -106,18 +107,27 @@ def _check_score(v: int) -> int:
     return v
 
 
+def _check_zone(v: str) -> str:
+    zone(v)
+    return v
+
+
 class Registration(_In):
     name: str
     password: Annotated[str, Field(min_length=8, max_length=MAX_PASSWORD)]
     timezone: str
 
     _name = field_validator("name")(_check_name)
+    _tz = field_validator("timezone")(_check_zone)
 
-    @field_validator("timezone")
-    @classmethod
-    def _tz(cls, v: str) -> str:
-        zone(v)
-        return v
+
+class TimezoneIn(_In):
+    """A player's new time zone: their turns count in it from their next day (the first
+    midnight there once their day under way is over)."""
+
+    timezone: Annotated[str, Field(max_length=64)]
+
+    _tz = field_validator("timezone")(_check_zone)
 
 
 class Credentials(_In):
@@ -198,8 +208,12 @@ class CorrectionIn(_In):
 class PlayerOut(BaseModel):
     name: str
     timezone: str
+    """The zone whose days the player's turns count for now."""
     is_admin: bool = False
     created_at: datetime
+    next_timezone: str | None = None
+    """A zone the player changes to, from ``timezone_from`` on (null: none asked for)."""
+    timezone_from: datetime | None = None
 
 
 class TokenOut(BaseModel):

@@ -25,6 +25,7 @@ from service.tracker.accounts import (
     TrackerError,
     Unauthorized,
     authenticate,
+    change_timezone,
     check_password,
     ensure_admin,
     get_player,
@@ -36,6 +37,7 @@ from service.tracker.accounts import (
     revoke_tokens,
     token_expiry,
     utc,
+    zone_at,
 )
 from service.tracker.models import Correction, Player, Roll, Turn
 from service.tracker.schemas import CorrectionIn, TurnIn
@@ -50,6 +52,7 @@ __all__ = [
     "TrackerError",
     "Unauthorized",
     "authenticate",
+    "change_timezone",
     "check_password",
     "correct_score",
     "count_turns",
@@ -69,6 +72,7 @@ __all__ = [
     "submit_turn",
     "token_expiry",
     "utc",
+    "zone_at",
 ]
 
 
@@ -111,7 +115,7 @@ def submit_turn(
     if turn_in.age_s is not None:
         _check_day_of(player, now, turn_in.age_s)
     try:
-        local = rules.check_open(now, player.timezone)
+        local = rules.check_open(now, zone_at(player, now))
     except rules.OutsideOpenHours as exc:
         raise Forbidden(str(exc)) from None
     day = local.date()
@@ -158,12 +162,13 @@ def _check_day_of(player: Player, now: datetime, age_s: float) -> None:
     """:class:`Forbidden` when a turn played ``age_s`` seconds ago was played on another local
     day than today's: scores are reported day-of, a turn delivered late never takes the slot of
     the day it arrives on."""
-    today = rules.local_day(now, player.timezone)
-    played = rules.local_day(now - timedelta(seconds=age_s), player.timezone)
+    zone, then = zone_at(player, now), now - timedelta(seconds=age_s)
+    today = rules.local_day(now, zone)
+    played = rules.local_day(then, zone_at(player, then))
     if played != today:
         raise Forbidden(
             f"scores must be reported day-of: this turn was played on {played.isoformat()} and "
-            f"it is {today.isoformat()} now in {player.timezone}, so it is not entered "
+            f"it is {today.isoformat()} now in {zone}, so it is not entered "
             "(a missed day is a missed turn)"
         )
 
@@ -335,11 +340,11 @@ def roll_call(session: Session, now: datetime) -> list[dict]:
         counts[player_id], last[player_id] = turns, day
     out = []
     for p in players:
-        today = rules.local_day(now, p.timezone)
+        today = rules.local_day(now, zone_at(p, now))
         out.append(
             {
                 "player": p.name,
-                "timezone": p.timezone,
+                "timezone": zone_at(p, now),
                 "joined": rules.local_day(utc(p.created_at), p.timezone),
                 "turns": int(counts.get(p.id, 0)),
                 "last_day": last.get(p.id),

@@ -195,7 +195,7 @@ def test_a_database_of_the_previous_migration_is_upgraded_in_place(
 
     app = create_app(database_url, clock=clock)  # migrates to head at start
     with app.state.engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004"
         expires = conn.execute(sa.select(_EXPIRES_AT)).scalar_one()
     assert store.utc(expires) == made + timedelta(days=365)
     with httpx.Client(base_url=serve(app).url, timeout=30) as http:
