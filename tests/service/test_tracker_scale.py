@@ -63,7 +63,7 @@ def serve_seeded(serve, clock, password_hash, tmp_path, request):
     apps, clients = [], []
 
     def start(url: str, *, players: int, rounds: dict[int, int]) -> Served:
-        app = create_app(url, clock=clock)
+        app = create_app(url, clock=clock, keep_photos_days=0)  # the seeded photos are kept
         apps.append(app)
         seeded = seed_rounds(
             app.state.db, clock(), players=players, rounds=rounds, password_hash=password_hash
