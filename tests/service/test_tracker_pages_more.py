@@ -282,12 +282,13 @@ def test_a_bad_or_unchanged_zone_is_refused_naming_it_and_changes_nothing(sqlite
     ],
 )
 def test_a_new_zone_counts_from_the_next_day_and_gives_no_second_turn(
-    sqlite_tracker, join, turn, home, away, asked, expected_from, tries
+    tracker, join, turn, home, away, asked, expected_from, tries
 ):
     """A player takes the day's turn, then asks for another zone: turns count in the old zone
     until the first midnight in the new one once the old zone's day is over, then in the new
-    one; no day is played twice, none after a later one, and the turns taken keep their day."""
-    http, clock = sqlite_tracker
+    one; no day is played twice, none after a later one, and the turns taken keep their day
+    (SQLite and PostgreSQL)."""
+    http, clock = tracker
     clock.set(f"{asked}:00+00:00")
     auth = join(http, "mike", home)
     first = http.post("/api/v1/turns", json=turn("mike", 300), headers=auth)
