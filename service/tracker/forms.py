@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from service.tracker import rules, store
 from service.tracker.api import DB, Now, root, writing
 from service.tracker.models import Player, Turn
-from service.tracker.pages import _page, _player_link
+from service.tracker.pages import player_link, render_page
 from service.tracker.schemas import Credentials, Registration, TimezoneIn, TurnIn
 from service.tracker.security import hash_password
 from service.tracker.throttle import TooManyTries
@@ -140,7 +140,7 @@ own time zone, one turn a day. Moving? <a href="{base}/timezone">Change your tim
 
 @router.get("/add", response_class=HTMLResponse)
 def add_form(request: Request) -> HTMLResponse:
-    return _page(request, "Add roll", _add_form(root(request)))
+    return render_page(request, "Add roll", _add_form(root(request)))
 
 
 @router.post("/add", response_class=HTMLResponse)
@@ -184,7 +184,7 @@ def add_roll(
         f'{turn.day.isoformat()}. <a href="{base}/turns/{turn.id}">See the turn</a> or the '
         f'<a href="{base}/">leaderboard</a>.</p>'
     )
-    return _page(request, "Roll added", body, status=201)
+    return render_page(request, "Roll added", body, status=201)
 
 
 def _form_page(
@@ -192,7 +192,7 @@ def _form_page(
 ) -> HTMLResponse:
     """A form sent back with its problems, at the status of ``exc`` (a wait: ``Retry-After``)."""
     status = exc.status if isinstance(exc, store.TrackerError) else 422
-    page = _page(request, title, form, status=status, error=True)
+    page = render_page(request, title, form, status=status, error=True)
     if isinstance(exc, TooManyTries):
         page.headers["Retry-After"] = str(exc.retry_after)
     return page
@@ -253,7 +253,7 @@ def _register_form(
 
 @router.get("/register", response_class=HTMLResponse)
 def register_form(request: Request) -> HTMLResponse:
-    return _page(request, "Register", _register_form(root(request)))
+    return render_page(request, "Register", _register_form(root(request)))
 
 
 @router.post("/register", response_class=HTMLResponse)
@@ -280,7 +280,7 @@ def register(
         f'<p>Welcome, {escape(player.name)}! <a href="{base}/add">Add your first roll</a> '
         "(8am to 8pm your time).</p>"
     )
-    return _page(request, "Registered", body, status=201)
+    return render_page(request, "Registered", body, status=201)
 
 
 ZONE_FIELDS = {"name": "Player", "password": "Password", "timezone": "New time zone"}
@@ -317,7 +317,7 @@ def _zone_form(
 
 @router.get("/timezone", response_class=HTMLResponse)
 def zone_form(request: Request) -> HTMLResponse:
-    return _page(request, "Change time zone", _zone_form(root(request)))
+    return render_page(request, "Change time zone", _zone_form(root(request)))
 
 
 @router.post("/timezone", response_class=HTMLResponse)
@@ -346,13 +346,13 @@ def change_zone(
         return _form_page(
             request, "Change time zone", _zone_form(base, problems, name, timezone), exc
         )
-    return _page(request, "Time zone changed", _zone_answer(base, player, now))
+    return render_page(request, "Time zone changed", _zone_answer(base, player, now))
 
 
 def _zone_answer(base: str, player: Player, now: datetime) -> str:
     """What the change means: the zone in force, and from when the new one counts."""
     zone = store.zone_at(player, now)
-    who = _player_link(base, player.name)
+    who = player_link(base, player.name)
     if player.next_timezone is None:
         return f"<p>Called off: {who}'s turns go on counting in {escape(zone)}.</p>"
     start = rules.local_now(store.utc(player.timezone_from), player.next_timezone)

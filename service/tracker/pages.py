@@ -22,7 +22,7 @@ from service.tracker.api import DB, MAX_PAGE_LIMIT, Now, TurnId, Year, root
 from service.tracker.models import Player, Turn
 from service.tracker.schemas import parse_day
 
-__all__ = ["error_page", "router"]
+__all__ = ["error_page", "player_link", "render_page", "router"]
 
 router = APIRouter(include_in_schema=False)  # HTML for browsers, not the JSON API
 
@@ -83,7 +83,7 @@ runs; images (the turns' photos) come from this site only; forms post only to it
 site may frame a page."""
 
 
-def _page(
+def render_page(
     request: Request,
     title: str,
     body: str,
@@ -143,7 +143,7 @@ def _count(n: int, thing: str) -> str:
     return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
-def _player_link(base: str, name: str) -> str:
+def player_link(base: str, name: str) -> str:
     return f'<a href="{base}/players/{quote(name)}">{escape(name)}</a>'
 
 
@@ -155,7 +155,7 @@ def error_page(request: Request, message: str, status: int) -> HTMLResponse:
     """A page that says what was wrong with the address or the form sent (not JSON: a
     person sees it)."""
     title = "Not found" if status == 404 else "Cannot do that"
-    return _page(request, title, f"<p>{escape(message)}</p>", status=status)
+    return render_page(request, title, f"<p>{escape(message)}</p>", status=status)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -189,7 +189,7 @@ def _leaderboard(
         )
         trs.append(
             f'<tr><td class="n">{r["rank"]}</td><th scope="row">'
-            f'{_player_link(base, r["player"])}</th><td class="n">{r["total"]}</td>'
+            f'{player_link(base, r["player"])}</th><td class="n">{r["total"]}</td>'
             f'<td class="n">{r["turns"]}</td><td class="n">{r["best"]}</td>'
             f"<td>{last}{evidence}</td></tr>"
         )
@@ -201,7 +201,9 @@ def _leaderboard(
         links = " ".join(f'<a href="{base}/rounds/{y}">{y}</a>' for y in others)
         body.append(f"<p>Other rounds: {links}</p>")
     title = f"Round {year} leaderboard"
-    return _page(request, title, "\n".join(body), now=now, current_round=year if current else None)
+    return render_page(
+        request, title, "\n".join(body), now=now, current_round=year if current else None
+    )
 
 
 HISTORY_PAGE = 50
@@ -275,7 +277,7 @@ def player_history(
         + _table(title, head, trs)
         + _history_nav(player.name, links)
     )
-    page = _page(request, title, body, now=now)
+    page = render_page(request, title, body, now=now)
     if links:
         page.headers["Link"] = ", ".join(f'<{url}>; rel="{rel}"' for rel, (url, _) in links.items())
     return page
@@ -330,14 +332,14 @@ def rollcall(request: Request, session: DB, now: Now) -> HTMLResponse:
     for r in rows:
         today = " - rolled today" if r["rolled_today"] else ""
         items.append(
-            f"<li>{_player_link(base, r['player'])} "
+            f"<li>{player_link(base, r['player'])} "
             f'<span class="muted">({_count(r["turns"], "turn")}, joined {r["joined"].isoformat()}'
             f"{today})</span></li>"
         )
     body = "<p>Big shoutout to the rollers!</p><ul>" + "".join(items) + "</ul>"
     if not rows:
         body = '<p class="muted">Nobody has registered yet.</p>'
-    return _page(request, "Roll call", body, now=now)
+    return render_page(request, "Roll call", body, now=now)
 
 
 @router.get("/turns/{turn_id}", response_class=HTMLResponse)
@@ -348,7 +350,7 @@ def turn_evidence(turn_id: TurnId, request: Request, session: DB, now: Now) -> H
     except store.TrackerError as exc:
         return error_page(request, str(exc), exc.status)
     body = [
-        f"<p>{_player_link(base, t.player.name)} scored <strong>{t.score}</strong> on "
+        f"<p>{player_link(base, t.player.name)} scored <strong>{t.score}</strong> on "
         f"{t.day.isoformat()} (local time {escape(t.local_time)}).</p>"
     ]
     if t.comment:
@@ -379,4 +381,4 @@ def turn_evidence(turn_id: TurnId, request: Request, session: DB, now: Now) -> H
             f'<div class="roll"><h2>Roll {r.position + 1}: {escape(values)}</h2>{img}{reading}</div>'
         )
     title = f"{t.player.name}'s turn of {t.day.isoformat()}"
-    return _page(request, title, "\n".join(body), now=now)
+    return render_page(request, title, "\n".join(body), now=now)
