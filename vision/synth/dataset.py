@@ -21,7 +21,7 @@ from typing import Any
 from vision.atomic import atomic_write
 
 from .sample import make_sample
-from .scene import FACE_KINDS, _check_elevation
+from .scene import FACE_KINDS, check_elevation
 
 __all__ = ["CLASS_NAMES", "DatasetSummary", "sample_name", "sample_split", "write_dataset"]
 
@@ -166,7 +166,7 @@ def write_dataset(
             ("face_kind", face_kind),
             ("lean_share", lean_share),
             ("pieces_share", pieces_share),
-            ("elevation_range", None if elevation is None else _check_elevation(elevation)),
+            ("elevation_range", None if elevation is None else check_elevation(elevation)),
             ("wide_styles", wide_styles),
             ("stone_share", stone_share),
         )

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .render import face_frames
-from .textures import _bevel, face_texture
+from .textures import bevel, face_texture
 
 if TYPE_CHECKING:
     from .camera import Camera
@@ -47,7 +47,7 @@ def ink_mask(style: dict, value: int) -> np.ndarray:
         corner=style.get("corner", 0.18),
         emblem=(255.0, 255.0, 255.0),
     )
-    return np.clip(tex[..., 0] / (255.0 * _bevel(INK_SIZE)), 0.0, 1.0)
+    return np.clip(tex[..., 0] / (255.0 * bevel(INK_SIZE)), 0.0, 1.0)
 
 
 def face_contrast(

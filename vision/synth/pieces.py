@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .physics import DiePose, Surface
-from .render import Canvas, _light_dir, shade_face
+from .render import Canvas, light_dir, shade_face
 
 __all__ = [
     "PIECE_KINDS",
@@ -125,7 +125,7 @@ def piece_points(piece: dict[str, Any]) -> np.ndarray:
 def draw_piece(canvas: Canvas, piece: dict[str, Any], light: dict, ambient: float) -> None:
     """Draw the faces of a piece that face the camera, parts from the foot up."""
     color = np.asarray(piece["color"], np.float32)
-    ldir = _light_dir(light)
+    ldir = light_dir(light)
     for foot, top in piece_parts(piece):
         axis = np.r_[foot[:, :2].mean(0), 0.0]
         faces = []

@@ -23,6 +23,7 @@ __all__ = [
     "draw_box",
     "face_frames",
     "face_keys",
+    "light_dir",
     "shade_face",
 ]
 
@@ -171,7 +172,7 @@ class Canvas:
         px = cam.project(world).astype(np.float32)
         hull = cv2.convexHull(px)[:, 0, :]
         area = float(cv2.contourArea(hull))
-        ldir = _light_dir(light)
+        ldir = light_dir(light)
         body = np.asarray(style["body"], np.float32)
         opacity = float(style["opacity"])
         # silhouette with rounded corners: shrink the hull, then stroke it with a round pen
@@ -228,14 +229,14 @@ class Canvas:
         return area
 
 
-def _light_dir(light: dict) -> np.ndarray:
+def light_dir(light: dict) -> np.ndarray:
     el, az = math.radians(light["elevation_deg"]), math.radians(light["azimuth_deg"])
     return np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
 
 
 def shadow_polygon(points: np.ndarray, light: dict, z0: float) -> np.ndarray | None:
     """Convex outline on the plane z = z0 of the shadow cast by the given world points."""
-    ldir = _light_dir(light)
+    ldir = light_dir(light)
     t = (points[:, 2] - z0) / ldir[2]
     flat = points - t[:, None] * ldir
     hull = cv2.convexHull(flat[:, :2].astype(np.float32))[:, 0, :]
@@ -273,7 +274,7 @@ def draw_box(
 ) -> None:
     """Draw the faces of a box that face the camera, except those in ``skip`` (shared faces)."""
     c = corners.mean(0)
-    ldir = _light_dir(light)
+    ldir = light_dir(light)
     for q, key in zip(BOX_QUADS, face_keys(corners), strict=True):
         if key in skip:
             continue

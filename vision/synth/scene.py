@@ -15,7 +15,7 @@ import numpy as np
 from .pieces import sample_pieces
 from .props import sample_props
 
-__all__ = ["FACE_KINDS", "LEAN_SHARE", "sample_scene"]
+__all__ = ["FACE_KINDS", "LEAN_SHARE", "check_elevation", "sample_scene"]
 
 FACE_KINDS = ("pips", "numeral", "emblem")
 """How a die's faces are marked: pips, printed numerals, or pips with a large emblem for the 1."""
@@ -323,7 +323,7 @@ def sample_scene(
         if own.random() < share:
             scene["pieces"] = sample_pieces(own)
     if elevation_range is not None:  # its own stream too
-        lo, hi = _check_elevation(elevation_range)
+        lo, hi = check_elevation(elevation_range)
         own = np.random.default_rng([scene["physics_seed"], 3])
         camera["elevation_deg"] = float(own.uniform(lo, hi))
         if surface["kind"] in ("tray", "box"):
@@ -353,7 +353,7 @@ def sample_scene(
     return scene
 
 
-def _check_elevation(elevation: tuple[float, float]) -> tuple[float, float]:
+def check_elevation(elevation: tuple[float, float]) -> tuple[float, float]:
     lo, hi = (float(v) for v in elevation)
     if not 5.0 <= lo <= hi <= 90.0:
         raise ValueError(

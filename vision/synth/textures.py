@@ -12,7 +12,7 @@ import math
 import cv2
 import numpy as np
 
-__all__ = ["SURFACE_STYLES", "face_texture", "surface_texture"]
+__all__ = ["SURFACE_STYLES", "bevel", "face_texture", "surface_texture"]
 
 SURFACE_STYLES = ("felt", "wood", "paper", "white", "speckled", "plain", "tiles", "carpet", "stone")
 
@@ -203,7 +203,7 @@ def draw_board(rng: np.random.Generator, tex: np.ndarray) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _bevel(s: int) -> np.ndarray:
+def bevel(s: int) -> np.ndarray:
     yy, xx = np.mgrid[0:s, 0:s].astype(np.float32)
     edge = np.minimum(np.minimum(xx, s - 1 - xx), np.minimum(yy, s - 1 - yy)) / s
     return np.clip(0.72 + edge * 3.0, 0.72, 1.0)
@@ -287,5 +287,5 @@ def face_texture(
     alpha = a8.astype(np.float32) / 255.0
     out[..., 3] = np.maximum(alpha * opacity, ink * alpha)
     # bevel: darken towards the edges
-    out[..., :3] *= _bevel(s)[..., None]
+    out[..., :3] *= bevel(s)[..., None]
     return out
