@@ -335,15 +335,67 @@ def turn():
     return turn_body
 
 
+class SharedChromium:
+    """One Debian chromium under Playwright, kept open across consecutive tests that ask for
+    the ``chromium`` fixture (a launch took 1-2.5 s a test here)."""
+
+    def __init__(self) -> None:
+        self.playwright = None
+        self.browser = None
+
+    def get(self):
+        if self.browser is None or not self.browser.is_connected():
+            from playwright.sync_api import sync_playwright
+
+            from dicecam_testing.page import chromium_or_skip
+
+            path = chromium_or_skip()
+            self.close()
+            self.playwright = sync_playwright().start()
+            self.browser = self.playwright.chromium.launch(
+                executable_path=path, args=["--no-sandbox"]
+            )
+        return self.browser
+
+    def close(self) -> None:
+        browser, playwright, self.browser, self.playwright = (
+            self.browser,
+            self.playwright,
+            None,
+            None,
+        )
+        try:
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+_chromium = SharedChromium()
+
+
 @pytest.fixture
-def chromium():
-    """Debian's chromium under Playwright (the test is skipped, saying why, without it)."""
-    from playwright.sync_api import sync_playwright
+def chromium() -> Iterator[object]:
+    """Debian's chromium under Playwright (the test is skipped, saying why, without it). The
+    browser is shared with the tests before and after that ask for it too; every context and
+    page a test opened is closed after it, so each starts from fresh contexts (cookies,
+    storage, permissions)."""
+    browser = _chromium.get()
+    yield browser
+    for context in browser.contexts:
+        context.close()
 
-    from dicecam_testing.page import chromium_or_skip
 
-    path = chromium_or_skip()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield browser
-        browser.close()
+@pytest.fixture(autouse=True)
+def _own_playwright(request) -> None:
+    """A test without ``chromium`` may start Playwright itself (a chromium fed a fake camera):
+    the shared one is closed first, as Playwright's sync API runs one at a time per thread."""
+    if "chromium" not in request.fixturenames:
+        _chromium.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_shared_chromium() -> Iterator[None]:
+    yield
+    _chromium.close()
