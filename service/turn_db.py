@@ -3,9 +3,10 @@
 One SQLite row per turn (``<data dir>/turns.sqlite3``, SQLAlchemy), rewritten in one
 transaction after every move: the player, the game, the moves as played (replayed through the
 rules on load, so the turn's state is never stored twice), each roll's values and reading, the
-outcome and the tracker submission. Photos stay out of the database: each roll's photo is a file
-``<data dir>/turn-photos/<turn id>-<roll>.photo`` (written atomically) until the finished turn
-has been handed to the tracker, then it is deleted, as the in-memory copy was before.
+outcome and the tracker submission. Photos stay out of the database and out of memory: each
+roll's photo is a file ``<data dir>/turn-photos/<turn id>-<roll>-<nonce>.photo`` (written
+atomically at the move's save, then read back only when the finished turn is handed to the
+tracker), deleted once it has been handed over.
 
 The file is created readable by its owner only: it holds the players' tracker tokens (needed to
 submit a turn finished after a restart).
@@ -21,6 +22,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,35 +128,44 @@ class TurnDatabase:
         self._lock = threading.Lock()  # one writer at a time in this process
 
     # -- photos --------------------------------------------------------------------------------
-    def _photo_name(self, turn_id: str, index: int) -> str:
-        return f"{turn_id}-{index}.photo"
+    def _photo_files(self, turn_id: str, index: int) -> list[Path]:
+        """The files a roll's photo may be in: ``<id>-<roll>-<nonce>.photo``, or
+        ``<id>-<roll>.photo`` as an older dicecam named it."""
+        return [
+            *self.photo_dir.glob(f"{turn_id}-{index}-*.photo"),
+            *self.photo_dir.glob(f"{turn_id}-{index}.photo"),
+        ]
 
-    def _sync_photos(self, session: TurnSession) -> tuple[list[str | None], list[Path]]:
-        """Write the photos the turn still holds; returns each roll's file name and the files
-        to delete once the row is committed (photos the turn has let go of)."""
+    def _sync_photos(
+        self, session: TurnSession, written: list[tuple[Any, Path]]
+    ) -> tuple[list[str | None], list[Path]]:
+        """Write the photos the turn holds in memory, each to a new file (two dicecams on one
+        folder never share one), adding each roll and its file to ``written``; returns each
+        roll's file name and the files to delete once the row is committed (photos the turn
+        has let go of)."""
         names: list[str | None] = []
         stale: list[Path] = []
         for i, roll in enumerate(session.rolls):
-            name = self._photo_name(session.id, i)
-            path = self.photo_dir / name
-            if roll.photo is not None:
-                if not path.is_file():
-                    atomic_write(path, roll.photo, mode=0o600)
-                names.append(name)
+            if roll.held is not None:
+                path = self.photo_dir / f"{session.id}-{i}-{uuid.uuid4().hex[:8]}.photo"
+                atomic_write(path, roll.held, mode=0o600)
+                names.append(path.name)
+                written.append((roll, path))
+            elif roll.photo_file is not None:
+                names.append(roll.photo_file.name)
             else:
                 names.append(None)
-                if path.exists():
-                    stale.append(path)
+                stale += self._photo_files(session.id, i)
         return names, stale
 
-    def _photo(self, name: str | None) -> bytes | None:
+    def _photo(self, name: str | None) -> Path | None:
         if not name:
             return None
-        try:
-            return (self.photo_dir / Path(name).name).read_bytes()
-        except OSError as exc:
-            log.warning("turn photo %s is gone (%s): the turn goes on without it", name, exc)
+        path = self.photo_dir / Path(name).name
+        if not path.is_file():
+            log.warning("turn photo %s is gone: the turn goes on without it", path)
             return None
+        return path
 
     # -- rows ----------------------------------------------------------------------------------
     def save(self, session: TurnSession) -> None:
@@ -163,7 +174,20 @@ class TurnDatabase:
         Raises:
             TurnConflict: the file holds moves this copy of the turn lacks (nothing written).
         """
-        names, stale = self._sync_photos(session)
+        written: list[tuple[Any, Path]] = []
+        try:
+            names, stale = self._sync_photos(session, written)
+            self._write_row(session, names)
+        except BaseException:
+            for _, path in written:  # no row names them: nothing ever would read them
+                path.unlink(missing_ok=True)
+            raise
+        for path in stale:
+            path.unlink(missing_ok=True)
+        for roll, path in written:  # on disk only from now on: read back when it is sent
+            roll.held, roll.photo_file = None, path
+
+    def _write_row(self, session: TurnSession, names: list[str | None]) -> None:
         rolls = [
             {**r.to_dict(), "photo": name} for r, name in zip(session.rolls, names, strict=True)
         ]
@@ -192,14 +216,13 @@ class TurnDatabase:
                     f"played {move_names(session.moves)})"
                 )
             db.merge(row)
-        for path in stale:
-            path.unlink(missing_ok=True)
 
     def load(
-        self, restore: Callable[[TurnRow, list[bytes | None]], TurnSession | None], since: float
+        self, restore: Callable[[TurnRow, list[Path | None]], TurnSession | None], since: float
     ) -> list[TurnSession]:
         """The turns started at or after ``since`` (epoch seconds), rebuilt by ``restore``
-        from each row and its photos; rows ``restore`` cannot use are skipped with a warning."""
+        from each row and its photos' files (None: none, or gone); rows ``restore`` cannot use
+        are skipped with a warning."""
         with self._sessions() as db:
             rows = list(
                 db.scalars(
@@ -240,7 +263,7 @@ class TurnDatabase:
             known = set(db.scalars(select(TurnRow.id)))
         removed = 0
         for path in self.photo_dir.glob("*.photo"):
-            if path.name.rsplit("-", 1)[0] not in known:
+            if path.name.split("-", 1)[0] not in known:
                 path.unlink(missing_ok=True)
                 removed += 1
         return removed

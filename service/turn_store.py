@@ -72,15 +72,16 @@ class TurnStore(SessionStore[TurnSession]):
         session.on_board = on_board
         return session
 
-    def _restore(self, row: Any, photos: list[bytes | None]) -> TurnSession:
-        """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves."""
+    def _restore(self, row: Any, photos: list[Any]) -> TurnSession:
+        """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves, its
+        photos left on disk (``photos``: each roll's file, or None)."""
         session = self._new(row.player, row.game, row.rules, row.on_board is not False)
         session.id, session.created = row.id, row.created
         session.replay(row.moves)
         if len(row.rolls) != len(session.rolls):
             raise ValueError(f"expected {len(session.rolls)} saved rolls, got {len(row.rolls)}")
         for record, saved, photo in zip(session.rolls, row.rolls, photos, strict=True):
-            record.reading, record.photo = saved.get("reading"), photo
+            record.reading, record.held, record.photo_file = saved.get("reading"), None, photo
             record.source = saved.get("source", record.source)
         session.submission = row.submission
         session.tracker_url, session.tracker_token = row.tracker_url, row.tracker_token

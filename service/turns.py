@@ -4,16 +4,20 @@ A :class:`TurnSession` wraps a :class:`scoring.FarkleTurn` and adds what the cam
 roll's reading and photo (the evidence sent to the tracker), dice off the table (an immediate
 bust in Morning Roll), and the advisor's ranking of the legal keeps. Sessions live in a
 :class:`service.turn_store.TurnStore` (in memory, and saved to SQLite after every move:
-:mod:`service.turn_db`); a finished Morning Roll turn is handed to a submitter (the tracker).
+:mod:`service.turn_db`; a roll's photo is held in memory only until its move is saved, then
+read back from its file when the turn is sent); a finished Morning Roll turn is handed to a
+submitter (the tracker).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -28,6 +32,8 @@ __all__ = [
 ]
 
 MORNING_ROLL = "morning-roll"
+
+log = logging.getLogger("dicecam.service")
 
 Submitter = Callable[["TurnSession"], dict[str, Any]]
 """Sends a finished turn somewhere (the tracker); returns a JSON-able receipt."""
@@ -66,10 +72,38 @@ class RollRecord:
     values: list[int]
     off_table: int = 0
     reading: dict[str, Any] | None = None
-    photo: bytes | None = None
+    held: bytes | None = field(default=None, repr=False)
+    """The roll's photo until the turn is saved: then it is on disk only (:attr:`photo_file`),
+    so that open turns hold no photo in memory (an upload may be 20 MB)."""
     source: str = "typed"
     missing: int = 0
     """Dice rolled but not found in the photo."""
+    photo_file: Path | None = None
+    """Where the saved photo is (:mod:`service.turn_db`), read back when the turn is sent."""
+
+    @property
+    def has_photo(self) -> bool:
+        return self.held is not None or self.photo_file is not None
+
+    @property
+    def photo(self) -> bytes | None:
+        """The photo's bytes (read from :attr:`photo_file` once saved); None without one, or
+        when its file is gone."""
+        if self.held is not None or self.photo_file is None:
+            return self.held
+        try:
+            return self.photo_file.read_bytes()
+        except OSError as exc:
+            log.warning(
+                "turn photo %s is gone (%s): the turn goes on without it", self.photo_file, exc
+            )
+            return None
+
+    @photo.setter
+    def photo(self, photo: bytes | None) -> None:
+        """Hold ``photo`` until the turn is saved; None lets go of it (its file is deleted at
+        the next save)."""
+        self.held, self.photo_file = photo, None
 
     def to_dict(self) -> dict[str, Any]:
         return {
