@@ -25,7 +25,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
-from service.retention import schedule, slim_delivered
+from service.retention import EVERY_S, schedule, slim_delivered
 from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
 from service.sheet_store import open_sheet_store
@@ -72,9 +72,12 @@ def create_app(
     reader: Any | None = None,
     tracker_app: Any = _DEFAULT,
     submitter: Submitter | None = _DEFAULT,
+    retention_every_s: float | None = None,
 ) -> FastAPI:
     """Build the service. ``reader`` replaces the shipped :class:`vision.DiceReader` (tests);
-    ``tracker_app=None`` mounts no tracker; ``submitter`` receives finished Morning Roll turns.
+    ``tracker_app=None`` mounts no tracker; ``submitter`` receives finished Morning Roll turns;
+    the retention passes (day-old games swept, outbox and tracker pruned) run at start and
+    every ``retention_every_s`` (an hour: :mod:`service.retention`).
     """
     settings = settings or Settings()
     app = FastAPI(
@@ -177,7 +180,7 @@ def create_app(
         app.mount("/tracker", tracker_app, name="tracker")
     # a mounted app's start and stop do not run: its retention passes run with this one's
     outbox = Path(settings.data_dir).expanduser() / "outbox"
-    retention = [partial(slim_delivered, outbox)]
+    retention = [partial(slim_delivered, outbox), app.state.turns.sweep, app.state.sheets.sweep]
     retention += getattr(getattr(tracker_app, "state", None), "retention", [])
-    schedule(app, retention)
+    schedule(app, retention, EVERY_S if retention_every_s is None else retention_every_s)
     return app

@@ -1,8 +1,9 @@
 """How long the service and the tracker keep what they store, so that years of daily turns
 stay in bounds (the figures: ``tests/benchmarks/bench_longevity.py``).
 
-- A turn in progress and its photos (``turns.sqlite3``, ``turn-photos/``): a day at most, the
-  photos until the finished turn is handed to the tracker (:mod:`service.session_store`).
+- A turn in progress and its photos (``turns.sqlite3``, ``turn-photos/``; the photos on disk
+  only): a day at most, swept at each pass (:meth:`service.session_store.SessionStore.sweep`),
+  the photos until the finished turn is handed to the tracker.
 - The outbox: a pending or refused turn is kept whole; a delivered one keeps its record (values,
   readings, the tracker's answer) without its photos, which the tracker holds
   (:func:`service.tracker_client.client.without_photos`; :func:`slim_delivered` for entries an

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from service.turns import TurnError
@@ -25,15 +26,20 @@ class SessionStore(Generic[S]):
     ``save``, ``load(restore, since)`` and ``delete(ids or before=)``) every change is saved
     (:meth:`save`) and the sessions of the last ``max_age_s`` are reloaded at start."""
 
-    def __init__(self, database: Any = None, max_items: int = 500) -> None:
+    def __init__(
+        self, database: Any = None, max_items: int = 500, clock: Callable[[], float] = time.time
+    ) -> None:
         self._items: dict[str, S] = {}
         self._lock = threading.Lock()
         self.max_items = max_items
         self.max_age_s = 24 * 3600.0
-        """Sessions are dropped a day after they started (Morning Roll: one turn a day)."""
+        """Sessions are dropped a day after they started (Morning Roll: one turn a day): when
+        another starts, at start and at each :meth:`sweep`."""
+        self.clock = clock
+        """Epoch seconds now (tests set it)."""
         self.database = database
         if database is not None:
-            stale = time.time() - self.max_age_s
+            stale = self.clock() - self.max_age_s
             database.delete(before=stale)
             for session in database.load(self._restore, since=stale):
                 self._items[session.id] = session
@@ -50,7 +56,7 @@ class SessionStore(Generic[S]):
         """The sessions of ``player`` (the name as the games were started with it, ignoring case
         and outer spaces) that are not over and not a day old, newest first."""
         name = player.strip().casefold()
-        stale = time.time() - self.max_age_s
+        stale = self.clock() - self.max_age_s
         with self._lock:
             found = [
                 s
@@ -62,12 +68,8 @@ class SessionStore(Generic[S]):
     def _admit(self, session: S) -> None:
         """Hold ``session`` (dropping day-old ones, and the oldest, finished first, when full)
         and save it."""
-        dropped: list[str] = []
         with self._lock:
-            stale = time.time() - self.max_age_s
-            dropped += [k for k, s in self._items.items() if s.created < stale]
-            for old in dropped:
-                del self._items[old]
+            dropped = self._drop_stale()
             if len(self._items) >= self.max_items:
                 victim = min(self._items.values(), key=lambda s: (not s.over, s.created))
                 del self._items[victim.id]
@@ -76,6 +78,29 @@ class SessionStore(Generic[S]):
         if self.database is not None and dropped:
             self.database.delete(dropped)
         self.save(session)
+
+    def _drop_stale(self) -> list[str]:
+        """Let go of the sessions started over :attr:`max_age_s` ago (the lock held); their
+        ids, for the database."""
+        stale = self.clock() - self.max_age_s
+        dropped = [k for k, s in self._items.items() if s.created < stale]
+        for old in dropped:
+            del self._items[old]
+        return dropped
+
+    def sweep(self) -> int:
+        """Drop the sessions started over :attr:`max_age_s` ago, from memory and the database
+        (with their photos), so that an idle server holds no day-old game; run periodically.
+        Returns how many were dropped."""
+        with self._lock:
+            dropped = self._drop_stale()
+        if self.database is not None and dropped:
+            self.database.delete(dropped)
+        if dropped:
+            log.info(
+                "dropped %d sessions started over %g h ago", len(dropped), self.max_age_s / 3600
+            )
+        return len(dropped)
 
     def save(self, session: S) -> None:
         """Write ``session`` to the database (nothing without one). When that fails it goes

@@ -4,6 +4,8 @@ database (:mod:`service.turn_db`), reloaded at start; finished turns go to the s
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 from service.session_store import SessionStore
@@ -27,11 +29,15 @@ class TurnStore(SessionStore[TurnSession]):
     (:meth:`save`) and the turns of the last day are reloaded at start."""
 
     def __init__(
-        self, submitter: Submitter | None = None, max_turns: int = 500, database: Any = None
+        self,
+        submitter: Submitter | None = None,
+        max_turns: int = 500,
+        database: Any = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.submitter = submitter
         self._advisors: dict[str, Any] = {}
-        super().__init__(database, max_turns)
+        super().__init__(database, max_turns, clock)
         if database is not None:
             database.remove_orphan_photos()
 
@@ -69,7 +75,7 @@ class TurnStore(SessionStore[TurnSession]):
             )
         advisor = self._advisor(game, rules, on_board)
         session = TurnSession(player, game, FarkleTurn(game_rules), game_rules, advisor)
-        session.on_board = on_board
+        session.on_board, session.created = on_board, self.clock()
         return session
 
     def _restore(self, row: Any, photos: list[Any]) -> TurnSession:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import io
 import struct
+import time
 import types
 from pathlib import Path
 
@@ -24,7 +25,8 @@ from service.turn_db import TurnDatabase
 from service.turn_store import TurnStore
 from service.turns import MORNING_ROLL, TurnError
 
-from dicecam_testing.turns import QueueReader, dice
+from .conftest import SettableClock
+from dicecam_testing.turns import QueueReader, dice, jpeg
 
 
 def _noise_jpeg() -> bytes:
@@ -105,3 +107,48 @@ def test_two_stores_on_one_folder_keep_the_first_photo_and_no_stray_file(tmp_pat
     assert second.get(turn_id).rolls[0].photo == b"\xff\xd8\xff the first photo"
     for store in (first, second):
         store.database.dispose()
+
+
+def wait_for(check, timeout: float = 5.0) -> None:
+    """Wait until ``check()`` is true (a background pass), else fail naming it."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout} s: {check.__doc__ or check}")
+        time.sleep(0.05)
+
+
+def test_an_idle_server_sweeps_day_old_turns_from_memory_and_disk(tmp_path: Path):
+    clock = SettableClock("2027-03-01T09:00:00+00:00")
+    reader = QueueReader()
+    app = create_app(
+        Settings(data_dir=tmp_path),
+        reader=reader,
+        tracker_app=None,
+        submitter=None,
+        retention_every_s=0.05,
+    )
+    store = app.state.turns
+    store.clock = lambda: clock().timestamp()
+    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        old = c.post("/api/v1/turns", json={"player": "ann"}).json()
+        reader.rolls.append(dice([1, 2, 3, 4, 6, 6]))
+        files = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+        assert c.post(f"/api/v1/turns/{old['id']}/rolls", files=files).status_code == 200
+        clock.set("2027-03-02T08:00:00+00:00")  # 23 hours on: kept
+        fresh = c.post("/api/v1/turns", json={"player": "bob"}).json()
+        time.sleep(0.3)  # a few passes
+        assert c.get(f"/api/v1/turns/{old['id']}").status_code == 200
+        assert len(list((tmp_path / "turn-photos").glob("*.photo"))) == 1
+
+        clock.set("2027-03-02T09:30:00+00:00")  # a day and a half hour after ann's turn began
+
+        def swept() -> bool:
+            """ann's day-old turn is no longer held"""
+            return old["id"] not in store._items
+
+        wait_for(swept)  # no turn started meanwhile: the server sweeps on its own
+        assert c.get(f"/api/v1/turns/{old['id']}").status_code == 404
+        assert c.get(f"/api/v1/turns/{fresh['id']}").json()["player"] == "bob"
+        assert not list((tmp_path / "turn-photos").glob("*.photo"))
+        assert [row.id for row in store.database.load(lambda row, _: row, since=0)] == [fresh["id"]]
