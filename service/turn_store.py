@@ -142,6 +142,18 @@ class TurnStore(SessionStore[TurnSession]):
         for roll in session.rolls:
             roll.photo = None
 
+    def sweep(self) -> int:
+        """Drop the day-old turns (:meth:`SessionStore.sweep`), then let the submitter refuse
+        the queued turns too old to count that no turn held here still sends (their tracker
+        was down past their day). Returns how many turns were dropped."""
+        dropped = super().sweep()
+        refuse = getattr(self.submitter, "refuse_late", None)
+        if refuse is not None:
+            with self._lock:
+                held = list(self._items.values())
+            refuse(held)
+        return dropped
+
     def relogin(self, player: str, tracker_url: str, token: str) -> int:
         """``player`` logged in to ``tracker_url`` again: their turns whose token it refused
         (receipt ``login``) take the new ``token`` and are tried again now. Returns how many

@@ -141,6 +141,23 @@ class TrackerSubmitter:
             except KeyError:
                 return None
 
+    def refuse_late(self, held: list[TurnSession]) -> dict[str, str]:
+        """Refuse the outbox's pending turns too old to count that none of the ``held`` turns
+        still sends (their tracker was down past their day and the service let go of the turn
+        and its token): moved to ``rejected/`` with the reason, photos kept
+        (:func:`service.tracker_client.late.refuse_late`). Returns the reasons by key."""
+        from datetime import UTC, datetime
+
+        from service.tracker_client.late import refuse_late
+        from service.tracker_client.outbox import Outbox
+
+        if not (self.outbox_dir / "pending").is_dir():
+            return {}
+        refused = refuse_late(Outbox(self.outbox_dir), datetime.now(UTC), {_key(s) for s in held})
+        for key, why in refused.items():
+            log.warning("outbox: turn %s refused: %s", key, why)
+        return refused
+
     def client(self, url: str, *, token: str | None = None) -> Any:
         """A :class:`service.tracker_client.TrackerClient` for ``url`` with this submitter's
         outbox, trusting the embedded tracker's self-signed certificate."""

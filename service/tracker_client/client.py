@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -23,6 +23,7 @@ from service.tracker_client.errors import (
     TrackerRejected,
     TrackerUnavailable,
 )
+from service.tracker_client.late import LATE_AFTER_S, age_s, late, not_entered, with_age
 from service.tracker_client.outbox import Outbox, OutboxEntry
 
 __all__ = [
@@ -109,20 +110,6 @@ class DeliveryReport:
     pending: list[str] = field(default_factory=list)
     other_players: dict[str, str] = field(default_factory=dict)
     other_trackers: dict[str, str] = field(default_factory=dict)
-
-
-def _with_age(entry: OutboxEntry, now: datetime) -> dict[str, Any]:
-    """The turn's body with ``age_s``, the seconds from its queueing (when it was played) to
-    ``now``, both read on this client's clock: the tracker refuses a turn played on another day
-    than the one it arrives on. A duration, so a client clock set wrong does no harm; an entry
-    without a readable time is sent as it is."""
-    try:
-        queued = datetime.fromisoformat(entry.created_at)
-    except (TypeError, ValueError):
-        return entry.turn
-    if queued.tzinfo is None:
-        return entry.turn
-    return {**entry.turn, "age_s": round(max(0.0, (now - queued).total_seconds()), 3)}
 
 
 def _utcnow() -> datetime:
@@ -360,16 +347,16 @@ class TrackerClient:
         with self._lock:
             try:
                 resp = self._post_turn(entry)
-            except TrackerAuthError as exc:
-                self._note_failure(entry, str(exc))
-                raise
+            except (TrackerAuthError, TrackerUnavailable) as exc:
+                age = age_s(entry, self.clock())
+                if age is None or age < LATE_AFTER_S:
+                    self._note_failure(entry, str(exc))
+                    raise
+                why = late(entry, age, f"could not be delivered since ({exc})")
+                self._refuse(entry, why)  # it can no longer count: settled, not retried
+                raise TrackerRejected(0, why) from exc
             except TrackerRejected as exc:
-                entry.state, entry.last_error = "rejected", exc.detail
-                entry.attempts += 1
-                self.outbox.write(entry)
-                raise
-            except TrackerUnavailable as exc:
-                self._note_failure(entry, str(exc))
+                self._refuse(entry, exc.detail)
                 raise
             entry.state, entry.result, entry.last_error = "delivered", resp.json(), None
             entry.turn = without_photos(entry.turn)  # the tracker holds them now
@@ -377,16 +364,53 @@ class TrackerClient:
             self.outbox.write(entry)
             return entry.result
 
+    def _refuse(self, entry: OutboxEntry, why: str) -> None:
+        entry.state, entry.last_error = "rejected", why
+        entry.attempts += 1
+        self.outbox.write(entry)
+
     def _post_turn(self, entry: OutboxEntry) -> httpx.Response:
-        body = _with_age(entry, self.clock())
+        now = self.clock()
+        body = with_age(entry, now)
         try:
             return self._request("POST", "/api/v1/turns", json=body)
         except TrackerRejected as exc:
-            # a tracker older than age_s refuses the unknown field: send the turn as it was
+            # a tracker older than age_s refuses the unknown field: send the turn as it was,
+            # if that tracker would count it on the day it was played
             older = exc.status == 422 and "age_s" in exc.detail and "Extra inputs" in exc.detail
             if not older or body is entry.turn:
                 raise
+        self._check_same_day(float(body["age_s"]), now)
         return self._request("POST", "/api/v1/turns", json=entry.turn)
+
+    def _check_same_day(self, age: float, now: datetime) -> None:
+        """:class:`TrackerRejected` (status 0: refused here) unless a turn played ``age``
+        seconds before ``now`` was played on the player's day of now (their zone from the
+        tracker): a tracker that cannot be told a turn's age counts it on the day it arrives."""
+        from zoneinfo import ZoneInfo
+
+        name = self.me().get("timezone")
+        try:
+            zone = ZoneInfo(str(name))
+        except (ValueError, KeyError) as exc:  # ZoneInfoNotFoundError is a KeyError
+            raise TrackerRejected(
+                0,
+                not_entered(
+                    f"this tracker cannot be told when the turn was played, and its zone for the "
+                    f"player, {name!r}, is not one this machine knows ({exc}) to tell the day"
+                ),
+            ) from None
+        played = (now - timedelta(seconds=age)).astimezone(zone).date()
+        today = now.astimezone(zone).date()
+        if played != today:
+            raise TrackerRejected(
+                0,
+                not_entered(
+                    f"the turn was played on {played.isoformat()} and it is {today.isoformat()} "
+                    f"now in {name}; this tracker is older than age_s and cannot be told so, so "
+                    f"it would count the turn on {today.isoformat()}: it is not sent"
+                ),
+            )
 
     def _note_failure(self, entry: OutboxEntry, error: str) -> None:
         entry.attempts += 1

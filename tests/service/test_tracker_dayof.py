@@ -79,6 +79,8 @@ def test_a_tracker_older_than_age_s_gets_the_turn_without_it(tmp_path):
     bodies: list[dict] = []
 
     def older_tracker(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/v1/me":  # the client asks the player's zone for the day
+            return httpx.Response(200, json={"name": "tom", "timezone": "UTC"})
         body = json.loads(request.content)
         bodies.append(body)
         if "age_s" in body:
