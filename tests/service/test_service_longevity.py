@@ -99,9 +99,9 @@ def test_a_delivered_turn_leaves_its_photos_to_the_tracker_alone(tmp_path: Path)
     assert len(delivered) == 4
     entry = json.loads(delivered[0].read_text())
     assert entry["result"]["score"] == 0
-    for roll in entry["turn"]["rolls"]:
+    for roll, photo in zip(entry["turn"]["rolls"], photos, strict=True):
         assert "photo_jpeg_b64" not in roll
-        assert roll["photo_bytes"] == len(photos[0])
+        assert roll["photo_bytes"] == len(photo)
         assert roll["values"] and roll["reading"]["dice"]
     per_turn = (sizes[-1] - sizes[0]) / 3
     assert per_turn < sum(len(p) for p in photos) / 4, sizes  # it held them base64: 4/3 of them
