@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from service.session_store import SessionStore
@@ -177,14 +177,16 @@ class TurnStore(SessionStore[TurnSession]):
                 self.save(session)
             except TurnError:
                 log.warning("turn %s: its new token could not be saved", session.id)
-        return self.retry_queued() if waiting else 0
+        return self.retry_queued(now={t.id for t in waiting}) if waiting else 0
 
-    def retry_queued(self) -> int:
+    def retry_queued(self, now: Collection[str] = ()) -> int:
         """Try again the turns whose submission is ``queued`` (the tracker was down), through
         the submitter's ``retry``, and hand over again those whose submission ``failed`` (the
         outbox could not be written: a full or read-only disk) or that finished without one
         (the process stopped between saving the last move and handing the turn over); a turn
-        whose receipt changes is saved. Returns how many changed."""
+        whose receipt changes is saved. The turns whose ids are in ``now`` are tried at once,
+        past the outbox's back-off (their player just logged in again). Returns how many
+        changed."""
         retry = getattr(self.submitter, "retry", None)
         if retry is None:  # no submitter, or one that cannot retry
             return 0
@@ -204,7 +206,12 @@ class TurnStore(SessionStore[TurnSession]):
                 continue
             failed = session.submission.get("status") == "failed"
             try:
-                receipt = self.submitter(session) if failed else retry(session)
+                if failed:
+                    receipt = self.submitter(session)
+                elif session.id in now:
+                    receipt = retry(session, now=True)
+                else:
+                    receipt = retry(session)
             except Exception as exc:  # the next pass tries again; the turn stays as it is
                 log.warning("turn %s: retrying its submission failed: %s", session.id, exc)
                 continue

@@ -126,10 +126,10 @@ class TrackerSubmitter:
         assert receipt is not None  # submit_turn answers the stored turn or raises
         return receipt
 
-    def retry(self, session: TurnSession) -> dict[str, Any] | None:
+    def retry(self, session: TurnSession, *, now: bool = False) -> dict[str, Any] | None:
         """Try again a turn this submitter queued (:meth:`__call__` answered ``queued``): its
-        new receipt, or None while it waits for its next try (the outbox backs off) or the
-        outbox no longer holds it."""
+        new receipt, or None while it waits for its next try (the outbox backs off; ``now``
+        tries at once, as after a new login) or the outbox no longer holds it."""
         if not (session.tracker_url and session.tracker_token):
             return None
         if (session.submission or {}).get("login"):  # refused token: wait for a new login
@@ -137,7 +137,7 @@ class TrackerSubmitter:
         self._here(session)
         with self.client(session.tracker_url, token=session.tracker_token) as client:
             try:
-                return self._receipt(lambda: client.deliver(_key(session)))
+                return self._receipt(lambda: client.deliver(_key(session), force=now))
             except KeyError:
                 return None
 
