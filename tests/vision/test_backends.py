@@ -62,6 +62,36 @@ def test_openvino_builds_a_few_photo_shapes_then_shares_a_shape_free_one(shipped
     assert list(ov._static) == shapes[:STATIC_SHAPES]
 
 
+def test_readers_of_one_file_share_its_openvino_builds_and_a_new_file_gets_its_own(
+    shipped, tmp_path, monkeypatch
+):
+    import shutil
+
+    built = []
+    compile_model = backends_module._compiled_model
+
+    def counting(core, model, key, config):
+        built.append(key not in backends_module._compiled)
+        return compile_model(core, model, key, config)
+
+    monkeypatch.setattr(backends_module, "_compiled_model", counting)
+    monkeypatch.setattr(backends_module, "_compiled", {})
+    blob = np.random.default_rng(1).random((1, 3, 96, 128), dtype=np.float32)
+    first = open_detector(shipped, backend="openvino")
+    out = first.run(blob)
+    second = open_detector(shipped, backend="openvino")
+    np.testing.assert_array_equal(second.run(blob), out)  # its own request, the same build
+    assert second._static[(1, 3, 96, 128)] is not first._static[(1, 3, 96, 128)]
+    assert built == [True, False]
+    monkeypatch.setattr(backends_module, "COMPILED_KEPT", 1)  # the newest build only
+    copy = tmp_path / "reader.onnx"  # a model written over (fine-tuned) is another build
+    shutil.copyfile(shipped, copy)
+    open_detector(copy, backend="openvino").run(blob)
+    assert built == [True, False, True]
+    open_detector(shipped, backend="openvino").run(blob)  # its build went for the copy's
+    assert built == [True, False, True, True] and len(backends_module._compiled) == 1
+
+
 def test_the_backend_setting_picks_the_runtime(shipped, monkeypatch):
     monkeypatch.setenv("DICECAM_BACKEND", "onnxruntime")
     assert DiceReader(shipped, table=None).backend == "onnxruntime"
