@@ -362,3 +362,32 @@ def test_an_outbox_key_windows_cannot_name_a_file_by_is_refused(tmp_path, key):
     assert not list(tmp_path.rglob("*.json"))
     box.put(OutboxEntry("dicecam-turn_1.b", "http://t", {"score": 50}))
     assert [e.key for e in box.entries()] == ["dicecam-turn_1.b"]
+
+
+def test_a_file_held_open_on_windows_is_replaced_once_it_is_let_go(tmp_path, monkeypatch):
+    """Windows refuses to replace a file another process holds open (a virus scanner, an
+    indexer): the atomic writes try again for a few seconds; elsewhere the error is raised."""
+    from vision import atomic
+
+    real_replace, refusals = os.replace, []
+
+    def held_twice(src, dst):
+        if len(refusals) < 2:
+            refusals.append(dst)
+            raise PermissionError(13, "Access is denied", str(dst))
+        real_replace(src, dst)
+
+    target = tmp_path / "card.md"
+    target.write_text("old\n")
+    monkeypatch.setattr(atomic.os, "replace", held_twice)
+    monkeypatch.setattr(atomic, "WINDOWS", True)
+    atomic.atomic_write(target, "new\n")
+    assert target.read_text() == "new\n" and len(refusals) == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["card.md"]  # no temporary file left
+
+    refusals.clear()
+    monkeypatch.setattr(atomic, "WINDOWS", False)  # POSIX: no such lock, so no second try
+    with pytest.raises(PermissionError, match="Access is denied"):
+        atomic.atomic_write(target, "newer\n")
+    assert target.read_text() == "new\n" and len(refusals) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["card.md"]

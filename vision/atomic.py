@@ -16,10 +16,30 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_copy", "atomic_write", "file_lock", "fsync_dir", "replacing"]
+__all__ = ["atomic_copy", "atomic_write", "file_lock", "fsync_dir", "replace_file", "replacing"]
+
+WINDOWS = os.name == "nt"
+REPLACE_TRIES = 10
+"""Tries of :func:`replace_file` on Windows, 10 ms apart and doubling (about 5 s in all)."""
+
+
+def replace_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """``os.replace(src, dst)``; on Windows tried again for a few seconds while ``dst`` is held
+    open by another process (a virus scanner, an indexer, a reader of the old file), which
+    makes Windows refuse the replace with ``PermissionError``. Elsewhere a single try.
+    """
+    for n in range(REPLACE_TRIES):
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if not WINDOWS or n == REPLACE_TRIES - 1:
+                raise
+            time.sleep(min(0.01 * 2**n, 1.0))
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:
@@ -107,7 +127,7 @@ def replacing(
             os.chmod(part, os.stat(path).st_mode & 0o7777)
         if not path.exists():
             os.chmod(part, (0o666 & ~_umask()) if mode is None else mode)
-        os.replace(part, path)
+        replace_file(part, path)
     except BaseException as exc:
         part.unlink(missing_ok=True)
         if isinstance(exc, OSError) and exc.filename in (None, str(part)):

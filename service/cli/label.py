@@ -201,6 +201,8 @@ def _staged(out: Path) -> Iterator[Path]:
     when the block ends: a run stopped before (Ctrl-C, a full disk, a refused label) leaves no
     half-written ``out``. An ``out`` with files in it already (``--overwrite``) is written in
     place."""
+    from vision.atomic import replace_file
+
     if out.is_dir() and any(out.iterdir()):
         yield out
         return
@@ -212,7 +214,7 @@ def _staged(out: Path) -> Iterator[Path]:
         yield stage
         if out.is_dir():
             out.rmdir()  # empty: checked above
-        os.replace(stage, out)
+        replace_file(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise

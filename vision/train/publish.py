@@ -12,10 +12,9 @@ Example:
 from __future__ import annotations
 
 import errno
-import os
 from pathlib import Path
 
-from vision.atomic import atomic_copy
+from vision.atomic import atomic_copy, replace_file
 
 __all__ = ["COMPANIONS", "fine_tuned_model", "publish"]
 
@@ -59,7 +58,7 @@ def publish(stage: Path, out: Path, name: str) -> list[Path]:
     placed = []
     for f in made:
         try:
-            os.replace(f, out / f.name)
+            replace_file(f, out / f.name)
         except OSError as exc:  # the work folder on another disk: a whole copy, then in place
             if exc.errno != errno.EXDEV:
                 raise
