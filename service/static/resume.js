@@ -8,7 +8,7 @@ import { reread, renderTurn } from "./turns.js";
 
 const stored = (player, game) => `dicecam.open.${game}.${player.trim().toLowerCase()}`;
 const routeOf = (game) => ROUTES[game] || "/api/v1/turns";
-const noun = (game) => (game === "solitaire-dice" ? "sheet" : "turn");
+export const noun = (game) => (game === "solitaire-dice" ? "sheet" : "turn");
 const list = { box: $("open-games"), items: $("open-games-list") };
 
 // Called with each turn or sheet shown: an open one is remembered, a finished one forgotten.
@@ -150,9 +150,10 @@ document.addEventListener("visibilitychange", async () => {
   const sheet = sheetActive() && !state.sheet.over;
   if (!sheet && (!state.turn || state.turn.over)) return;
   try {
-    if (await (sheet ? rereadSheet() : reread())) {
-      say(`The ${noun(ui.game.value)} moved on elsewhere (another tab or device). ${ui.message.textContent}`);
-    }
+    const moved = sheet
+      ? await rereadSheet()
+      : (await reread()) && "The turn moved on elsewhere (another tab or device).";
+    if (moved) say(`${moved} ${ui.message.textContent}`);
   } catch (_) { /* the next move says the service is away */ }
 });
 ui.player.addEventListener("change", listOpenGames);

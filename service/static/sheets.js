@@ -2,7 +2,7 @@
 // Dice: a score sheet (/api/v1/sheets), each roll split into a reject and two combos. Low-High: a
 // turn (/api/v1/low-high/turns), a set kept from each roll until the player ends it.
 import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
-import { remember } from "./resume.js";
+import { noun, remember } from "./resume.js";
 import { chosenRules } from "./rules.js";
 
 export const ROUTES = { "solitaire-dice": "/api/v1/sheets", "low-high": "/api/v1/low-high/turns" };
@@ -52,25 +52,37 @@ export function showSheet(view) {
 
 const signature = ({ reading, ...view }) => JSON.stringify(view); // a roll's answer adds its reading
 
-// Read the sheet or turn shown again and show it when it moved on (another tab or device).
-// Returns whether it had. Throws as api() does.
+// The sheets and turns (ids) a move's answer was lost for (status 0: the move may or may not
+// have reached the service): read again before their next move, which is then not sent twice.
+const unsure = new Set();
+const REACHED = "Your last move reached the dicecam service (its answer was lost on the way).";
+
+// Read the sheet or turn shown again and show it when it moved on (a move whose answer was
+// lost; another tab or device). Returns what to say before its message when it had (the lost
+// move reached the service, or it moved on elsewhere), else null. Throws as api() does.
 export async function rereadSheet() {
   const shown = state.sheet;
   const now = await api(`${ROUTES[shown.game]}/${encodeURIComponent(shown.id)}`);
-  if (state.sheet !== shown || signature(now) === signature(shown)) return false;
+  const lost = unsure.delete(shown.id);
+  if (state.sheet !== shown || signature(now) === signature(shown)) return null;
   renderSheet(now);
-  return true;
+  return lost ? REACHED : `The ${noun(shown.game)} moved on elsewhere (another tab or device).`;
 }
 
 // A move on the sheet or turn shown, made on it as shown (its roll count is sent: one that moved
-// on in another tab refuses it, and is then read again). Returns whether it was made.
+// on in another tab refuses it, and is then read again); after an answer lost on the way it is
+// read again first, and a move that did reach the service is not sent again. Returns whether
+// it was made.
 async function move(path, options) {
   const shown = state.sheet;
   const url = `${ROUTES[shown.game]}/${encodeURIComponent(shown.id)}${path}?rolls=${shown.rolls}`;
   try {
+    const reached = unsure.has(shown.id) && await rereadSheet();
+    if (reached) { say(`${reached} ${ui.message.textContent}`); return false; }
     renderSheet(await api(url, options));
     return true;
   } catch (err) {
+    if (err.offline) unsure.add(shown.id);
     let now = null;
     if (err.status === 409) {
       try { now = await api(`${ROUTES[shown.game]}/${encodeURIComponent(shown.id)}`); } catch (_) { /* said below */ }
