@@ -143,17 +143,23 @@ export async function warnOpenTurn(player, game, startAnyway) {
   return true;
 }
 
-// Back to a tab the phone kept in the background (or a second tab): another tab or device may
-// have moved the turn or sheet meanwhile.
-document.addEventListener("visibilitychange", async () => {
-  if (document.visibilityState !== "visible" || state.busy) return;
+// The turn or sheet on the page read again, said when it moved on meanwhile.
+async function rereadShown() {
   const sheet = sheetActive() && !state.sheet.over;
-  if (!sheet && (!state.turn || state.turn.over)) return;
+  if (state.busy || (!sheet && (!state.turn || state.turn.over))) return;
   try {
     const moved = sheet
       ? await rereadSheet()
       : (await reread()) && "The turn moved on elsewhere (another tab or device).";
     if (moved) say(`${moved} ${ui.message.textContent}`);
   } catch (_) { /* the next move says the service is away */ }
+}
+
+// Back to a tab the phone kept in the background (or a second tab): another tab or device may
+// have moved the turn or sheet meanwhile, and started or finished other games of the player.
+document.addEventListener("visibilitychange", async () => {
+  if (document.visibilityState !== "visible") return;
+  await rereadShown();
+  await listOpenGames();
 });
 ui.player.addEventListener("change", listOpenGames);

@@ -1,15 +1,16 @@
 """Solitaire Dice sheets and Low-High turns when a move's answer is lost on the way back, in
 Debian's chromium (Playwright): the move reached the service, the page only saw the connection
 drop. Tapped again, the page reads the game first, shows it, says the last move reached the
-service and does not send it twice (a turn's moves do the same: test_page_resilience). Played
-with typed values (no camera)."""
+service and does not send it twice (a turn's moves do the same: test_page_resilience). A tab
+shown again (visibilitychange) refreshes the player's open games: one finished on another device
+drops out of the list, one started there comes in. Played with typed values (no camera)."""
 
 from __future__ import annotations
 
 import pytest
 
 from .test_page_resilience import UNREACHABLE, open_page, service
-from .test_page_sheets_resume import held, roll, split, start
+from .test_page_sheets_resume import held, roll, start
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -83,7 +84,11 @@ def test_a_sheet_move_whose_answer_was_lost_is_read_back_and_not_sent_twice(chro
         assert lost.count("/split") == 1, lost.sent
 
         roll(page, "2 4 4 6 6", "split")  # and the sheet goes on, each move sent once
-        split(page, "Reject 2, combos 8 and 12, score -600 (-200)", -600)
+        name = "Reject 2, combos 8 and 12, score -600 (-200)"
+        lose_answer(page, lost, lambda: page.get_by_role("button", name=name).click())
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # shown again
+        expect(page.locator("#message")).to_contain_text(f"{REACHED} (its answer was lost")
+        expect(page.locator("#turn-total")).to_have_text("-600")
         sheet = held(server, "sheets", sheet_id)
         assert (sheet["rolls"], sheet["score"], len(sheet["history"])) == (2, -600, 2)
         assert (lost.count("/rolls"), lost.count("/split")) == (2, 2), lost.sent
@@ -130,5 +135,44 @@ def test_a_low_high_move_whose_answer_was_lost_is_read_back_and_not_sent_twice(c
         assert (turn["rolls"], turn["score"], turn["outcome"]) == (1, 3, "ended")
         assert [lost.count(p) for p in ("/rolls", "/keep", "/end")] == [1, 1, 1], lost.sent
     finally:
+        server.__exit__(None, None, None)
+    assert not errors, errors
+
+
+def test_a_tab_shown_again_refreshes_the_open_games(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    errors: list[str] = []
+    phone_context, laptop_context = chromium.new_context(), chromium.new_context()
+    try:
+        phone = open_page(chromium, server, phone_context, errors)
+        start(phone, "low-high")
+        roll(phone, "1 1 1 1 2 4 4 4 5 5 5 5 6", "keep")
+
+        laptop = open_page(chromium, server, laptop_context, errors)
+        laptop.fill("#player", "jeff")
+        laptop.press("#player", "Tab")
+        offered = laptop.locator("#open-games-list button")
+        expect(offered).to_have_count(1)
+        expect(offered.nth(0)).to_contain_text("Resume low-high turn")
+
+        start(phone, "solitaire-dice")  # a game started on the phone comes in ...
+        laptop.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(offered).to_have_count(2)
+        expect(offered.nth(0)).to_contain_text("Resume solitaire-dice sheet: score 0 after 0 rolls")
+
+        # ... and one finished there drops out
+        phone.locator("#open-games-list button", has_text="Resume low-high turn").click()
+        expect(phone.locator("#message")).to_contain_text("Resumed jeff's turn")
+        phone.get_by_role("button", name="Keep 4 4 4, 3 dice").click()
+        phone.get_by_role("button", name="End turn").click()
+        expect(phone.locator("#message")).to_have_text("Turn over: score 3.")
+        laptop.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(offered).to_have_count(1)
+        expect(offered.nth(0)).to_contain_text("Resume solitaire-dice sheet")
+    finally:
+        phone_context.close()
+        laptop_context.close()
         server.__exit__(None, None, None)
     assert not errors, errors
