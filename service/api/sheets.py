@@ -97,7 +97,7 @@ def _store(request: Request) -> SheetStore:
 def _get(request: Request, game: str, game_id: str, seen_rolls: int | None = None) -> Any:
     try:
         session = _store(request).get(game_id, game)
-        check_seen(session, seen_rolls)  # type: ignore[arg-type]
+        check_seen(session, seen_rolls, session.noun)
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     return session
@@ -121,7 +121,7 @@ async def _move(
 
     def apply() -> dict[str, Any]:
         with session.lock:
-            check_seen(session, seen_rolls)  # type: ignore[arg-type]
+            check_seen(session, seen_rolls, session.noun)
             play()
             _store(request).save(session)
             return session.to_dict()

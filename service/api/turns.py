@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
@@ -77,14 +78,21 @@ def _session(request: Request, turn_id: str, seen_rolls: int | None = None) -> T
     return session
 
 
-def check_seen(session: TurnSession, seen_rolls: int | None) -> None:
-    """Refuse (409) a move chosen on a copy of the turn that has had fewer rolls than it has
-    now: a keep from an earlier roll would otherwise be applied to the latest one."""
+class Rolled(Protocol):
+    """A game played roll by roll: a turn, a Solitaire Dice sheet, a Low-High turn."""
+
+    rolls: Sized
+
+
+def check_seen(session: Rolled, seen_rolls: int | None, what: str = "turn") -> None:
+    """Refuse (409) a move chosen on a copy of the game (``what``: turn, sheet) that has had
+    fewer rolls than it has now: a keep from an earlier roll would otherwise be applied to the
+    latest one."""
     if seen_rolls is not None and seen_rolls != len(session.rolls):
         raise TurnError(
-            f"this turn moved on elsewhere (another tab or device?): expected a move after roll "
-            f"{seen_rolls}, the turn has had {len(session.rolls)}; nothing was changed, "
-            "GET the turn again"
+            f"this {what} moved on elsewhere (another tab or device?): expected a move after "
+            f"roll {seen_rolls}, the {what} has had {len(session.rolls)}; nothing was changed, "
+            f"GET the {what} again"
         )
 
 

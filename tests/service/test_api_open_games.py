@@ -108,7 +108,9 @@ def test_open_games_are_listed_after_a_restart_and_resumed_by_another_client(tmp
         view = post(laptop, f"{s['url']}/split?rolls={s['rolls']}", json=split)
         assert view["score"] == -400
         stale = laptop.post(f"{s['url']}/split?rolls=0", json=split)  # a tab left at roll 0
-        assert stale.status_code == 409 and "moved on elsewhere" in stale.json()["detail"]
+        assert stale.status_code == 409, stale.text
+        assert stale.json()["detail"].startswith("this sheet moved on elsewhere")
+        assert "the sheet has had 1; nothing was changed, GET the sheet again" in stale.text
         t = games["morning-roll"]
         view = post(laptop, f"{t['url']}/keep?rolls={t['rolls']}", json={"dice": [1, 1]})
         assert view["turn_points"] == 200

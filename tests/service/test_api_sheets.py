@@ -121,7 +121,7 @@ def test_illegal_splits_are_refused_and_change_nothing(server):
     r = c.post(f"{url}/split", json={"reject": 4, "combos": [8, 11]})
     assert r.status_code == 422 and "legal: reject 3 combos" in r.json()["detail"]
     view = post(c, f"{url}/split?rolls=3", status=409, json={"reject": 3, "combos": [8, 11]})
-    assert "expected a move after roll 3, the turn has had 4" in view["detail"]
+    assert "expected a move after roll 3, the sheet has had 4" in view["detail"]
     view = post(c, f"{url}/split", json={"reject": 3, "combos": [8, 11]})
     view = post(c, f"{url}/rolls", json={"values": [4, 4, 5, 5, 6]})
     assert all(s["free_ride"] and s["reject"] is None for s in view["splits"])
