@@ -19,6 +19,7 @@ from service.settings import Settings
 from vision import Reading, load_image
 
 from dicecam_testing.turns import dice, jpeg
+from dicecam_testing.waiting import wait_for
 
 
 class GatedReader:
@@ -51,13 +52,6 @@ def values_of(width: int) -> list[int]:
 
 def photo(n: int) -> bytes:
     return jpeg(640 + 10 * n, 480)
-
-
-def wait_until(check: Callable[[], bool], seconds: float = 10) -> None:
-    end = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < end, "timed out waiting"
-        time.sleep(0.01)
 
 
 @pytest.fixture
@@ -93,7 +87,7 @@ def test_photos_waiting_for_the_reader_hold_no_thread_other_players_need(gated):
     n = 44
     with ThreadPoolExecutor(n) as pool:
         answers = [pool.submit(post_photo, http, i) for i in range(n)]
-        wait_until(lambda: reader.running == 4)
+        wait_for(lambda: reader.running == 4)
         time.sleep(0.5)  # the other 40 arrive and wait
         began = time.monotonic()
         turn = http.post("/api/v1/turns", json={"player": "ann"}, timeout=5).json()
@@ -139,7 +133,7 @@ def test_a_full_queue_answers_503_with_retry_after_before_the_upload(gated):
     port = http.base_url.port
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(post_photo, http, 1)
-        wait_until(lambda: reader.running == 1)
+        wait_for(lambda: reader.running == 1)
         second = pool.submit(post_photo, http, 2)
         time.sleep(0.3)  # admitted, waiting for the one worker
         began = time.monotonic()
@@ -294,7 +288,7 @@ def test_a_phone_that_leaves_during_the_read_leaves_the_roll_whole(gated, tmp_pa
     with pytest.raises(httpx.ReadTimeout):
         http.post(f"/api/v1/turns/{t['id']}/rolls", files=files, timeout=0.5)
     reader.gate.set()
-    wait_until(lambda: http.get(f"/api/v1/turns/{t['id']}").json()["rolls"] == 1)
+    wait_for(lambda: http.get(f"/api/v1/turns/{t['id']}").json()["rolls"] == 1)
     now = http.get(f"/api/v1/turns/{t['id']}").json()
     assert now["awaiting"] == "keep" and now["last_roll"]["values"] == [1] * 6
     from service.turn_db import TurnDatabase
@@ -305,7 +299,7 @@ def test_a_phone_that_leaves_during_the_read_leaves_the_roll_whole(gated, tmp_pa
         (row,) = [r for r in db.load(lambda row, photos: row, since=0) if r.id == t["id"]]
         return row if row.moves else None
 
-    wait_until(saved)
+    wait_for(saved)
     row = saved()
     db.dispose()
     assert [m["op"] for m in row.moves] == ["roll"] and row.rolls[0]["photo"]

@@ -26,17 +26,9 @@ from service.tracker_client.outbox import Outbox, OutboxEntry
 
 from .conftest import SettableClock
 from dicecam_testing.turns import QueueReader, dice, jpeg
+from dicecam_testing.waiting import wait_for
 
 PASSWORD = "correct horse battery"
-
-
-def wait_for(check, timeout: float = 5.0) -> None:
-    """Wait until ``check()`` is true (a background pass), else fail naming it."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {timeout} s: {check.__doc__ or check}")
-        time.sleep(0.05)
 
 
 def service(tmp_path: Path, clock: SettableClock, **tracker: object):

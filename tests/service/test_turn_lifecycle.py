@@ -34,6 +34,7 @@ from service.turns import MORNING_ROLL, TurnError
 from .conftest import SettableClock
 from dicecam_testing.cli import dicecam
 from dicecam_testing.turns import QueueReader, dice, jpeg
+from dicecam_testing.waiting import wait_for
 
 
 def _noise_jpeg() -> bytes:
@@ -114,15 +115,6 @@ def test_two_stores_on_one_folder_keep_the_first_photo_and_no_stray_file(tmp_pat
     assert second.get(turn_id).rolls[0].photo == b"\xff\xd8\xff the first photo"
     for store in (first, second):
         store.database.dispose()
-
-
-def wait_for(check, timeout: float = 5.0) -> None:
-    """Wait until ``check()`` is true (a background pass), else fail naming it."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {timeout} s: {check.__doc__ or check}")
-        time.sleep(0.05)
 
 
 def test_an_idle_server_sweeps_day_old_turns_from_memory_and_disk(tmp_path: Path):
