@@ -180,7 +180,8 @@ def create_app(
         app.mount("/tracker", tracker_app, name="tracker")
     # a mounted app's start and stop do not run: its retention passes run with this one's
     outbox = Path(settings.data_dir).expanduser() / "outbox"
-    retention = [partial(slim_delivered, outbox), app.state.turns.sweep, app.state.sheets.sweep]
+    retention = [app.state.turns.sweep, app.state.sheets.sweep]
     retention += getattr(getattr(tracker_app, "state", None), "retention", [])
-    schedule(app, retention, EVERY_S if retention_every_s is None else retention_every_s)
+    every_s = EVERY_S if retention_every_s is None else retention_every_s
+    schedule(app, retention, every_s, at_start=[partial(slim_delivered, outbox)])
     return app

@@ -6,8 +6,8 @@ stay in bounds (the figures: ``tests/benchmarks/bench_longevity.py``).
   the photos until the finished turn is handed to the tracker.
 - The outbox: a pending or refused turn is kept whole; a delivered one keeps its record (values,
   readings, the tracker's answer) without its photos, which the tracker holds
-  (:func:`service.tracker_client.client.without_photos`; :func:`slim_delivered` for entries an
-  older dicecam delivered with them).
+  (:func:`service.tracker_client.client.without_photos`; :func:`slim_delivered`, once at start,
+  for entries an older dicecam delivered with them).
 - The tracker: every turn, its rolls' values and readings for good; each roll's photo for
   ``DICECAM_KEEP_PHOTOS_DAYS`` days after the turn's day (0: for good)
   (:func:`prune_tracker_photos`).
@@ -87,21 +87,29 @@ def slim_delivered(outbox_dir: str | Path) -> int:
     return slimmed
 
 
-def schedule(app: Any, tasks: Iterable[Callable[[], object]], every_s: float = EVERY_S) -> None:
+def schedule(
+    app: Any,
+    tasks: Iterable[Callable[[], object]],
+    every_s: float = EVERY_S,
+    *,
+    at_start: Iterable[Callable[[], object]] = (),
+) -> None:
     """Run ``tasks`` at ``app``'s start, then every ``every_s`` seconds until it stops, in a
-    daemon thread; a task that fails is logged and the others run."""
+    daemon thread, and ``at_start`` once before them (a clean-up of what an older dicecam
+    left); a task that fails is logged and the others run."""
     from service.api.submit import Every
 
-    tasks = list(tasks)
-    if not tasks:
+    tasks, pending = list(tasks), list(at_start)
+    if not tasks and not pending:
         return
 
     def run_all() -> None:
-        for task in tasks:
+        for task in [*pending, *tasks]:
             try:
                 task()
             except Exception:
                 log.exception("retention pass %r failed; the next pass tries again", task)
+        pending.clear()  # once only, even when it failed: it is logged
 
     loop = Every(every_s, run_all, name="dicecam-retention", first=True)
     app.router.add_event_handler("startup", loop.start)

@@ -141,6 +141,26 @@ def _submit(c: httpx.Client, token: str, key: str, photo: bytes) -> dict:
     return r.json()
 
 
+def test_a_start_clean_up_runs_once_and_the_passes_every_time(tmp_path: Path):
+    from fastapi import FastAPI
+
+    from service.retention import schedule
+
+    ran = {"start": 0, "pass": 0}
+    app = FastAPI()
+
+    def once() -> None:
+        ran["start"] += 1
+
+    def each() -> None:
+        ran["pass"] += 1
+
+    schedule(app, [each], every_s=0.02, at_start=[once])
+    with BackgroundServer(app):
+        wait_for(lambda: ran["pass"] >= 4)
+    assert ran["start"] == 1, ran
+
+
 def test_the_tracker_drops_photos_past_the_kept_days_and_keeps_the_turns(tmp_path: Path):
     clock = SettableClock("2027-03-01T09:00:00+00:00")
     tracker = create_tracker_app(
