@@ -36,6 +36,7 @@ __all__ = [
     "issue_token",
     "login",
     "name_key",
+    "pending_zone",
     "register",
     "revoke_token",
     "revoke_tokens",
@@ -144,6 +145,14 @@ def zone_at(player: Player, now: datetime) -> str:
     if player.next_timezone is not None and utc(now) >= utc(player.timezone_from):
         return player.next_timezone
     return player.timezone
+
+
+def pending_zone(player: Player, now: datetime) -> tuple[str, datetime] | None:
+    """The zone change ``player`` asked for that has not taken over at ``now``: the zone and
+    when it does (aware UTC); None without one."""
+    if player.next_timezone is None or zone_at(player, now) == player.next_timezone:
+        return None
+    return player.next_timezone, utc(player.timezone_from)
 
 
 def change_timezone(session: Session, player: Player, timezone: str, now: datetime) -> Player:

@@ -115,15 +115,14 @@ def root(request: Request) -> str:
 
 def player_out(p: Player, now: datetime) -> PlayerOut:
     """``p`` at ``now``: the zone in force, and a change asked for that has not taken over."""
-    zone = store.zone_at(p, now)
-    pending = p.next_timezone if p.next_timezone != zone else None
+    pending = store.pending_zone(p, now)
     return PlayerOut(
         name=p.name,
-        timezone=zone,
+        timezone=store.zone_at(p, now),
         is_admin=p.is_admin,
         created_at=store.utc(p.created_at),
-        next_timezone=pending,
-        timezone_from=store.utc(p.timezone_from) if pending else None,
+        next_timezone=pending[0] if pending else None,
+        timezone_from=pending[1] if pending else None,
     )
 
 

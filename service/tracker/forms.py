@@ -353,11 +353,13 @@ def _zone_answer(base: str, player: Player, now: datetime) -> str:
     """What the change means: the zone in force, and from when the new one counts."""
     zone = store.zone_at(player, now)
     who = player_link(base, player.name)
-    if player.next_timezone is None:
+    pending = store.pending_zone(player, now)
+    if pending is None:
         return f"<p>Called off: {who}'s turns go on counting in {escape(zone)}.</p>"
-    start = rules.local_now(store.utc(player.timezone_from), player.next_timezone)
+    new, at = pending
+    start = rules.local_now(at, new)
     return (
-        f"<p>{who}'s turns count in {escape(player.next_timezone)} from {start:%Y-%m-%d %H:%M} "
+        f"<p>{who}'s turns count in {escape(new)} from {start:%Y-%m-%d %H:%M} "
         f"there (their first day in it is {start:%Y-%m-%d}); until then they count in "
         f"{escape(zone)}. Turns taken keep their day.</p>"
     )

@@ -285,11 +285,10 @@ def player_history(
 
 def _zone_line(player: Player, now: datetime) -> str:
     """The zone the player's turns count in, and a change asked for that has not taken over."""
-    zone = store.zone_at(player, now)
-    line = f"Time zone {escape(zone)}"
-    if player.next_timezone is not None and player.next_timezone != zone:
-        start = rules.local_now(store.utc(player.timezone_from), player.next_timezone)
-        line += f" ({escape(player.next_timezone)} from {start:%Y-%m-%d})"
+    line = f"Time zone {escape(store.zone_at(player, now))}"
+    if pending := store.pending_zone(player, now):
+        zone, at = pending
+        line += f" ({escape(zone)} from {rules.local_now(at, zone):%Y-%m-%d})"
     return line
 
 
