@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["PAD_VALUE", "Letterbox", "box_centre", "box_iou", "letterbox", "nms"]
+__all__ = ["PAD_VALUE", "Letterbox", "box_centre", "box_iou", "box_side", "letterbox", "nms"]
 
 PAD_VALUE = 114
 
@@ -62,6 +62,16 @@ def box_centre(box: Sequence[float]) -> tuple[float, float]:
         (20.0, 40.0)
     """
     return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def box_side(box: Sequence[float]) -> float:
+    """The longer side of a box (x1, y1, x2, y2): a die's size in the photo.
+
+    Example:
+        >>> box_side((10, 20, 30, 60))
+        40
+    """
+    return max(box[2] - box[0], box[3] - box[1])
 
 
 def box_iou(box: NDArray[np.floating], boxes: NDArray[np.floating]) -> NDArray[np.floating]:

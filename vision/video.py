@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.boxes import box_centre
+from vision.boxes import box_centre, box_side
 from vision.matching import match_dice
 from vision.types import Reading
 
@@ -214,7 +214,7 @@ def same_roll(a: Reading, b: Reading) -> bool:
         da, db = a.dice[i], b.dice[j]
         if (da.value, da.on_table, da.cocked) != (db.value, db.on_table, db.cocked):
             return False
-        side = (_side(da.box) + _side(db.box)) / 2
+        side = (box_side(da.box) + box_side(db.box)) / 2
         if math.dist(box_centre(da.box), box_centre(db.box)) > max(
             STILL_MIN_PX, STILL_TOLERANCE * side
         ):
@@ -367,7 +367,3 @@ def _info(cap: cv2.VideoCapture) -> VideoInfo:
         fps=float(cap.get(cv2.CAP_PROP_FPS) or 0.0),
         total_frames=int(count) if count > 0 else 0,
     )
-
-
-def _side(box: tuple[float, float, float, float]) -> float:
-    return max(box[2] - box[0], box[3] - box[1])

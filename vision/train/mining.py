@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.boxes import box_side
 from vision.matching import match_dice
 from vision.table.dice import context_crop
 from vision.verify import VERIFY_CONTEXT
@@ -144,7 +145,7 @@ def background_boxes(
     if n <= 0 or not dice:
         return []
     h, w = shape
-    side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in dice]))
+    side = float(np.median([box_side(b) for b in dice]))
     grown = [
         (
             b[0] - (b[2] - b[0]) / 2,

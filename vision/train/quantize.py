@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vision.atomic import replacing
+from vision.boxes import box_side
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -195,7 +196,7 @@ def die_model_crops(
         for die in dice:
             crops.append(context_crop(image, die.box, size, context))
         if dice:  # somewhere else in the photo, at a die's size
-            side = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in dice]))
+            side = float(np.median([box_side(d.box) for d in dice]))
             x, y = rng.uniform(0, max(w - side, 1)), rng.uniform(0, max(h - side, 1))
             crops.append(context_crop(image, (x, y, x + side, y + side), size, context))
     if not crops:
