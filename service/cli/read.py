@@ -23,6 +23,9 @@ from service.cli import UsageError
 from service.cli._reader_options import add_reader_options, open_reader
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from vision.reader import DiceReader
     from vision.types import Reading
 
@@ -116,6 +119,31 @@ def _annotated_path(out_dir: Path, photo: str, used: set[Path]) -> Path:
     return path
 
 
+def _annotate(
+    bgr: NDArray[np.uint8], reading: Reading, name: str, file_name: str, out: Path, used: set[Path]
+) -> bool:
+    """Write ``bgr`` with ``reading`` drawn on it into ``out`` under ``file_name`` (made unique
+    among ``used``); False, said on stderr, when it cannot be written."""
+    from vision.annotate import save_annotated
+
+    path = _annotated_path(out, file_name, used)
+    try:
+        save_annotated(bgr, reading, path)
+    except (OSError, ValueError) as exc:
+        print(f"dicecam read: {name}: cannot write {path}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _failed(args: argparse.Namespace, name: str | int, said: str, error: str) -> int:
+    """Say that ``name`` could not be read (``said`` on stderr; ``error`` in a JSON line under
+    ``--json``); 1, a failure to count."""
+    print(f"dicecam read: {said}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"image": name, "error": error}), flush=True)
+    return 1
+
+
 def _summary(reading: Reading, label: str | None = None) -> str:
     dice = reading.dice
     parts = [f"{len(dice)} {'die' if len(dice) == 1 else 'dice'}"]
@@ -181,10 +209,8 @@ def run(args: argparse.Namespace) -> int:
     for photo in _expand(args.photos):
         t0 = time.perf_counter()
         if Path(photo).is_dir():
-            failed += 1
-            print(f"dicecam read: no photos in the folder {photo} (nor under it)", file=sys.stderr)
-            if args.json:
-                print(json.dumps({"image": photo, "error": "no photos in the folder"}), flush=True)
+            said = f"no photos in the folder {photo} (nor under it)"
+            failed += _failed(args, photo, said, "no photos in the folder")
             continue
         if Path(photo).suffix.lower() in VIDEO_SUFFIXES:
             failed += _read_video(reader, photo, args, used)
@@ -201,11 +227,8 @@ def run(args: argparse.Namespace) -> int:
             if _video_after_all(photo):  # `dicecam read clip` with no or an odd suffix
                 failed += _read_video(reader, photo, args, used)
                 continue
-            failed += 1
             said = str(exc) if str(photo) in str(exc) else f"{photo}: {exc}"  # name it once
-            print(f"dicecam read: {said}", file=sys.stderr)
-            if args.json:
-                print(json.dumps({"image": photo, "error": str(exc)}), flush=True)
+            failed += _failed(args, photo, said, str(exc))
             continue
         reading.latency_ms = (time.perf_counter() - t0) * 1000
         reading.image = photo
@@ -213,15 +236,10 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(reading.to_dict()), flush=True)
         else:
             print(_summary(reading), flush=True)
-        if args.annotate is not None:
-            from vision.annotate import save_annotated
-
-            out = _annotated_path(args.annotate, photo, used)
-            try:
-                save_annotated(loaded.bgr, reading, out)
-            except (OSError, ValueError) as exc:
-                failed += 1
-                print(f"dicecam read: {photo}: cannot write {out}: {exc}", file=sys.stderr)
+        annotated = args.annotate is None or _annotate(
+            loaded.bgr, reading, photo, photo, args.annotate, used
+        )
+        failed += 0 if annotated else 1
     if args.camera is not None:
         failed += _read_video(reader, args.camera, args, used)  # until Ctrl-C
     return 1 if failed else 0
@@ -266,20 +284,11 @@ def _read_video(
                 label = f"{name} at {roll.time_s:.2f} s (frame {roll.frame})"
                 print(_summary(roll.reading, label), flush=True)
             if args.annotate is not None:
-                from vision.annotate import save_annotated
-
-                stem = Path(name).stem.replace(" ", "")
-                out = _annotated_path(args.annotate, f"{stem}-frame{roll.frame:06d}.jpg", used)
-                try:
-                    save_annotated(roll.bgr, roll.reading, out)
-                except (OSError, ValueError) as exc:
+                frame = f"{Path(name).stem.replace(' ', '')}-frame{roll.frame:06d}.jpg"
+                if not _annotate(roll.bgr, roll.reading, name, frame, args.annotate, used):
                     failed = 1
-                    print(f"dicecam read: {name}: cannot write {out}: {exc}", file=sys.stderr)
     except VideoError as exc:
-        print(f"dicecam read: {exc}", file=sys.stderr)
-        if args.json:
-            print(json.dumps({"image": name, "error": str(exc)}), flush=True)
-        return 1
+        return _failed(args, name, str(exc), str(exc))
     if not found:
         note = f"{name}: no roll came to rest (dice still for {args.settle_ms:g} ms)"
         print(note, file=sys.stderr if args.json else sys.stdout, flush=True)

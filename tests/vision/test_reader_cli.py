@@ -98,6 +98,18 @@ def test_read_summary_expect_and_annotate(model, photos, tmp_path, capsys):
     assert capsys.readouterr().out.startswith(f"{photos['good']}: 1 die, values 5, 1 more left out")
 
 
+def test_an_annotated_copy_that_cannot_be_written_is_said_and_the_reading_stands(
+    model, photos, tmp_path, capsys
+):
+    out_dir = tmp_path / "annotated"
+    (out_dir / "roll.jpg").mkdir(parents=True)  # where the copy would go: a folder
+    args = ["read", "--json", "--model", str(model), "--annotate", str(out_dir)]
+    assert main([*args, str(photos["good"])]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["values"] == [5]  # the reading is printed all the same
+    assert f"dicecam read: {photos['good']}: cannot write {out_dir / 'roll.jpg'}: " in captured.err
+
+
 def test_read_summary_names_faint_dice_to_check():
     from service.cli.read import _summary
     from vision.types import Die, Reading
