@@ -6,9 +6,19 @@ put in place with ``os.replace``, so the path holds either the old content or th
 half of it. A failed write removes its temporary file and raises; the old file is untouched.
 
 Example:
-    >>> atomic_write(tmp / "card.md", "# dicecam-reader\\n")  # doctest: +SKIP
-    >>> with replacing(tmp / "model.onnx") as part:  # doctest: +SKIP
-    ...     onnx.save(model, str(part))  # a library that writes to a path
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> card = atomic_write(Path(folder.name) / "card.md", "# dicecam-reader\\n")
+    >>> card.read_text()
+    '# dicecam-reader\\n'
+    >>> with replacing(card) as part:  # for a library that writes to a path (onnx.save)
+    ...     _ = part.write_text("# half a card")
+    ...     raise OSError("disk full")
+    Traceback (most recent call last):
+    OSError: disk full
+    >>> card.read_text(), sorted(p.name for p in Path(folder.name).iterdir())
+    ('# dicecam-reader\\n', ['card.md'])
+    >>> folder.cleanup()
 """
 
 from __future__ import annotations
@@ -130,8 +140,14 @@ def replacing(
         replace_file(part, path)
     except BaseException as exc:
         part.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename in (None, str(part)):
-            exc.filename = str(path)  # name the file the user knows, not our temporary one
+        # name the file the user knows, not our temporary one; an OSError with a message only
+        # (PIL's "cannot write mode RGBA as JPEG") keeps it: a filename would print in its place
+        if (
+            isinstance(exc, OSError)
+            and exc.strerror is not None
+            and exc.filename in (None, str(part))
+        ):
+            exc.filename = str(path)
         raise
     if sync:
         fsync_dir(path.parent)

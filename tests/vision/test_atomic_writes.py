@@ -164,3 +164,26 @@ def test_a_synth_run_killed_halfway_leaves_no_photo_without_its_labels(tmp_path:
         with Image.open(photo) as im:
             im.load()  # whole
         assert (tmp_path / "set" / "labels" / "train" / f"{photo.stem}.txt").is_file()
+
+
+def test_a_failed_write_says_why_and_names_the_file(tmp_path: Path):
+    """PIL raises an OSError with a message only: naming the file in it printed
+    "[Errno None] None: 'photo.jpg'" in place of the reason. An OSError with an errno names the
+    file the user knows, not the temporary one."""
+    import errno
+
+    from PIL import Image
+
+    from vision.atomic import replacing
+
+    target = tmp_path / "photo.jpg"
+    target.write_bytes(b"old")
+    refused = pytest.raises(OSError, match="^cannot write mode RGBA as JPEG$")
+    with refused, replacing(target) as part:
+        Image.new("RGBA", (4, 4)).save(part, format="JPEG")
+    with pytest.raises(OSError) as caught, replacing(target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert caught.value.filename == str(target)
+    assert str(caught.value) == f"[Errno {errno.ENOSPC}] No space left on device: {str(target)!r}"
+    assert target.read_bytes() == b"old"
+    assert _litter(tmp_path) == []
