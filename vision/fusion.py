@@ -15,8 +15,8 @@ Example:
     >>> first = np.array([[10, 10, 30, 30], [50, 50, 60, 60]], np.float64)
     >>> mirror = np.array([[12, 10, 32, 30], [200, 0, 220, 20]], np.float64)
     >>> boxes, conf = second_opinion(first, np.array([0.6, 0.4]), mirror, np.array([0.3, 0.9]))
-    >>> [round(c, 2) for c in conf.tolist()], boxes[0].tolist()
-    ([0.45, 0.2], [10.666666666666666, 10.0, 30.666666666666668, 30.0])
+    >>> conf.round(2).tolist(), boxes[0].round(2).tolist()
+    ([0.45, 0.2], [10.67, 10.0, 30.67, 30.0])
 """
 
 from __future__ import annotations

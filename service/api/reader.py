@@ -47,8 +47,13 @@ class ReaderService:
     """Holds one reader. ``read`` turns reader failures into HTTP errors a person understands.
 
     Example:
-        >>> svc = ReaderService(reader=my_reader)
-        >>> svc.read(photo_bytes).values  # doctest: +SKIP
+        >>> from pathlib import Path
+        >>> svc = ReaderService()  # the shipped reader (or DICECAM_MODEL), loaded at the first photo
+        >>> svc.read(Path("datasets/samples/roll-s21-009.jpg").read_bytes()).values
+        [3, 4, 1, 1, 1]
+        >>> svc.read(b"not a photo")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        fastapi.exceptions.HTTPException: 415: dicecam cannot read this photo: not an image ...
     """
 
     retry_after_s = 30.0
