@@ -2,9 +2,9 @@
 
 Example:
     >>> from vision import DiceReader
-    >>> reader = DiceReader()  # doctest: +SKIP
-    >>> reader.read("roll.jpg").values  # doctest: +SKIP
-    [2, 3, 3, 5, 6]
+    >>> reader = DiceReader()  # models/dicecam-reader.onnx, or DICECAM_MODEL
+    >>> reader.read("datasets/samples/roll-s21-016.jpg").values  # left to right
+    [5, 5, 1]
 
 Importing this package is light: OpenVINO and onnxruntime load when the first :class:`DiceReader`
 is made.
