@@ -136,11 +136,7 @@ class DiceReader:
             raise ValueError(
                 f"expected 0 <= conf <= 1 and 0 < iou <= 1, got {self.conf}, {self.iou}"
             )
-        if not self.model_path.is_file():
-            raise ModelError(
-                f"reader model not found: {self.model_path}. Train and export it with "
-                "`dicecam train`, or point DICECAM_MODEL (or --model) at an ONNX export"
-            )
+        _check_model_file(self.model_path)
 
         from vision.backends import open_detector, resolve_backend
 
@@ -152,8 +148,12 @@ class DiceReader:
                 backend=backend,
                 providers=providers,
             )
-        except Exception as exc:
-            raise ModelError(f"cannot load reader model {self.model_path}: {exc}") from None
+        except Exception as exc:  # the runtimes' messages run over several lines
+            why = " ".join(str(exc).split())
+            raise ModelError(
+                f"cannot load reader model {self.model_path} (expected an ONNX export of a dice "
+                f"detector; truncated or corrupt?): {why}"
+            ) from None
         self.backend: str = self._session.backend
         """The runtime that runs the detector: ``openvino`` or ``onnxruntime``."""
 
@@ -360,6 +360,28 @@ class DiceReader:
             min_long_side=self.decode_side,
             max_image_pixels=s.max_image_pixels,
             max_decoded_pixels=s.max_decoded_pixels,
+        )
+
+
+def _check_model_file(path: Path) -> None:
+    """Refuse, in one line, a reader model path that names no ONNX file: nothing there, a
+    folder (naming the detectors in it), or a PyTorch checkpoint (``.pt``, a zip or a pickle)."""
+    hint = "point DICECAM_MODEL (or --model) at the detector's ONNX export, NAME.onnx"
+    if path.is_dir():
+        companions = ("-faces", "-cocked", "-verify")
+        found = sorted(f.name for f in path.glob("*.onnx") if not f.stem.endswith(companions))
+        inside = f"; it holds {', '.join(found)}" if found else ", with no .onnx in it"
+        raise ModelError(f"reader model {path} is a folder{inside}: {hint}")
+    if not path.is_file():
+        raise ModelError(
+            f"reader model not found: {path}. Train and export it with `dicecam train`, or {hint}"
+        )
+    with path.open("rb") as f:
+        head = f.read(4)
+    if head == b"PK\x03\x04" or head[:1] == b"\x80":
+        raise ModelError(
+            f"reader model {path} is a PyTorch checkpoint (.pt, for training), not an ONNX "
+            f"export: {hint} ({path.with_suffix('.onnx').name} beside it, if it is there)"
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from service.cli import UsageError
@@ -79,5 +80,10 @@ def open_reader(args: argparse.Namespace) -> DiceReader:
             backend=args.backend,
             mirror=args.mirror,
         )
-    except (ModelError, ValueError) as exc:  # ValueError: a DICECAM_* setting it cannot use
+    except ModelError as exc:  # say which setting chose the model
+        named = "--model" if args.model is not None else None
+        if named is None and os.environ.get("DICECAM_MODEL"):
+            named = "DICECAM_MODEL"
+        raise UsageError(f"{exc} (named by {named})" if named else str(exc)) from None
+    except ValueError as exc:  # a DICECAM_* setting it cannot use
         raise UsageError(str(exc)) from None

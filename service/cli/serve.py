@@ -58,10 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check_model(flag: Path | None) -> None:
-    """Say now, in one line, that ``--model`` or ``DICECAM_MODEL`` names no file: the reader
-    loads at the first photo, and until then the service looked well. ``--model`` is handed to
-    that reader as ``DICECAM_MODEL``. The shipped model, when missing, stays a 503 at the first
-    photo (scoring and the tracker serve without it)."""
+    """Say now, in one line, that ``--model`` or ``DICECAM_MODEL`` names no model the reader can
+    load (no file, a folder, a ``.pt`` checkpoint, a corrupt file, another kind of model such as
+    the outline model): the reader loads at the first photo, and until then the service looked
+    well. ``--model`` is handed to that reader as ``DICECAM_MODEL``. The shipped model, when
+    missing, stays a 503 at the first photo (scoring and the tracker serve without it)."""
     import os
 
     from pydantic import ValidationError
@@ -69,18 +70,28 @@ def _check_model(flag: Path | None) -> None:
     from vision.config import VisionSettings
 
     if flag is not None:
-        if not flag.is_file():
-            raise UsageError(f"--model must be the reader's ONNX export, got {flag} (no such file)")
-        os.environ["DICECAM_MODEL"] = str(flag.resolve())
-        return
+        source, model = "--model", flag
+    else:
+        try:
+            settings = VisionSettings()
+        except ValidationError:  # another DICECAM_* setting: the reader names it at the first photo
+            return
+        if "model" not in settings.model_fields_set:
+            return
+        source, model = "DICECAM_MODEL", settings.model
+    expected = f"{source} must be the reader's ONNX export, got {model}"
+    if not model.exists():
+        raise UsageError(f"{expected} (no such file)")
+    from vision.reader import DiceReader, ModelError
+
     try:
-        settings = VisionSettings()
-    except ValidationError:  # another DICECAM_* setting: the reader names it at the first photo
-        return
-    if "model" in settings.model_fields_set and not settings.model.is_file():
-        raise UsageError(
-            f"DICECAM_MODEL must be the reader's ONNX export, got {settings.model} (no such file)"
-        )
+        DiceReader(model, warmup=False)
+    except ModelError as exc:
+        raise UsageError(f"{expected}: {exc}") from None
+    except ValueError:  # another DICECAM_* setting: the reader names it at the first photo
+        pass
+    if flag is not None:
+        os.environ["DICECAM_MODEL"] = str(flag.resolve())
 
 
 def run(args: argparse.Namespace) -> int:
