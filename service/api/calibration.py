@@ -23,11 +23,13 @@ from service.api.errors import errors, unreadable_photo
 from service.api.reading import photo_admitted
 from service.api.uploads import PHOTO_BODY, parse_roll_input
 
-__all__ = ["CalibrationIn", "check_polygon", "router"]
+__all__ = ["CalibrationIn", "router"]
 
 router = APIRouter(prefix="/calibration", tags=["calibration"])
 
 MAX_POINTS = 64
+"""vision.table.calibration.MAX_POINTS, for the schema: importing vision.table here would load
+the reader's modules (1.5 s) at the service's start."""
 
 
 class CalibrationIn(BaseModel):
@@ -43,74 +45,6 @@ class CalibrationIn(BaseModel):
     width: int = Field(..., gt=0, le=100_000, description="width of the image the points are on")
     height: int = Field(..., gt=0, le=100_000, description="height of the image")
     image: str | None = Field(None, max_length=300, description="the photo's name, for the record")
-
-
-def _cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-
-def _segments_cross(
-    p1: tuple[float, float],
-    p2: tuple[float, float],
-    q1: tuple[float, float],
-    q2: tuple[float, float],
-) -> bool:
-    """True when the segments p1-p2 and q1-q2 cross at a point inside both (proper crossing)."""
-    d1, d2 = _cross(q1, q2, p1), _cross(q1, q2, p2)
-    d3, d4 = _cross(p1, p2, q1), _cross(p1, p2, q2)
-    return d1 * d2 < 0 and d3 * d4 < 0
-
-
-def check_polygon(points: list[list[float]], width: int, height: int) -> list[tuple[float, float]]:
-    """The polygon as (x, y) pixels, or ValueError saying what is wrong with it: fewer than 3
-    or more than 64 points, a point outside the ``width`` x ``height`` image, repeated points,
-    edges that cross, or too small an area (under 0.5% of the image)."""
-    if len(points) < 3:
-        raise ValueError(f"expected at least 3 boundary points, got {len(points)}")
-    if len(points) > MAX_POINTS:
-        raise ValueError(f"expected at most {MAX_POINTS} boundary points, got {len(points)}")
-    pts: list[tuple[float, float]] = []
-    for k, p in enumerate(points, 1):
-        if len(p) != 2:
-            raise ValueError(f"point {k}: expected [x, y], got {p!r}")
-        x, y = float(p[0]), float(p[1])
-        if not (0 <= x <= width and 0 <= y <= height):
-            raise ValueError(
-                f"point {k} ({x:g}, {y:g}) lies outside the {width}x{height} image "
-                f"(expected 0 <= x <= {width} and 0 <= y <= {height})"
-            )
-        pts.append((x, y))
-    if len({(round(x, 1), round(y, 1)) for x, y in pts}) != len(pts):
-        raise ValueError("expected distinct boundary points, got the same point twice")
-    n = len(pts)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if j == i + 1 or (i == 0 and j == n - 1):
-                continue  # neighbouring edges share a corner
-            if _segments_cross(pts[i], pts[(i + 1) % n], pts[j], pts[(j + 1) % n]):
-                raise ValueError(
-                    f"the boundary crosses itself (edges {i + 1}-{i + 2} and "
-                    f"{j + 1}-{(j + 1) % n + 1}); expected the corners in order around the surface"
-                )
-    area = 0.5 * abs(
-        sum(_cross((0.0, 0.0), a, b) for a, b in zip(pts, pts[1:] + pts[:1], strict=True))
-    )
-    share = area / (width * height)
-    if share < 0.005:
-        raise ValueError(
-            f"expected a boundary enclosing some of the image, got {share:.2%} of it "
-            "(points on a line, or too close together)"
-        )
-    for k in range(n):  # a corner where the boundary runs back along the edge it came by
-        a, b, c = pts[k - 1], pts[k], pts[(k + 1) % n]
-        u, v = (b[0] - a[0], b[1] - a[1]), (c[0] - b[0], c[1] - b[1])
-        dot = u[0] * v[0] + u[1] * v[1]
-        if dot < 0 and abs(u[0] * v[1] - u[1] * v[0]) <= 1e-6 * -dot:
-            raise ValueError(
-                f"the boundary turns back along itself at point {k + 1} ({b[0]:g}, {b[1]:g}); "
-                "expected the corners in order around the surface"
-            )
-    return pts
 
 
 def _view(request: Request) -> dict[str, Any]:
@@ -149,10 +83,9 @@ async def put_calibration(request: Request, body: CalibrationIn) -> dict[str, An
     read on, for any resolution of the same camera view."""
     from vision.table import Calibration, CalibrationError
 
-    try:
-        pts = check_polygon(body.points, body.width, body.height)
-        cal = Calibration.from_pixels(pts, body.width, body.height, image=body.image)
-    except (ValueError, CalibrationError) as exc:
+    try:  # the checks of `dicecam calibrate` (vision.table.check_polygon)
+        cal = Calibration.from_pixels(body.points, body.width, body.height, image=body.image)
+    except CalibrationError as exc:
         raise HTTPException(422, f"cannot use this boundary: {exc}") from None
     path = _path(request)
 

@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         SurfaceModel,
         SurfaceModelError,
         TableSettings,
+        check_polygon,
     )
 
     target = args.out
@@ -149,12 +150,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.points:
         pts = parse_points(args.points)
-        try:
-            if args.normalised:
-                cal = Calibration(pts, image=str(args.photo), aspect=w / h)
-            else:
-                cal = Calibration.from_pixels(pts, w, h, image=str(args.photo))
-        except CalibrationError as exc:  # fractions: the photo's size says what they meant
+        try:  # the checks of the service's PUT /api/v1/calibration
+            if args.normalised:  # fractions: said as given, then as the photo's pixels
+                pts = [(x * w, y * h) for x, y in check_polygon(pts)]
+            cal = Calibration.from_pixels(pts, w, h, image=str(args.photo))
+        except CalibrationError as exc:
             size = f" (photo is {w}x{h} pixels)" if args.normalised else ""
             raise UsageError(f"{exc}{size}") from None
         outline = cal.outline(w, h)

@@ -145,8 +145,8 @@ def test_calibrate_proposes_the_learned_outline_then_accept_stores_it(
     [
         (["--points", "1,2", "3"], "expected --points as X,Y pairs"),
         (["--points", "0,0", "10,10"], "at least 3 boundary points"),
-        (["--points", "0,0", "900,0", "0,900"], "in the photo's pixels (it is 640x480), got 0,900"),
-        (["--points", "0,0", "9,0", "0,9", "--normalised"], "normalised coordinates near 0..1"),
+        (["--points", "0,0", "900,0", "0,900"], "point 2 (900, 0) lies outside the 640x480 photo"),
+        (["--points", "0,0", "9,0", "0,9", "--normalised"], "expected normalised coordinates 0..1"),
         (["--points", "0,0", "1,0", "1,1", "--accept"], "expected --points or --accept"),
         # places it cannot write: they were tracebacks
         (["--points", "0,0", "600,0", "0,400", "--out", "{tmp}"], "--out must be the calibration"),

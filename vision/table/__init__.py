@@ -19,7 +19,14 @@ Example:
     True
 """
 
-from vision.table.calibration import Calibration, CalibrationError, TableSettings, calibration_path
+from vision.table.calibration import (
+    MAX_POINTS,
+    Calibration,
+    CalibrationError,
+    TableSettings,
+    calibration_path,
+    check_polygon,
+)
 from vision.table.dice import DEFAULT_OFFTABLE_MODEL, OffTableModel, context_crop
 from vision.table.edges import EDGE_MIN_CONTRAST, EdgeContrast, edge_contrast
 from vision.table.evaluate import TableReport, evaluate_table
@@ -49,6 +56,7 @@ __all__ = [
     "EDGE_MIN_CONTRAST",
     "LAYERS",
     "LEARNED_TOLERANCE",
+    "MAX_POINTS",
     "OFF_MIN_DIE_CHECK",
     "TOLERANCE",
     "Calibration",
@@ -63,6 +71,7 @@ __all__ = [
     "TableStage",
     "apply_table",
     "calibration_path",
+    "check_polygon",
     "context_crop",
     "die_on_table",
     "edge_contrast",

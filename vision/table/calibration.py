@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,9 +27,23 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from vision.atomic import atomic_write
 from vision.table.geometry import Outline
 
-__all__ = ["Calibration", "CalibrationError", "TableSettings", "calibration_path"]
+__all__ = [
+    "MAX_POINTS",
+    "Calibration",
+    "CalibrationError",
+    "TableSettings",
+    "calibration_path",
+    "check_polygon",
+]
 
 FORMAT = 1
+"""The calibration file's format; a file of a newer format is refused, not misread."""
+
+MAX_POINTS = 64
+"""The most corners a boundary may have (the learned outline's proposals have about 4-12)."""
+
+MIN_AREA = 0.005
+"""The least share of the photo a boundary must enclose."""
 
 
 class TableSettings(BaseSettings):
@@ -76,24 +91,114 @@ def calibration_path() -> Path:
     return Path(s.calibration) if s.calibration else Path(s.data_dir) / "calibration.json"
 
 
-def _check(points: Sequence[Sequence[float]]) -> list[tuple[float, float]]:
-    pts = []
-    for p in points:
-        if len(p) != 2:
-            raise CalibrationError(f"expected points as (x, y) pairs, got {list(p)!r}")
+def _cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def _segments_cross(
+    p1: tuple[float, float],
+    p2: tuple[float, float],
+    q1: tuple[float, float],
+    q2: tuple[float, float],
+) -> bool:
+    """True when the segments p1-p2 and q1-q2 cross at a point inside both (proper crossing)."""
+    d1, d2 = _cross(q1, q2, p1), _cross(q1, q2, p2)
+    d3, d4 = _cross(p1, p2, q1), _cross(p1, p2, q2)
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+def _point(k: int, p: object) -> tuple[float, float]:
+    """Point ``k`` (from 1) as two finite numbers, or CalibrationError naming what came."""
+    if isinstance(p, str | bytes) or not isinstance(p, Sequence) or len(p) != 2:
+        raise CalibrationError(f"point {k}: expected [x, y], got {p!r}")
+    try:
         x, y = float(p[0]), float(p[1])
-        if not (-0.5 <= x <= 1.5 and -0.5 <= y <= 1.5):
-            raise CalibrationError(f"expected normalised coordinates near 0..1, got ({x}, {y})")
-        pts.append((x, y))
-    if len(pts) < 3:
-        raise CalibrationError(f"expected at least 3 boundary points, got {len(pts)}")
-    area = 0.5 * abs(
-        sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))
+    except (TypeError, ValueError):
+        raise CalibrationError(f"point {k}: expected [x, y] numbers, got {list(p)!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise CalibrationError(f"point {k}: expected finite numbers, got ({x}, {y})")
+    return x, y
+
+
+def check_polygon(
+    points: Sequence[Sequence[float]],
+    width: float = 1.0,
+    height: float = 1.0,
+    *,
+    slack: float = 0.0,
+) -> list[tuple[float, float]]:
+    """A boundary polygon as ``(x, y)`` pairs in units of a ``width`` x ``height`` photo (pixels;
+    1 x 1: normalised), or :class:`CalibrationError` saying what is wrong with it: fewer than 3
+    or more than :data:`MAX_POINTS` points, a point that is not two finite numbers or lies
+    outside the photo (by more than ``slack`` of its size), the same point twice, edges that
+    cross (a bow-tie), a corner where it runs back along itself, or an area under
+    :data:`MIN_AREA` of the photo. ``dicecam calibrate``, the service and :class:`Calibration`
+    all check with it.
+
+    Example:
+        >>> check_polygon([[0, 0], [640, 0], [320, 480]], 640, 480)
+        [(0.0, 0.0), (640.0, 0.0), (320.0, 480.0)]
+    """
+    if isinstance(points, str | bytes) or not isinstance(points, Sequence):
+        raise CalibrationError(f"expected a list of [x, y] points, got {points!r:.60}")
+    n = len(points)
+    if n < 3:
+        raise CalibrationError(f"expected at least 3 boundary points, got {n}")
+    if n > MAX_POINTS:
+        raise CalibrationError(f"expected at most {MAX_POINTS} boundary points, got {n}")
+    pts = [_point(k, p) for k, p in enumerate(points, 1)]
+    lo_x, hi_x, lo_y, hi_y = (
+        -slack * width,
+        (1 + slack) * width,
+        -slack * height,
+        (1 + slack) * height,
     )
-    if area < 1e-3:
+    for k, (x, y) in enumerate(pts, 1):
+        if not (lo_x <= x <= hi_x and lo_y <= y <= hi_y):
+            if (width, height) == (1.0, 1.0):
+                within = "0..1" if not slack else f"near 0..1 ({-slack:g}..{1 + slack:g})"
+                raise CalibrationError(
+                    f"point {k}: expected normalised coordinates {within}, got ({x:g}, {y:g})"
+                )
+            raise CalibrationError(
+                f"point {k} ({x:g}, {y:g}) lies outside the {width:g}x{height:g} photo "
+                f"(expected 0 <= x <= {width:g} and 0 <= y <= {height:g})"
+            )
+    same = 1e-4 * max(width, height)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if math.dist(pts[i], pts[j]) <= same:
+                raise CalibrationError(
+                    f"expected distinct boundary points, got the same point twice "
+                    f"(points {i + 1} and {j + 1}: {pts[i][0]:g}, {pts[i][1]:g})"
+                )
+    for i in range(n):
+        for j in range(i + 2, n):
+            if i == 0 and j == n - 1:
+                continue  # neighbouring edges share a corner
+            if _segments_cross(pts[i], pts[(i + 1) % n], pts[j], pts[(j + 1) % n]):
+                raise CalibrationError(
+                    f"the boundary crosses itself (edges {i + 1}-{i + 2} and "
+                    f"{j + 1}-{(j + 1) % n + 1}); expected the corners in order around the surface"
+                )
+    area = 0.5 * abs(
+        sum(_cross((0.0, 0.0), a, b) for a, b in zip(pts, pts[1:] + pts[:1], strict=True))
+    )
+    share = area / (width * height)
+    if share < MIN_AREA:
         raise CalibrationError(
-            f"expected a boundary enclosing some of the photo, got an area of {area:.2g} of it"
+            f"expected a boundary enclosing some of the photo (at least {MIN_AREA:.1%}), got "
+            f"{share:.2%} of it (points on a line, or too close together)"
         )
+    for k in range(n):  # a corner where the boundary runs back along the edge it came by
+        a, b, c = pts[k - 1], pts[k], pts[(k + 1) % n]
+        u, v = (b[0] - a[0], b[1] - a[1]), (c[0] - b[0], c[1] - b[1])
+        dot = u[0] * v[0] + u[1] * v[1]
+        if dot < 0 and abs(u[0] * v[1] - u[1] * v[0]) <= 1e-6 * -dot:
+            raise CalibrationError(
+                f"the boundary turns back along itself at point {k + 1} ({b[0]:g}, {b[1]:g}); "
+                "expected the corners in order around the surface"
+            )
     return pts
 
 
@@ -110,23 +215,20 @@ class Calibration:
     4:3, portrait against landscape) would stretch it (:meth:`fits`). None: any photo."""
 
     def __post_init__(self) -> None:
-        self.points = _check(self.points)
+        # as check_polygon, with the slack past the frame that files of older dicecams may hold
+        self.points = check_polygon(self.points, slack=0.5)
 
     @classmethod
     def from_pixels(
         cls, points: Sequence[Sequence[float]], width: int, height: int, image: str | None = None
     ) -> Calibration:
-        """A calibration from a polygon in pixels of a ``width`` x ``height`` photo."""
-        if width <= 0 or height <= 0:
+        """A calibration from a polygon in pixels of a ``width`` x ``height`` photo, checked by
+        :func:`check_polygon` (every point inside the photo)."""
+        if not (width > 0 and height > 0):
             raise CalibrationError(f"expected a positive photo size, got {width}x{height}")
-        for x, y in points:  # the slack _check allows, said in pixels
-            if not (-width / 2 <= x <= 1.5 * width and -height / 2 <= y <= 1.5 * height):
-                raise CalibrationError(
-                    f"expected boundary points in the photo's pixels (it is {width}x{height}), "
-                    f"got {x:g},{y:g}, more than half the photo beyond its edge"
-                )
+        pts = check_polygon(points, width, height)
         return cls(
-            [(float(x) / width, float(y) / height) for x, y in points],
+            [(x / width, y / height) for x, y in pts],
             image=image,
             aspect=width / height,
         )
