@@ -15,9 +15,17 @@ and a photo with such a die and none off is neither a bust nor a clean roll
 false-bust rate are reported too, and the dice anyone could read (at rest, in view, in a sharp
 photo: :func:`vision.matching.clear_die`) get face accuracy and recall of their own.
 
-Example:
-    >>> result = evaluate_dataset("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
-    >>> print(result.format())  # doctest: +SKIP
+Example (``dicecam synth --n 3 --seed 7 --size 320 240 --val-fraction 0.99``, then ``dicecam
+eval``; ``../shared/datasets/roboflow-dice/eval`` holds the real photos, outside the repository):
+    >>> import tempfile
+    >>> from vision.synth import write_dataset
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> _ = write_dataset(folder.name, 3, seed=7, size=(320, 240), val_fraction=0.99)
+    >>> result = evaluate_dataset(folder.name)  # the shipped reader, on the val split
+    >>> print(result.format())  # doctest: +ELLIPSIS
+    photos            2
+    dice              12 true, ...
+    >>> folder.cleanup()
 """
 
 from __future__ import annotations

@@ -8,9 +8,18 @@ their bounding box); class ``k`` is face ``k + 1`` and class 6 (or a class named
 cocked die. Synthetic sets (:mod:`vision.synth`) add ``meta/<image stem>.json`` beside
 ``labels/`` giving each die's state (see :mod:`vision.evaluate`).
 
-Example:
-    >>> images, _ = find_images("../shared/datasets/roboflow-dice/eval")  # doctest: +SKIP
-    >>> load_labels(images[0]).values  # doctest: +SKIP
+Example (a synthetic set: ``dicecam synth --n 3 --seed 7 --size 320 240 --val-fraction 0.99``):
+    >>> import tempfile
+    >>> from vision.synth import write_dataset
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> _ = write_dataset(folder.name, 3, seed=7, size=(320, 240), val_fraction=0.99)
+    >>> images, _ = find_images(folder.name)  # the val split
+    >>> [p.name for p in images]
+    ['synth_s7_000001.jpg', 'synth_s7_000002.jpg']
+    >>> photo = load_labels(images[0])
+    >>> len(photo.labels), photo.states[0], photo.bust
+    (8, 'table', False)
+    >>> folder.cleanup()
 """
 
 from __future__ import annotations

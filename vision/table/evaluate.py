@@ -7,9 +7,21 @@ sidecar itself (``stage=None``: the ceiling of the logic), and each die's ``on_t
 with its sidecar state (``off_table``, and ``in_air`` beyond the surface's edge, are off; a die
 in the air above the surface is still rolling and left out: :func:`vision.matching.table_state`).
 
-Example:
-    >>> report = evaluate_table("/work/data/synth-test7", TableStage.default())  # doctest: +SKIP
-    >>> print(report.format())  # doctest: +SKIP
+Example (``dicecam synth --n 3 --seed 7 --size 320 240 --val-fraction 0.99``; the README's
+figures are of ``--n 200``, ``runs/synth-test7``):
+    >>> import tempfile
+    >>> from vision.synth import write_dataset
+    >>> from vision.table import TableStage
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> _ = write_dataset(folder.name, 3, seed=7, size=(320, 240), val_fraction=0.99)
+    >>> report = evaluate_table(folder.name, TableStage.default())  # the learned outline
+    >>> print(report.format())  # doctest: +ELLIPSIS
+    photos            2
+    off-table recall  -  (0/0 dice, in the air 0/0)
+    ...
+    false busts       0.00%  (0/2 photos with every die on the table)
+    ...
+    >>> folder.cleanup()
 """
 
 from __future__ import annotations
