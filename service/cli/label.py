@@ -60,7 +60,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
     labels = subparsers.add_parser(
-        "labels", help="import corrected labels for training, or convert between formats"
+        "labels",
+        help="import corrected labels for training, or convert between formats",
+        description="Bring labels back from a labelling tool: `import` writes a YOLO folder for "
+        "`dicecam train --data`, `convert` writes another label format.",
     )
     sub = labels.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
@@ -79,7 +82,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     imp.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
     imp.set_defaults(func=run_import)
-    conv = sub.add_parser("convert", help="convert labels between yolo, coco and labelstudio")
+    conv = sub.add_parser(
+        "convert",
+        help="convert labels between yolo, coco and labelstudio",
+        description="Read labels in one format (yolo, coco or labelstudio) and write them in "
+        "another (--to), the photos placed beside them as --images says.",
+    )
     _add_source_options(conv)
     conv.add_argument(
         "--to", choices=FORMATS, required=True, dest="to_fmt", help="label format to write"

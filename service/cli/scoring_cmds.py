@@ -19,13 +19,13 @@ GAMES = ("morning-roll", "farkle-five", "greed", "solitaire-dice", "low-high")
 FARKLE = ("morning-roll", "farkle-five", "greed")
 
 
-def register(subparsers: Any) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--game", default="morning-roll", help=f"one of: {', '.join(GAMES)} (default morning-roll)"
+def _add_common(p: argparse.ArgumentParser, games: tuple[str, ...]) -> None:
+    """``--game`` (its help naming the games the command plays), ``--json`` and ``--rule``."""
+    p.add_argument(
+        "--game", default="morning-roll", help=f"one of: {', '.join(games)} (default morning-roll)"
     )
-    common.add_argument("--json", action="store_true", help="print one JSON object")
-    common.add_argument(
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
         "--rule",
         action="append",
         default=[],
@@ -34,9 +34,15 @@ def register(subparsers: Any) -> None:
         "(an unknown one is refused with the game's list)",
     )
 
+
+def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "score", parents=[common], help="score a roll: bust, best points, every legal keep"
+        "score",
+        help="score a roll: bust, best points, every legal keep",
+        description="Score a roll under the game's rules: whether it busts, its best points and "
+        "every legal move (a keep; Solitaire Dice: a split).",
     )
+    _add_common(p, GAMES)
     p.add_argument("dice", nargs="*", help="die faces, e.g. 1 1 1 5 2 3")
     p.add_argument(
         "--rejects", default="", help="solitaire-dice: faces rejected so far, e.g. 1,1,5,6"
@@ -47,8 +53,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_score)
 
     p = subparsers.add_parser(
-        "advise", parents=[common], help="rank every keep then bank/roll by expected turn score"
+        "advise",
+        help="rank every keep then bank/roll by expected turn score",
+        description="Rank every keep of the roll, each followed by bank or roll, by the exact "
+        "expected final score of the turn, best first.",
     )
+    _add_common(p, FARKLE)
     p.add_argument("dice", nargs="*", help="die faces of the roll just made")
     p.add_argument("--banked", default="0", help="points kept earlier this turn (default 0)")
     p.add_argument(
@@ -57,8 +67,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_advise)
 
     p = subparsers.add_parser(
-        "strategy", parents=[common], help="expected turn score and bank thresholds"
+        "strategy",
+        help="expected turn score and bank thresholds",
+        description="The expected score of an optimally played turn, and from how many points "
+        "kept banking beats rolling, by dice left to roll.",
     )
+    _add_common(p, FARKLE)
     p.add_argument(
         "--not-on-board", action="store_true", help="player has not made the entry score yet"
     )

@@ -61,7 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="list or deliver the turns waiting in the outbox",
         description="List queued, delivered and rejected turns, or deliver the queued ones.",
     )
-    o.add_argument("action", choices=["list", "deliver"])
+    o.add_argument(
+        "action",
+        choices=["list", "deliver"],
+        help="list: print every turn of the outbox as a JSON line (no tracker needed); "
+        "deliver: send the queued turns to the tracker",
+    )
     _client_args(o)
     o.add_argument(
         "--player", default=None, help="deliver: log in as this player (with --password)"
