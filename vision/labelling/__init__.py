@@ -1,10 +1,20 @@
 """Batch labelling: read a folder of photos, write YOLO / COCO / Label Studio, read them back.
 
-Example:
+Example (``dicecam label``, then ``dicecam labels import``):
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from vision import DiceReader
     >>> from vision.labelling import label_folder, read_labels, write_training_folder
-    >>> run = label_folder("photos/", reader, "out/", "labelstudio")  # doctest: +SKIP
-    >>> photos = read_labels("export.json", image_root="photos/")  # doctest: +SKIP
-    >>> write_training_folder(photos, "train-set/")  # doctest: +SKIP
+    >>> out = Path(tempfile.mkdtemp())
+    >>> run = label_folder("datasets/samples", DiceReader(), out, "labelstudio", show_progress=False)
+    >>> len(run.photos), run.outputs["labels"].name  # tasks.json: import it into Label Studio
+    (8, 'tasks.json')
+    >>> photos = read_labels(out / "tasks.json", image_root="datasets/samples")  # its export
+    >>> photos[0].name, [d.value for d in photos[0].dice]
+    ('roll-s21-009.jpg', [3, 4, 1, 1, 1])
+    >>> write_training_folder(photos, out / "train-set").name
+    'data.yaml'
+    >>> import shutil; shutil.rmtree(out)
 """
 
 from .batch import (

@@ -128,9 +128,15 @@ def label_photos(
     under ``exclude`` are left out.
 
     Example:
-        >>> run = label_photos("photos/", DiceReader())  # doctest: +SKIP
-        >>> len(run.photos), [u.name for u in run.unreadable]  # doctest: +SKIP
-        (48, ['broken.jpg'])
+        >>> import shutil, tempfile
+        >>> from vision import DiceReader
+        >>> photos = Path(tempfile.mkdtemp())
+        >>> _ = shutil.copy("datasets/samples/roll-s21-014.jpg", photos)
+        >>> _ = (photos / "broken.jpg").write_bytes(b"not a photo")
+        >>> run = label_photos(photos, DiceReader(), show_progress=False)
+        >>> len(run.photos), [u.name for u in run.unreadable]
+        (1, ['broken.jpg'])
+        >>> shutil.rmtree(photos)
     """
     root = Path(root)
     paths = find_photos(root)

@@ -33,10 +33,14 @@ def _clock(seconds: float) -> str:
 class ProgressBar:
     """The small bar (count, rate, elapsed, ETA): ``update(done)`` after each item.
 
-    Example:
-        >>> bar = ProgressBar(3, desc="synth", stream=sys.stderr)  # doctest: +SKIP
-        >>> for done in (1, 2, 3):  # doctest: +SKIP
+    Example (off a terminal, as here, a line at each tenth of the run; a terminal's is redrawn):
+        >>> bar = ProgressBar(3, desc="synth", stream=sys.stdout)  # doctest: +ELLIPSIS
+        synth [........................] 0/3 0.0/s elapsed 0:00 ETA ?
+        >>> for done in (1, 2, 3):  # doctest: +ELLIPSIS
         ...     bar.update(done)
+        synth [########................] 1/3 ...
+        synth [################........] 2/3 ...
+        synth [########################] 3/3 ... elapsed 0:00 ETA 0:00
     """
 
     def __init__(self, total: int, *, desc: str = "", stream: TextIO | None = None) -> None:
@@ -101,8 +105,14 @@ def progress(
     """Yield ``items`` while drawing a progress bar (count, rate, elapsed, ETA) on ``stream``.
 
     Example:
-        >>> for photo in progress(photos, total=len(photos), desc="label"):  # doctest: +SKIP
-        ...     read(photo)
+        >>> photos = ["a.jpg", "b.jpg"]
+        >>> for photo in progress(photos, total=len(photos), desc="label", stream=sys.stdout):
+        ...     print("read", photo)  # doctest: +ELLIPSIS
+        label [........................] 0/2 0.0/s elapsed 0:00 ETA ?
+        read a.jpg
+        label [############............] 1/2 ...
+        read b.jpg
+        label [########################] 2/2 ...
     """
     if not enabled:
         yield from items

@@ -82,8 +82,14 @@ def write_yolo(
     ultralytics validates, and ``dicecam eval`` measures, on the photos themselves).
 
     Example:
-        >>> write_yolo(photos, "out/yolo")  # doctest: +SKIP
-        PosixPath('out/yolo/data.yaml')
+        >>> import tempfile
+        >>> from vision.types import Die
+        >>> photos = [LabelledPhoto("a.jpg", 640, 480, [Die(5, (10, 10, 40, 40), 0.9)])]
+        >>> out = Path(tempfile.mkdtemp()) / "yolo"
+        >>> write_yolo(photos, out, images="none").relative_to(out.parent).as_posix()
+        'yolo/data.yaml'
+        >>> (out / "labels" / "train" / "a.txt").read_text()
+        '4 0.0390625 0.0520833 0.0468750 0.0625000\\n'
     """
     out = Path(out)
     if not cocked_class:  # said before any file is written: a half-written --out stayed behind
