@@ -18,10 +18,10 @@ dice before the faces are read, and the cocked-die model ``NAME-cocked.onnx``
 
 Example:
     >>> from vision import DiceReader
-    >>> reader = DiceReader()  # doctest: +SKIP
-    >>> reading = reader.read("roll.jpg")  # doctest: +SKIP
-    >>> reading.values  # doctest: +SKIP
-    [1, 3, 5, 5, 6]
+    >>> reader = DiceReader()
+    >>> reading = reader.read("datasets/samples/roll-s21-041.jpg", expected_dice=6)
+    >>> reading.values, reading.missing, reading.bust
+    ([4, 5, 1, 3, 1, 5], 0, False)
 """
 
 from __future__ import annotations

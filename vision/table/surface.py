@@ -8,10 +8,13 @@ of three layers: off the furniture, table top, tray or box interior (``--layers 
 region becomes the outline polygon in photo pixels.
 
 Example:
+    >>> from vision.io import load_image
     >>> from vision.table import SurfaceModel
-    >>> model = SurfaceModel()  # doctest: +SKIP
-    >>> model.outline(rgb)  # doctest: +SKIP
-    [(12.0, 40.5), (630.0, 52.0), (640.0, 480.0), (0.0, 480.0)]
+    >>> model = SurfaceModel()  # models/dicecam-surface.onnx
+    >>> model.outline(load_image("datasets/samples/roll-s21-031.jpg").rgb)  # a 640x480 photo
+    [(0.0, 159.4), (0.0, 354.4), (87.5, 480.0), (640.0, 480.0), (640.0, 313.1), (327.5, 80.6), (257.5, 73.1)]
+    >>> model.outline(load_image("datasets/samples/roll-s21-009.jpg").rgb) is None  # fills it
+    True
 """
 
 from __future__ import annotations
