@@ -20,6 +20,8 @@ from pathlib import Path
 
 from service.cli import UsageError
 
+__all__ = ["FORMATS", "register", "run", "run_convert", "run_import"]
+
 FORMATS = ("yolo", "coco", "labelstudio")
 
 
