@@ -1,7 +1,14 @@
 """A self-signed TLS certificate for ``dicecam serve --https`` (phones allow the camera on HTTPS).
 
 Example:
-    >>> cert, key = ensure_certificate(Path("~/.dicecam").expanduser())  # doctest: +SKIP
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()  # dicecam serve --https: the data folder
+    >>> cert, key = ensure_certificate(Path(folder.name))
+    >>> cert.name, key.name, oct(key.stat().st_mode & 0o777)
+    ('dicecam-cert.pem', 'dicecam-key.pem', '0o600')
+    >>> ensure_certificate(Path(folder.name)) == (cert, key)  # kept while it is valid
+    True
+    >>> folder.cleanup()
 """
 
 from __future__ import annotations

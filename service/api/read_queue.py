@@ -10,10 +10,13 @@ admitted upload that sends nothing for ``DICECAM_UPLOAD_IDLE_S`` is answered 408
 stall or vanish mid-upload do not keep the places of those who send.
 
 Example:
+    >>> import asyncio
     >>> queue = ReadQueue(workers=2, waiting=8)
-    >>> async def read(photo):  # doctest: +SKIP
-    ...     async with queue.ticket():
-    ...         return await queue.run(reader.read, photo)
+    >>> async def read(photo):
+    ...     async with queue.ticket():  # 503 with Retry-After when 8 wait already
+    ...         return await queue.run(len, photo)  # reader.read in the service
+    >>> asyncio.run(read(b"photo bytes"))
+    11
 """
 
 from __future__ import annotations

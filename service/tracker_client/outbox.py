@@ -73,10 +73,13 @@ class Outbox:
     """A folder of turns waiting for (or done with) delivery (default ``<data dir>/outbox``).
 
     Example:
-        >>> box = Outbox(tmp_path)  # doctest: +SKIP
-        >>> box.put(OutboxEntry("k1", "http://t", {"score": 50}))  # doctest: +SKIP
-        >>> [e.key for e in box.entries("pending")]  # doctest: +SKIP
+        >>> import tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> box = Outbox(folder.name)
+        >>> _ = box.put(OutboxEntry("k1", "http://t", {"score": 50}))
+        >>> [e.key for e in box.entries("pending")]
         ['k1']
+        >>> folder.cleanup()
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
