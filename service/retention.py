@@ -14,7 +14,7 @@ stay in bounds (the figures: ``tests/benchmarks/bench_longevity.py``).
 
 :func:`schedule` runs such passes at start, then every hour, in a daemon thread.
 
-Example:
+Example (not run: needs an app and a tracker database):
     >>> schedule(app, [lambda: prune_tracker_photos(db, date.today(), 365)])  # doctest: +SKIP
 """
 

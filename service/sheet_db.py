@@ -6,7 +6,7 @@ every move: the player, the game, the house rules, the moves as played (replayed
 rules on load) and each roll's values, source and reading. No photos are kept: these games
 are not sent to the tracker.
 
-Example:
+Example (not run: needs a played sheet and its restore callback):
     >>> db = SheetDatabase(tmp / "turns.sqlite3")  # doctest: +SKIP
     >>> db.save(sheet); db.load(restore, since=0)  # doctest: +SKIP
 """

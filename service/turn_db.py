@@ -11,7 +11,7 @@ tracker), deleted once it has been handed over.
 The file is created readable by its owner only: it holds the players' tracker tokens (needed to
 submit a turn finished after a restart).
 
-Example:
+Example (not run: needs a played turn and its restore callback):
     >>> db = TurnDatabase(tmp / "turns.sqlite3", tmp / "turn-photos")  # doctest: +SKIP
     >>> db.save(session); db.load(restore)  # doctest: +SKIP
 """

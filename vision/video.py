@@ -11,7 +11,7 @@ downloaded. A file that is not a video, an empty or truncated one raises :class:
 naming it. FFmpeg's own messages are silenced (``OPENCV_FFMPEG_LOGLEVEL``, unless set): every
 failure is raised instead.
 
-Example:
+Example (not run: no clip is committed: tests/vision/test_video.py writes one):
     >>> from vision import DiceReader, settled_rolls
     >>> for roll in settled_rolls(DiceReader(), "roll.mp4"):  # doctest: +SKIP
     ...     print(roll.frame, roll.time_s, roll.reading.values)

@@ -1,6 +1,6 @@
 """Run an ASGI app with uvicorn in a background thread on a free port (tests, benchmarks).
 
-Example:
+Example (not run: starts a server):
     >>> with BackgroundServer(create_app()) as server:  # doctest: +SKIP
     ...     httpx.get(server.url + "/api/v1/health")
 """

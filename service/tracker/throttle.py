@@ -6,7 +6,7 @@ The counts live in the process (one per app), so a restart forgets them; each na
 at most :data:`MAX_FAILURES` times, and a name whose failures are all older than the window is
 forgotten (a server up for months kept every name ever mistyped or guessed).
 
-Example:
+Example (not run: needs a database session of the tracker):
     >>> guard = LoginGuard()
     >>> player = guard.check_password(session, "heather", "correct horse", now)  # doctest: +SKIP
 """

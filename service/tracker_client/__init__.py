@@ -1,6 +1,6 @@
 """Client of a dicecam Morning Roll tracker, with an on-disk outbox so no turn is ever lost.
 
-Example:
+Example (not run: needs a running tracker):
     >>> from service.tracker_client import TrackerClient, TurnSubmission
     >>> client = TrackerClient("http://127.0.0.1:8000/tracker", outbox_dir="outbox")  # doctest: +SKIP
     >>> client.login("heather", "correct horse")  # doctest: +SKIP

@@ -133,7 +133,7 @@ class TrackerClient:
     before they are sent, kept until the tracker acknowledges them, delivered exactly once thanks
     to the turn's idempotency key. ``clock`` (aware, default UTC now) times a queued turn's age.
 
-    Example:
+    Example (not run: needs a running tracker):
         >>> c = TrackerClient("http://127.0.0.1:8000/tracker")  # doctest: +SKIP
         >>> c.login("heather", "correct horse")  # doctest: +SKIP
         >>> c.submit_turn(TurnSubmission(player="heather", score=600))  # doctest: +SKIP

@@ -22,7 +22,7 @@ The outline model (:class:`vision.table.SurfaceModel`) runs once a photo; its in
 (:func:`quantize_surface_model`) is quantized from the float ONNX file the trainer writes,
 calibrated on whole photos squeezed as the runtime squeezes them.
 
-Example:
+Example (not run: minutes of calibration, and it writes models):
     >>> quantize_classifier("models/m-faces.onnx", crops)  # doctest: +SKIP
     PosixPath('models/m-faces.onnx')
     >>> quantize_die_model("models/m-verify.onnx", ["photos/"])  # doctest: +SKIP

@@ -5,7 +5,7 @@ the real photos once more) each gain somewhere and lose elsewhere. Their weights
 one basin, so their mean reads like an ensemble at the cost of one model (Wortsman et al., 2022,
 "Model soups"). A checkpoint listed twice weighs twice.
 
-Example:
+Example (not run: needs the .pt checkpoints of training runs):
     >>> soup = average_checkpoints(["a.pt", "b.pt", "models/dicecam-reader.pt"])  # doctest: +SKIP
     >>> torch.save(soup, "soup.pt")  # doctest: +SKIP
 """

@@ -1,6 +1,6 @@
 """The outline model's network, loss and ONNX export (trained by :mod:`vision.train.surface`).
 
-Example:
+Example (not run: a torch export to a file in the working folder):
     >>> net = SurfaceNet(layers=1, width=1.5)  # doctest: +SKIP
     >>> export_surface(net, "surface.onnx", {"min_certainty": 0.4})  # doctest: +SKIP
 """
