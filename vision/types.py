@@ -69,6 +69,11 @@ class Reading:
     """Faint boxes taken as dice to reach ``expected_dice`` (see :mod:`vision.count`)."""
     dropped: int = 0
     """Boxes found beyond ``expected_dice`` and left out, the least likely dice first."""
+    outline_source: str | None = None
+    """Where ``outline`` came from: ``"calibration"`` (a fixed camera's stored boundary),
+    ``"learned"`` (the outline model), None (no table step)."""
+    outline_note: str | None = None
+    """Why a stored calibration was not used for this photo (drawn on a photo of another shape)."""
 
     @property
     def values(self) -> list[int]:
@@ -131,5 +136,7 @@ class Reading:
             "outline": [[round(x, 1), round(y, 1)] for x, y in self.outline]
             if self.outline
             else None,
+            "outline_source": self.outline_source,
+            "outline_note": self.outline_note,
             "latency_ms": None if self.latency_ms is None else round(self.latency_ms, 2),
         }

@@ -224,9 +224,9 @@ class ReaderService:
             current = reader.table
             model = getattr(current, "model", None)
             dice_model = getattr(current, "dice_model", None)
-            if calibration is None and model is None:
+            if model is None:  # with a calibration too: photos of another shape get it
                 model = _learned_outline_model()
-            if calibration is None and model is not None and dice_model is None:
+            if model is not None and dice_model is None:
                 dice_model = _learned_offtable_model()  # the learned outline's partner
             if calibration is None and model is None:
                 reader.table = None
@@ -248,15 +248,15 @@ class ReaderService:
     def _finish(self, result: Any, reader: Any, expected_dice: int | None) -> Any:
         """The reading as the service reports it: the calibration applied for a reader without
         a table step of its own, and the missing-dice policy."""
-        if (
-            self._calibration is not None
-            and not hasattr(reader, "table")
-            and hasattr(result, "dice")
-            and self._calibration.fits(result.width, result.height)
-        ):
+        cal = self._calibration
+        if cal is not None and not hasattr(reader, "table") and hasattr(result, "dice"):
             from vision.table import apply_table
 
-            apply_table(result, self._calibration.outline(result.width, result.height))
+            if cal.fits(result.width, result.height):
+                outline = cal.outline(result.width, result.height)
+                apply_table(result, outline, source="calibration")
+            elif hasattr(result, "outline_note"):
+                result.outline_note = cal.misfit(result.width, result.height, "no outline")
         return _replace(result, expected_dice=expected_dice, missing_is_bust=self.missing_is_bust)
 
     # -- reading -----------------------------------------------------------------------------

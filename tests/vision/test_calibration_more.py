@@ -116,3 +116,108 @@ def test_the_most_points_are_taken_and_a_file_of_an_older_dicecam_still_loads(tm
     old = tmp_path / "old.json"
     old.write_text('{"format": 1, "points": [[-0.2, 0], [1.3, 0], [0.5, 1]]}')
     assert Calibration.load(old).points == [(-0.2, 0.0), (1.3, 0.0), (0.5, 1.0)]
+
+
+# -- photos of another shape than the calibration's ---------------------------------------------
+
+
+@pytest.fixture
+def detector(tmp_path):
+    """A known-output detector: a 5 on the left of the frame, a 2 on the right (its boxes land
+    at the same fractions of any photo)."""
+    pytest.importorskip("onnx", reason="the onnx package builds the test detector")
+    from dicecam_testing import onnx_models as models
+
+    preds = models.raw_preds([(80, 160, 30, 30, {4: 0.9}), (240, 160, 30, 30, {1: 0.9})])
+    return models.make_model(tmp_path / "two.onnx", preds)
+
+
+def shipped_surface_model():
+    from vision.table import DEFAULT_SURFACE_MODEL
+
+    if not DEFAULT_SURFACE_MODEL.is_file():
+        pytest.skip(f"shipped outline model not present: {DEFAULT_SURFACE_MODEL}")
+
+
+def save_photo(path, size, exif_rotation=False):
+    img = Image.new("RGB", size, (40, 120, 40))
+    if exif_rotation:  # stored landscape, shown portrait (a phone held upright)
+        exif = Image.Exif()
+        exif[0x0112] = 6
+        img.save(path, exif=exif)
+    else:
+        img.save(path)
+    return path
+
+
+LEFT_HALF = ["0,0", "320,0", "320,480", "0,480"]
+
+
+def read_json(capsys, *args) -> dict:
+    assert main(["read", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_photo_of_another_shape_gets_the_learned_outline_and_says_so(
+    detector, tmp_path, capsys, monkeypatch
+):
+    """Calibrated on 640x480, `dicecam read` of a 1280x960 photo uses the boundary scaled; a
+    1280x720 or portrait one got no outline at all (every die on the table, said nowhere), as
+    the calibrated stage left the learned outline out; now it gets the learned outline and the
+    reading says why the calibration was not used."""
+    shipped_surface_model()
+    monkeypatch.setenv("DICECAM_MIRROR", "0")
+    cam = save_photo(tmp_path / "cam.jpg", (640, 480))
+    assert main(["calibrate", str(cam), "--points", *LEFT_HALF]) == 0
+    capsys.readouterr()
+    model = ["--model", str(detector)]
+
+    same = read_json(capsys, *model, str(save_photo(tmp_path / "big.jpg", (1280, 960))))
+    assert same["outline_source"] == "calibration" and same["outline_note"] is None
+    assert same["outline"] == [[0, 0], [640, 0], [640, 960], [0, 960]]
+    assert [d["on_table"] for d in same["dice"]] == [True, False] and same["bust"]
+
+    for size, shape in (((1280, 720), "16:9 (1280x720)"), ((480, 640), "3:4 (480x640)")):
+        other = read_json(capsys, *model, str(save_photo(tmp_path / "other.jpg", size)))
+        assert other["outline_source"] == "learned", other
+        assert f"drawn on a 4:3 photo, this one is {shape}" in other["outline_note"]
+        assert "learned outline instead" in other["outline_note"]
+
+
+def test_a_photo_turned_by_its_exif_is_calibrated_and_read_upright(
+    detector, tmp_path, capsys, monkeypatch
+):
+    """A phone photo stored landscape and shown portrait (EXIF orientation 6) is calibrated
+    and read as shown: its boundary applies to it and to portrait photos, not to landscape."""
+    monkeypatch.setenv("DICECAM_MIRROR", "0")
+    upright = save_photo(tmp_path / "upright.jpg", (640, 480), exif_rotation=True)
+    assert main(["calibrate", str(upright), "--json", "--points", "0,0", "480,0", "480,320"]) == 0
+    assert json.loads(capsys.readouterr().out)["width"] == 480
+    assert Calibration.load().aspect == pytest.approx(0.75)
+    again = read_json(capsys, "--model", str(detector), str(upright))
+    assert (again["width"], again["height"]) == (480, 640)
+    assert again["outline_source"] == "calibration" and again["outline_note"] is None
+    assert again["outline"] == [[0, 0], [480, 0], [480, 320]]
+
+
+def test_the_service_agrees_with_the_cli_on_a_photo_of_another_shape(detector, tmp_path):
+    """The service's reader made while a calibration was stored had no learned outline either:
+    its 16:9 photos were read with none."""
+    shipped_surface_model()
+    from vision import DiceReader
+
+    Calibration.from_pixels([(0, 0), (320, 0), (320, 480), (0, 480)], 640, 480).save()
+    reader = DiceReader(detector, faces=False)
+    app = create_app(
+        Settings(data_dir=tmp_path / "data"), reader=reader, tracker_app=None, submitter=None
+    )
+    wide = save_photo(tmp_path / "wide.jpg", (1280, 720)).read_bytes()
+    big = save_photo(tmp_path / "big.jpg", (1280, 960)).read_bytes()
+    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        r = c.post("/api/v1/read", files={"photo": ("big.jpg", big, "image/jpeg")})
+        assert r.status_code == 200, r.text
+        assert r.json()["outline_source"] == "calibration" and r.json()["off_table"] == 1
+        r = c.post("/api/v1/read", files={"photo": ("wide.jpg", wide, "image/jpeg")})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["outline_source"] == "learned" and "this one is 16:9" in body["outline_note"]

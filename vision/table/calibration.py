@@ -202,6 +202,15 @@ def check_polygon(
     return pts
 
 
+def _ratio(aspect: float) -> str:
+    """A width-over-height ratio as a player names it: ``4:3``, ``3:4``, ``16:9``, else ``1.85:1``."""
+    for w, h in ((4, 3), (16, 9), (3, 2), (1, 1), (5, 4), (21, 9)):
+        for a, b in ((w, h), (h, w)):
+            if abs(aspect / (a / b) - 1) <= 0.03:
+                return f"{a}:{b}"
+    return f"{aspect:.2f}:1"
+
+
 @dataclass(slots=True)
 class Calibration:
     """The boundary polygon of the playing surface, normalised to the photo's size."""
@@ -245,6 +254,21 @@ class Calibration:
         if self.aspect is None or width <= 0 or height <= 0:
             return True
         return abs(width / height / self.aspect - 1) <= 0.03
+
+    def misfit(self, width: int, height: int, instead: str = "the learned outline") -> str:
+        """Why a ``width`` x ``height`` photo does not get this boundary, said to the player.
+
+        Example:
+            >>> cal = Calibration.from_pixels([(0, 0), (640, 0), (320, 480)], 640, 480)
+            >>> cal.misfit(480, 640)[:58]
+            'the calibration was drawn on a 4:3 photo, this one is 3:4 '
+        """
+        drawn = _ratio(self.aspect) if self.aspect else "another shape"
+        return (
+            f"the calibration was drawn on a {drawn} photo, this one is "
+            f"{_ratio(width / height)} ({width}x{height}): read with {instead} instead; "
+            "calibrate again for this camera shape"
+        )
 
     def outline(self, width: int, height: int) -> Outline:
         """The polygon in pixels of a ``width`` x ``height`` photo."""

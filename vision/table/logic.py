@@ -77,10 +77,16 @@ def die_on_table(
 
 
 def apply_table(
-    reading: Reading, outline: Outline | None, *, tolerance: float = TOLERANCE
+    reading: Reading,
+    outline: Outline | None,
+    *,
+    tolerance: float = TOLERANCE,
+    source: str | None = None,
 ) -> Reading:
-    """Set ``on_table`` of every die and ``reading.outline`` (in place; returns ``reading``)."""
+    """Set ``on_table`` of every die, ``reading.outline`` and ``reading.outline_source`` (where
+    the outline came from: ``"calibration"``, ``"learned"``) in place; returns ``reading``."""
     reading.outline = None if outline is None else [(float(x), float(y)) for x, y in outline]
+    reading.outline_source = source
     for die in reading.dice:
         die.on_table = die_on_table(die.box, outline, tolerance)
     return reading
@@ -192,10 +198,10 @@ class TableStage:
         if not s.table:
             return None
         calibration = Calibration.load()
-        model = None if calibration is not None else learned_outline(threads=threads)
+        model = learned_outline(threads=threads)  # with a calibration: for photos it misfits
         if calibration is None and model is None:
             return None
-        dice_model = None if calibration is not None else learned_offtable(threads=threads)
+        dice_model = None if model is None else learned_offtable(threads=threads)
         return cls(
             model,
             calibration,
@@ -224,6 +230,12 @@ class TableStage:
         """Whether the calibrated boundary applies to a ``width`` x ``height`` photo."""
         return self.calibration is not None and self.calibration.fits(width, height)
 
+    def misfit(self, width: int, height: int) -> str:
+        """What a reading of a ``width`` x ``height`` photo says when the calibration, drawn on a
+        photo of another shape, is not used for it."""
+        instead = "the learned outline" if self.model is not None else "no outline"
+        return self.calibration.misfit(width, height, instead)  # type: ignore[union-attr]
+
     def apply(self, reading: Reading, rgb: NDArray[np.uint8] | None) -> Reading:
         """Fill ``reading.outline`` and each die's ``on_table`` (in place), and drop the boxes
         off the surface that are faint (``min_confidence``) or that the die check doubts
@@ -231,15 +243,16 @@ class TableStage:
         boxes = [d.box for d in reading.dice]
         outline = self.outline(rgb, reading.width, reading.height, boxes)
         drawn = self._drawn(reading.width, reading.height)
-        apply_table(reading, outline, tolerance=self.tolerance if drawn else self.learned_tolerance)
+        learned = None if self.model is None or rgb is None else "learned"
+        tolerance = self.tolerance if drawn else self.learned_tolerance
+        apply_table(
+            reading, outline, tolerance=tolerance, source="calibration" if drawn else learned
+        )
+        if self.calibration is not None and not drawn:
+            reading.outline_note = self.misfit(reading.width, reading.height)
         if not drawn and self.edge_contrast > 0 and rgb is not None and outline:
             self._keep_without_edge(reading, rgb, outline)
-        if (
-            self.dice_model is not None
-            and self.calibration is None
-            and rgb is not None
-            and reading.dice
-        ):
+        if self.dice_model is not None and not drawn and rgb is not None and reading.dice:
             p_offs = self.dice_model.probability(rgb, _in_pixels_of(rgb, reading, reading.dice))
             reach = getattr(self.dice_model, "context", CONTEXT) / 2  # die to its crop's edge
             for die, p_off in zip(reading.dice, p_offs, strict=True):
