@@ -11,8 +11,11 @@ Example:
     >>> from vision.io import load_image
     >>> from vision.table import SurfaceModel
     >>> model = SurfaceModel()  # models/dicecam-surface.onnx
-    >>> model.outline(load_image("datasets/samples/roll-s21-031.jpg").rgb)  # a 640x480 photo
+    >>> corners = model.outline(load_image("datasets/samples/roll-s21-031.jpg").rgb)  # 640x480
+    >>> corners  # doctest: +SKIP
     [(0.0, 159.4), (0.0, 354.4), (87.5, 480.0), (640.0, 480.0), (640.0, 313.1), (327.5, 80.6), (257.5, 73.1)]
+    >>> len(corners) >= 3 and all(0 <= x <= 640 and 0 <= y <= 480 for x, y in corners)
+    True
     >>> model.outline(load_image("datasets/samples/roll-s21-009.jpg").rgb) is None  # fills it
     True
 """
