@@ -256,9 +256,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("training needs the train extra: pip install -e '.[train]'")
 
     if args.from_model is not None:
-        from vision.train.finetune import finetune
+        from vision.stages import ModelError
+        from vision.train.finetune import check_starting_model, finetune
         from vision.train.holdout import SplitError
 
+        try:
+            check_starting_model(base)
+        except ModelError as exc:
+            raise UsageError(str(exc)) from None
         try:
             return finetune(recipe, args)
         except SplitError as exc:
@@ -322,6 +327,7 @@ def _check_labels(folder: Path) -> list[int]:
     from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES
     from vision.yolo_dataset import DatasetError, load_labels
 
+    _check_class_names(folder)
     faces: list[int] = []
     for image in sorted(folder.rglob("*")):
         if image.suffix.lower() not in IMAGE_SUFFIXES or "images" not in image.parts:
@@ -337,3 +343,41 @@ def _check_labels(folder: Path) -> list[int]:
             raise UsageError(f"--data {folder}: {image.name}: {exc}") from None
         faces += [die.value for die in truth if die.value is not None]
     return faces
+
+
+def _check_class_names(folder: Path) -> None:
+    """Refuse a ``--data`` folder whose data.yaml names its classes other than training reads
+    them (class k is face k + 1, class 6 a cocked die): a one-class ``die`` export, faces in
+    another order (``6`` first), colours. Training reads the class numbers and not the names,
+    so it would learn every die of such a folder as the wrong face."""
+    from vision.yolo_dataset import YAML_NAMES
+
+    found = [folder / name for name in YAML_NAMES if (folder / name).is_file()]
+    if not found:
+        return
+    try:
+        import yaml  # comes with the training extra, without which training stops anyway
+    except ImportError:
+        return
+    try:
+        data = yaml.safe_load(found[0].read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UsageError(f"--data {folder}: cannot read {found[0].name}: {exc}") from None
+    names = data.get("names") if isinstance(data, dict) else None
+    if isinstance(names, list):
+        names = dict(enumerate(names))
+    if not isinstance(names, dict) or not all(str(k).isdigit() for k in names):
+        return
+    said = {int(k): str(name).strip().lower() for k, name in names.items()}
+    wrong = {
+        k: name
+        for k, name in said.items()
+        if not ("cock" in name if k == 6 else name == str(k + 1))
+    }
+    if wrong:
+        got = ", ".join(f"{k}: {name!r}" for k, name in sorted(wrong.items()))
+        raise UsageError(
+            f"--data {folder}: expected its data.yaml to name class 0 '1' to class 5 '6' "
+            f"(and 6 'cocked'), as training reads them, got {got}; label each die with its "
+            "face (dicecam labels import writes such a folder)"
+        )

@@ -62,6 +62,9 @@ def stand_ins(monkeypatch):
         Path(out_onnx).with_suffix(".pt").write_bytes(b"new faces pt")
 
     monkeypatch.setattr(pipeline, "train_faces", train_faces)
+    # the stand-in model and photos are not read (test_train_robust checks them)
+    monkeypatch.setattr("vision.train.finetune.check_starting_model", lambda base: None)
+    monkeypatch.setattr("vision.train.finetune.check_photos", lambda split: None)
     monkeypatch.setattr(run, "evaluate_model", lambda *a, **kw: None)
     monkeypatch.setattr(verify, "calibrate_verifier", lambda *a, **kw: None)
     return calls

@@ -5,6 +5,7 @@ is left where a later run or the reader would take it for a model."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 from service.cli import main
 
 from dicecam_testing.cli import ROOT, SAMPLES
+from dicecam_testing.folders import yolo_folder
 
 MODELS = ROOT / "models"
 
@@ -88,3 +90,107 @@ def test_serve_refuses_a_model_it_cannot_read_at_start(tmp_path, bad_models):
     assert proc.returncode == 2, proc.stderr
     assert "DICECAM_MODEL must be the reader's ONNX export, got " in proc.stderr
     assert "truncated or corrupt?" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+needs_train = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")),
+    reason="dicecam train needs the [train] extra",
+)
+
+
+def _train(start: Path, data: Path, tmp_path: Path) -> list[str]:
+    out, work = tmp_path / "out", tmp_path / "work"
+    return [
+        "train",
+        "--from",
+        str(start),
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--work",
+        str(work),
+    ]
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("dicecam train: error: ") and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@needs_train
+def test_data_whose_classes_are_named_otherwise_or_whose_photos_are_not_photos_is_refused(
+    tmp_path, capsys
+):
+    """A data.yaml naming its classes 'die', or the faces in another order, was trained by
+    class number (every die learned as face 1, or 6 as 1); photos that were not images went
+    through the split and the evaluations to a ZeroDivisionError 45 s later."""
+    data = yolo_folder(tmp_path / "data", ["a", "b", "c"])  # the photos are not JPEGs
+    start = MODELS / "dicecam-reader.pt"
+    for names, got in (
+        (["die"], "got 0: 'die';"),
+        (["6", "5", "4", "3", "2", "1"], "got 0: '6', 1: '5', 2: '4', 3: '3', 4: '2', 5: '1';"),
+    ):
+        (data / "data.yaml").write_text(f"train: images\nval: images\nnames: {names}\n")
+        assert main(_train(start, data, tmp_path)) == 2
+        err = _one_line(capsys)
+        assert "expected its data.yaml to name class 0 '1' to class 5 '6'" in err and got in err
+        assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()
+    (data / "data.yaml").write_text(
+        "names: {0: '1', 1: '2', 2: '3', 3: '4', 4: '5', 5: '6', 6: cocked}\n"
+    )
+    assert main(_train(start, data, tmp_path)) == 2
+    err = _one_line(capsys)
+    assert "--data: expected photos training can read, got 3 it cannot: not an image" in err
+    assert str(data / "images" / "a.jpg") in err  # the player's photo, not the split's link
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def starts(tmp_path: Path) -> dict[str, Path]:
+    """Starting models fine-tuning cannot start from."""
+
+    def model(name: str, pt: bytes, faces_pt: bytes | None = None) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        for suffix in (".onnx", "-faces.onnx"):
+            (folder / f"m{suffix}").write_bytes((MODELS / f"dicecam-reader{suffix}").read_bytes())
+        (folder / "m.pt").write_bytes(pt)
+        if faces_pt is not None:
+            (folder / "m-faces.pt").write_bytes(faces_pt)
+        return folder / "m.onnx"
+
+    detector = (MODELS / "dicecam-reader.pt").read_bytes()
+    (tmp_path / "empty").mkdir()
+    return {
+        "folder": tmp_path / "empty",
+        "models": MODELS,
+        "cut": model("cut", detector[:20000]),
+        "classifier": model("classifier", (MODELS / "dicecam-reader-faces.pt").read_bytes()),
+        "faces": model("faces", detector, faces_pt=detector),
+        "offtable": MODELS / "dicecam-offtable.pt",
+    }
+
+
+@needs_train
+@pytest.mark.parametrize(
+    ("which", "says"),
+    [
+        ("folder", "--from needs a model, NAME.onnx, got the folder "),
+        ("models", "(it holds dicecam-offtable.onnx, dicecam-reader-cocked.onnx, "),
+        ("cut", "cannot load its detector checkpoint "),
+        ("classifier", "expected m.pt to be a YOLO detector checkpoint (ultralytics), got keys "),
+        ("faces", "cannot load its face classifier's weights "),
+        ("offtable", "expected a dice reader to fine-tune: "),
+    ],
+)
+def test_a_starting_model_fine_tuning_cannot_start_from_is_refused(
+    which, says, starts, tmp_path, capsys
+):
+    """A cut .pt, a classifier's weights as the detector's or the off-table model went through
+    the split and the evaluations before training failed with a traceback."""
+    data = yolo_folder(tmp_path / "data", ["a", "b", "c"])
+    assert main(_train(starts[which], data, tmp_path)) == 2
+    assert says in _one_line(capsys)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()

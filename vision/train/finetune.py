@@ -19,7 +19,6 @@ detector beside an earlier run's face classifier, and the same command starts it
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import shutil
 import sys
@@ -27,14 +26,15 @@ import time
 from pathlib import Path
 
 from vision.atomic import atomic_copy, atomic_write
-from vision.config import MODELS_DIR
 
-from .holdout import Split, split_dataset
+from .holdout import Split, check_photos, split_dataset
 from .publish import fine_tuned_model, publish
 from .recipe import Recipe
+from .start import check_starting_model, starting_model
 
 __all__ = [
     "Split",
+    "check_starting_model",
     "detector_verdict",
     "exact_photos",
     "finetune",
@@ -44,25 +44,6 @@ __all__ = [
     "split_dataset",
     "starting_model",
 ]
-
-
-def starting_model(from_model: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """The exported model and the detector checkpoint that ``--from`` names (``models/x`` or
-    ``models/x.onnx``: ``x.onnx`` and ``x.pt``).
-
-    Raises:
-        FileNotFoundError: either file is missing.
-    """
-    base = Path(from_model)
-    if base.suffix != ".onnx":
-        base = base.with_suffix(".onnx")
-    for p in (base, base.with_suffix(".pt")):
-        if not p.is_file():
-            why = "the exported model and its checkpoint"
-            if p.suffix == ".pt" and p.parent.resolve() == MODELS_DIR.resolve():
-                why += "; an installed dicecam ships no .pt weights: fine-tune from a clone"
-            raise FileNotFoundError(f"--from needs {p} ({why})")
-    return base, base.with_suffix(".pt")
 
 
 FEW_PHOTOS = 10
@@ -275,6 +256,7 @@ def _finetune(recipe: Recipe, args: argparse.Namespace) -> int:
         replay_n=args.replay,
         seed=args.seed,
     )
+    check_photos(split)
     train_dir, held_dir, n_train, n_held = split.train, split.heldout, split.n_train, split.n_held
     print(
         f"fine-tuning on {n_train} photos (+ replay from {len(replay)} folders), {n_held} held out"

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from vision.io import TRAINING_SUFFIXES
 from vision.yolo_dataset import sibling_path
 
-__all__ = ["Split", "SplitError", "split_dataset"]
+__all__ = ["Split", "SplitError", "check_photos", "split_dataset"]
 
 
 def _label_for(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path | None:
@@ -147,3 +147,31 @@ def split_dataset(
         part, name = (replayed, f"replay{k:05d}") if k < replay_n else (known, f"known{k:05d}")
         _link_photo(image, label, part, f"{name}_{image.name}")
     return Split(train, held, n_train, n_held, replayed, known)
+
+
+def check_photos(split: Split) -> None:
+    """Open every new photo of ``split`` (header and pixels, at a small scale): one that is not
+    an image, or is cut short, would fail the run minutes later with a traceback.
+
+    Raises:
+        SplitError: naming the photos (at most 3) that cannot be read, and why.
+    """
+    from vision.io import ImageError, load_image
+
+    bad = []
+    for part in (split.train, split.heldout):
+        for link in sorted((part / "images").iterdir()):
+            photo = link.resolve()  # the player's own photo, not the link to it, is named
+            try:
+                load_image(photo, min_long_side=64)
+            except ImageError as exc:
+                bad.append(str(exc))
+            except Exception:  # ultralytics' Image.open, tried on a non-photo, wants pi-heif
+                bad.append(f"not an image (expected JPEG, PNG, BMP, WebP or TIFF): {photo}")
+    if bad:
+        more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
+        raise SplitError(
+            f"expected photos training can read, got {len(bad)} it cannot: "
+            + "; ".join(bad[:3])
+            + more
+        )
