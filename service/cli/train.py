@@ -245,11 +245,13 @@ def run(args: argparse.Namespace) -> int:
             base, _ = starting_model(args.from_model)
         except FileNotFoundError as exc:
             raise UsageError(str(exc)) from None
-        if fine_tuned_model(base, args.out, args.name) == base.resolve():
+        final = fine_tuned_model(base, args.out, args.name)
+        if final == base.resolve():
             raise UsageError(
                 f"--out/--name: expected a model other than the one fine-tuned, got {base} "
                 "(it would be written over while read); choose another --name"
             )
+        _check_out(final.parent)
     import importlib.util
 
     if any(importlib.util.find_spec(m) is None for m in ("torch", "ultralytics")):
@@ -277,6 +279,24 @@ def run(args: argparse.Namespace) -> int:
         if args.stage != "int8":
             raise
         raise UsageError(str(exc)) from None  # no float weights to quantize: said before any data
+
+
+def _check_out(out: Path) -> None:
+    """Refuse now an output folder the finished model could not be put into (a file in its
+    place or above it, a folder this user cannot write), which a run found out only at its end."""
+    import os
+
+    there = out
+    while not there.exists() and there != there.parent:
+        there = there.parent
+    if not there.is_dir():
+        raise UsageError(
+            f"--out: expected a folder to put the model into, got {out} ({there} is a file)"
+        )
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"--out: expected a folder to put the model into, got {out} ({there} is not writable)"
+        )
 
 
 FINE_TUNING = {"holdout": 0.2, "replay": 300, "detector": "auto"}

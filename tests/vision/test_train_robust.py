@@ -194,3 +194,21 @@ def test_a_starting_model_fine_tuning_cannot_start_from_is_refused(
     assert main(_train(starts[which], data, tmp_path)) == 2
     assert says in _one_line(capsys)
     assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()
+
+
+@needs_train
+def test_an_out_folder_the_model_cannot_go_into_is_refused_before_training(tmp_path, capsys):
+    """A file where --out (or a folder above it) should be stopped the run only at its end,
+    minutes of training lost, with a FileExistsError traceback."""
+    data = yolo_folder(tmp_path / "data", ["a", "b", "c"])
+    blocker = tmp_path / "out"
+    blocker.write_text("my notes")
+    for out in (blocker, blocker / "ft"):
+        argv = _train(MODELS / "dicecam-reader.pt", data, tmp_path)
+        argv[argv.index("--out") + 1] = str(out)
+        assert main(argv) == 2
+        assert (
+            f"--out: expected a folder to put the model into, got {out} ({blocker} is a file)"
+            in (_one_line(capsys))
+        )
+    assert blocker.read_text() == "my notes" and not (tmp_path / "work").exists()
