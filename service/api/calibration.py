@@ -80,7 +80,7 @@ async def get_calibration(request: Request) -> dict[str, Any]:
 )
 async def put_calibration(request: Request, body: CalibrationIn) -> dict[str, Any]:
     """A polygon in pixels of a ``width`` x ``height`` image; the reader uses it from the next
-    read on, for any resolution of the same camera view."""
+    read on, for photos of that shape at any resolution (others get the learned outline)."""
     from vision.table import Calibration, CalibrationError
 
     try:  # the checks of `dicecam calibrate` (vision.table.check_polygon)

@@ -221,3 +221,38 @@ def test_the_service_agrees_with_the_cli_on_a_photo_of_another_shape(detector, t
         assert r.status_code == 200, r.text
         body = r.json()
         assert body["outline_source"] == "learned" and "this one is 16:9" in body["outline_note"]
+
+
+# -- the stored file ------------------------------------------------------------------------------
+
+
+def test_a_file_of_a_newer_dicecam_or_a_folder_is_refused_not_misread(photo, tmp_path, capsys):
+    """A newer format was read as if it were this one's, and a folder at the calibration's
+    path was taken for no calibration (the learned outline, said nowhere)."""
+    path = tmp_path / "data" / "calibration.json"
+    path.parent.mkdir(parents=True)
+    newer = '{"format": 2, "points": [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9]], "corners": "curved"}'
+    path.write_text(newer)
+    with pytest.raises(CalibrationError, match="written by a newer dicecam \\(format 2; this one"):
+        Calibration.load()
+    assert path.read_text() == newer
+    assert main(["read", str(photo)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "dicecam calibrate --clear" in err  # how to get out of it
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(CalibrationError, match="expected a file, got a folder"):
+        Calibration.load()
+
+
+def test_a_truncated_file_names_itself_and_the_way_out(tmp_path):
+    path = tmp_path / "data" / "calibration.json"
+    path.parent.mkdir(parents=True)
+    whole = Calibration.from_pixels([(0, 0), (320, 0), (320, 480), (0, 480)], 640, 480)
+    text = json.dumps(whole.to_dict())
+    path.write_text(text[: len(text) // 2])
+    with pytest.raises(CalibrationError) as caught:
+        Calibration.load()
+    assert f"cannot read calibration {path}" in str(caught.value)
+    assert "remove it (dicecam calibrate --clear)" in str(caught.value)
+    assert main(["calibrate", "--clear"]) == 0 and Calibration.load() is None

@@ -285,14 +285,27 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Calibration | None:
-        """The stored calibration, or None when there is none.
+        """The stored calibration, or None when there is none. A file without ``format`` or
+        ``aspect`` (an older dicecam's) fits photos of any shape.
 
         Raises:
-            CalibrationError: the file exists but is not a dicecam calibration.
+            CalibrationError: the path holds no dicecam calibration this dicecam can read (a
+                broken or truncated file, a folder, a newer format); the file is left as it is.
         """
         path = Path(path) if path is not None else calibration_path()
-        if not path.is_file():
+        if not path.exists():
             return None
+        if not path.is_file():
+            raise CalibrationError(f"calibration {path}: expected a file, got a folder")
+        try:
+            return cls._from_file(path)
+        except CalibrationError as exc:
+            raise CalibrationError(
+                f"{exc}; fix the file or remove it (dicecam calibrate --clear) and calibrate again"
+            ) from None
+
+    @classmethod
+    def _from_file(cls, path: Path) -> Calibration:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -302,9 +315,17 @@ class Calibration:
                 f"{path}: expected a JSON object with a 'points' list, got "
                 f"{type(data).__name__ if not isinstance(data, dict) else sorted(data)}"
             )
+        version = data.get("format", FORMAT)
+        if not isinstance(version, int) or isinstance(version, bool) or version > FORMAT:
+            raise CalibrationError(
+                f"{path}: written by a newer dicecam (format {version!r}; this one reads format "
+                f"{FORMAT} and older)"
+            )
         image, aspect = data.get("image"), data.get("aspect")
         try:
-            if aspect is not None and not (isinstance(aspect, int | float) and aspect > 0):
+            if aspect is not None and not (
+                isinstance(aspect, int | float) and math.isfinite(aspect) and aspect > 0
+            ):
                 raise CalibrationError(f"expected 'aspect' a positive number, got {aspect!r}")
             return cls(
                 [tuple(p) for p in data["points"]],
