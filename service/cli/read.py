@@ -170,6 +170,8 @@ def _summary(reading: Reading, label: str | None = None) -> str:
     text = f"{label or reading.image}: " + ", ".join(parts)
     if reading.latency_ms is not None:
         text += f"  ({reading.latency_ms:.1f} ms)"
+    if reading.outline_note:  # a stored calibration left out: the player should know why
+        text += f"\n  note: {reading.outline_note}"
     return text
 
 

@@ -182,6 +182,11 @@ def test_a_photo_of_another_shape_gets_the_learned_outline_and_says_so(
         assert other["outline_source"] == "learned", other
         assert f"drawn on a 4:3 photo, this one is {shape}" in other["outline_note"]
         assert "learned outline instead" in other["outline_note"]
+    # the plain summary says it too, under the photo's line
+    assert main(["read", *model, str(tmp_path / "other.jpg")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{tmp_path / 'other.jpg'}: ")
+    assert lines[1] == f"  note: {other['outline_note']}"
 
 
 def test_a_photo_turned_by_its_exif_is_calibrated_and_read_upright(
