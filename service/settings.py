@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.host_guard import check_allowed_host
@@ -13,25 +13,82 @@ from service.host_guard import check_allowed_host
 __all__ = ["Settings", "get_settings"]
 
 
+def _folder(path: Path) -> Path:
+    """A folder dicecam may make: refused when a file is already there."""
+    if path.expanduser().exists() and not path.expanduser().is_dir():
+        raise ValueError(f"expected a folder, got {str(path)!r}, which is a file")
+    return path
+
+
+def _file(path: Path) -> Path:
+    """A file dicecam may make: refused when a folder is already there."""
+    if path.expanduser().is_dir():
+        raise ValueError(f"expected a file, got {str(path)!r}, which is a folder")
+    return path
+
+
+def _host(host: str) -> str:
+    """An address or name to listen on; an empty one would listen on every interface."""
+    if not host.strip() or any(c.isspace() for c in host):
+        raise ValueError(
+            f"expected an address or host name to listen on, such as 127.0.0.1 or 0.0.0.0, "
+            f"got {host!r}"
+        )
+    return host
+
+
+def _tracker_url(url: str) -> str:
+    """A tracker's base URL, ``http(s)://host[:port][/path]``, without its trailing slash."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"expected a tracker URL starting with http:// or https://, such as "
+            f"http://192.168.1.20:8000/tracker, got {url!r}"
+        )
+    return url.strip().rstrip("/")
+
+
+def _zone(name: str) -> str:
+    """An IANA time zone name, as the tracker takes it."""
+    from service.tracker.rules import zone
+
+    zone(name)  # InvalidTimezone is a ValueError naming what was expected
+    return name
+
+
+def _database_url(url: str) -> str:
+    """A tracker database URL the tracker can open (SQLite or PostgreSQL)."""
+    from service.tracker.db import database_url_of
+
+    database_url_of(url)
+    return url
+
+
+Folder = Annotated[Path, AfterValidator(_folder)]
+File = Annotated[Path, AfterValidator(_file)]
+
+
 class Settings(BaseSettings):
     """Everything has a default: ``dicecam serve`` needs no configuration."""
 
     model_config = SettingsConfigDict(env_prefix="DICECAM_", extra="ignore")
 
-    host: str = "127.0.0.1"
+    host: Annotated[str, AfterValidator(_host)] = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
-    data_dir: Path = Path.home() / ".dicecam"
+    data_dir: Folder = Path.home() / ".dicecam"
     max_upload_mb: float = Field(20.0, gt=0, allow_inf_nan=False)
     tracker: bool = True
     """Mount the embedded Morning Roll tracker at ``/tracker`` (``dicecam serve --no-tracker``)."""
-    tracker_url: str | None = None
+    tracker_url: Annotated[str, AfterValidator(_tracker_url)] | None = None
     """Submit Morning Roll turns to this tracker instead of the embedded one."""
-    tracker_database_url: str | None = None
+    tracker_database_url: Annotated[str, AfterValidator(_database_url)] | None = None
     """Tracker database (``postgresql+psycopg://...``); default: SQLite file in ``data_dir``."""
     tracker_admin_name: str | None = None
     tracker_admin_password: str | None = None
     """With ``tracker_admin_name``: the tracker creates (or promotes) this administrator."""
-    tracker_admin_timezone: str = "UTC"
+    tracker_admin_timezone: Annotated[str, AfterValidator(_zone)] = "UTC"
     tracker_token: str | None = None
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
     tracker_token_days: int = Field(365, ge=1, le=36500)
@@ -45,14 +102,14 @@ class Settings(BaseSettings):
     to ``dicecam outbox deliver``)."""
     live_settle_frames: int = Field(3, ge=1, le=100)
     """Live mode: identical consecutive readings before the page takes a roll."""
-    calibration: Path | None = None
+    calibration: File | None = None
     """A fixed camera's boundary polygon (``DICECAM_CALIBRATION``, as ``dicecam calibrate``);
     default ``data_dir / "calibration.json"``."""
     missing_dice: Literal["bust", "ask"] = "bust"
     """A Morning Roll photo with fewer dice than rolled: ``bust`` the turn, or ``ask`` the
     player to retake the photo or type the values (``DICECAM_MISSING_DICE``)."""
 
-    turns_database: Path | None = None
+    turns_database: File | None = None
     """SQLite file of the turns in progress (``DICECAM_TURNS_DATABASE``); default
     ``data_dir / "turns.sqlite3"``, their photos in ``turn-photos/`` beside it."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = [
@@ -152,6 +152,7 @@ class VisionSettings(BaseSettings):
         "auto",
         description="detector runtime: openvino, onnxruntime or auto (OpenVINO when installed)",
     )
+
     max_image_pixels: int = Field(
         120_000_000, ge=1, description="refuse images whose header declares more pixels"
     )
@@ -160,6 +161,14 @@ class VisionSettings(BaseSettings):
         ge=1,
         description="refuse images that would decode (after JPEG draft) to more pixels",
     )
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        from vision.backends import resolve_backend
+
+        resolve_backend(value)  # ValueError naming the backends, or that OpenVINO is missing
+        return value
 
 
 def get_vision_settings() -> VisionSettings:

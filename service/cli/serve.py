@@ -8,7 +8,7 @@ from pathlib import Path
 
 from service.cli import UsageError, check_port, use_colors
 
-__all__ = ["register", "run"]
+__all__ = ["check_data_dir", "check_listen", "register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,17 +65,14 @@ def _check_model(flag: Path | None) -> None:
     missing, stays a 503 at the first photo (scoring and the tracker serve without it)."""
     import os
 
-    from pydantic import ValidationError
-
     from vision.config import VisionSettings
+    from vision.table.calibration import TableSettings
 
+    TableSettings()  # a bad reader or table setting stops the start here, naming the variable
+    settings = VisionSettings()  # (the reader reads them only at the first photo)
     if flag is not None:
         source, model = "--model", flag
     else:
-        try:
-            settings = VisionSettings()
-        except ValidationError:  # another DICECAM_* setting: the reader names it at the first photo
-            return
         if "model" not in settings.model_fields_set:
             return
         source, model = "DICECAM_MODEL", settings.model
@@ -123,10 +120,8 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings(**overrides)
     except Exception as exc:
         raise UsageError(f"bad setting: {exc}") from None
-    try:  # turns, the outbox and the tracker all live there
-        Path(settings.data_dir).expanduser().mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot use the data dir {settings.data_dir}: {exc}") from None
+    check_data_dir(Path(settings.data_dir).expanduser())
+    check_listen(settings.host, settings.port)
 
     import uvicorn
 
@@ -164,6 +159,43 @@ def run(args: argparse.Namespace) -> int:
             use_colors=use_colors(),
             **ssl,
         )
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
+    except SystemExit as exc:  # uvicorn could not start after all; its log says why
+        return 1 if exc.code else 0
     return 0
+
+
+def check_data_dir(folder: Path) -> None:
+    """UsageError unless ``folder`` can be made and written: turns, the outbox and the tracker
+    live there, and a read-only one failed at the tracker's start with a traceback."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise UsageError(
+            f"cannot use the data dir {folder} (--data-dir or DICECAM_DATA_DIR): expected a "
+            f"folder dicecam can write, got {exc.strerror or exc}"
+        ) from None
+
+
+def check_listen(host: str, port: int) -> None:
+    """UsageError unless ``host:port`` can be listened on (a port in use, an address not this
+    machine's, a name that does not resolve), said in one line before the service starts;
+    uvicorn said it in its log after the start, with exit status 3."""
+    import socket
+
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in addresses:  # each, as asyncio's create_server
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind(address)
+    except OSError as exc:  # socket.gaierror too
+        raise UsageError(
+            f"cannot listen on {host}:{port} (--host/--port or DICECAM_HOST/DICECAM_PORT): "
+            f"{exc.strerror or exc}"
+        ) from None

@@ -96,8 +96,12 @@ def run_tracker(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import OperationalError
 
+    from service.cli.serve import check_listen
     from service.tracker import create_app
 
+    host = args.host or settings.host
+    port = args.port if args.port is not None else settings.port
+    check_listen(host, port)
     try:
         app = create_app(args.database_url)
     except ValueError as exc:
@@ -108,12 +112,11 @@ def run_tracker(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
     from service.host_guard import guard_hosts
 
-    host = args.host or settings.host
     guard_hosts(app, host, settings.allowed_hosts)  # as `dicecam serve` guards its mounted one
     uvicorn.run(
         app,
         host=host,
-        port=args.port if args.port is not None else settings.port,
+        port=port,
         log_level="warning",
         use_colors=use_colors(),
     )

@@ -15,7 +15,14 @@ from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["Database", "default_database_url", "make_engine", "make_sessionmaker", "migrate"]
+__all__ = [
+    "Database",
+    "database_url_of",
+    "default_database_url",
+    "make_engine",
+    "make_sessionmaker",
+    "migrate",
+]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_MIGRATION_LOCK = 0x0D1CECA  # advisory lock id: several processes may start at once
@@ -32,6 +39,24 @@ def default_database_url() -> str:
     return f"sqlite:///{Path(settings.data_dir).expanduser() / 'tracker.sqlite3'}"
 
 
+def _expected(database_url: str) -> str:
+    return (
+        "expected a database URL like sqlite:///path/tracker.sqlite3 or "
+        f"postgresql+psycopg://user@host/db, got {database_url!r}"
+    )
+
+
+def database_url_of(database_url: str) -> URL:
+    """``database_url`` parsed, or ValueError unless it is a SQLite or PostgreSQL URL."""
+    try:
+        url = make_url(database_url)
+    except Exception as exc:
+        raise ValueError(_expected(database_url)) from exc
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise ValueError(_expected(database_url))
+    return url
+
+
 def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
     """An engine tuned for concurrent writers.
 
@@ -39,22 +64,13 @@ def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
     concurrent writers queue instead of failing with "database is locked". The file's folder is
     created.
     """
-    expected = (
-        "expected a database URL like sqlite:///path/tracker.sqlite3 or "
-        f"postgresql+psycopg://user@host/db, got {database_url!r}"
-    )
-    try:
-        url = make_url(database_url)
-    except Exception as exc:
-        raise ValueError(expected) from exc
-    if url.get_backend_name() not in ("sqlite", "postgresql"):
-        raise ValueError(expected)
+    url = database_url_of(database_url)
     if url.get_backend_name() == "postgresql":
         try:
             return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
         except (ImportError, NoSuchModuleError) as exc:
             raise ValueError(
-                f"{expected}; its driver is not installed ({exc}): pip install 'dicecam[postgres]'"
+                f"{_expected(database_url)}; its driver is not installed ({exc}): pip install 'dicecam[postgres]'"
             ) from exc
 
     memory = _in_memory(url)

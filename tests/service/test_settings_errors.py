@@ -1,0 +1,155 @@
+"""A ``DICECAM_*`` variable the program cannot use stops the command that reads it with one line
+naming the variable, what was expected and what came (exit 2, no traceback), before anything
+starts; ``dicecam serve`` and ``dicecam tracker`` say so of a port in use, an address they
+cannot listen on and a data dir they cannot write too."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from service.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def no_server(monkeypatch):
+    """A command that took every setting would serve for good: it fails the test instead."""
+    import uvicorn
+
+    def served(*args, **kwargs):
+        raise AssertionError("the command started serving with a setting it should refuse")
+
+    monkeypatch.setattr(uvicorn, "run", served)
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "value", "expected"),
+    [
+        # an empty DICECAM_HOST served on every interface
+        (["serve"], "DICECAM_HOST", "", "expected an address or host name to listen on"),
+        (["tracker"], "DICECAM_HOST", " ", "expected an address or host name to listen on"),
+        # a tracker URL without a scheme was taken, and every turn queued for a tracker that
+        # could never be reached; dicecam submit named TrackerClient's rule, not the variable
+        (["serve"], "DICECAM_TRACKER_URL", "example.com", "starting with http:// or https://"),
+        (["submit", "--player", "a", "--score", "50"], "DICECAM_TRACKER_URL", "x.org", "http://"),
+        # an unknown zone was taken unless the admin's name and password were set too
+        (["serve"], "DICECAM_TRACKER_ADMIN_TIMEZONE", "Mars/Base", "expected an IANA time zone"),
+        # the database URL's own error did not name the variable
+        (["serve"], "DICECAM_TRACKER_DATABASE_URL", "mysql://x/y", "expected a database URL"),
+        # a folder where a file goes: turns kept in memory only, a calibration never read
+        (["serve"], "DICECAM_TURNS_DATABASE", "{folder}", "expected a file"),
+        (["serve"], "DICECAM_CALIBRATION", "{folder}", "expected a file"),
+        (["serve"], "DICECAM_DATA_DIR", "{file}", "expected a folder"),
+        (["outbox", "list"], "DICECAM_DATA_DIR", "{file}", "expected a folder"),
+        # the reader's and the table step's settings: serve took them and every photo got 503
+        (["serve"], "DICECAM_CONF", "abc", "Input should be a valid number"),
+        (["serve"], "DICECAM_IMGSZ", "-5", "Input should be greater than or equal to 32"),
+        (["serve"], "DICECAM_BACKEND", "tensorflow", "expected a backend among auto, openvino"),
+        (["read", "x.jpg"], "DICECAM_BACKEND", "gpu", "expected a backend among auto, openvino"),
+        (["serve"], "DICECAM_TABLE", "maybe", "Input should be a valid boolean"),
+        (["serve"], "DICECAM_OFFTABLE_THRESHOLD", "2", "Input should be less than 1"),
+    ],
+)
+def test_a_bad_variable_is_one_line_naming_it(
+    command, name, value, expected, tmp_path, monkeypatch, capsys, no_server
+):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (tmp_path / "file").write_text("not a folder")
+    value = value.format(folder=folder, file=tmp_path / "file")
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DICECAM_PORT", "0")
+    monkeypatch.setenv(name, value)
+    assert main(command) == 2
+    line = _one_line(capsys)
+    assert f"{name}: " in line and expected in line and repr(value) in line, line
+
+
+def _taken_port() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+@pytest.mark.parametrize("command", ["serve", "tracker"])
+def test_a_port_in_use_or_an_address_not_here_is_one_line(
+    command, tmp_path, monkeypatch, capsys, no_server
+):
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path))
+    with _taken_port() as sock:
+        port = sock.getsockname()[1]
+        assert main([command, "--port", str(port)]) == 2
+    line = _one_line(capsys)
+    assert f"cannot listen on 127.0.0.1:{port}" in line and "Address already in use" in line
+    assert "DICECAM_PORT" in line
+    assert main([command, "--host", "no-such-host.invalid", "--port", "0"]) == 2
+    assert "cannot listen on no-such-host.invalid:0" in _one_line(capsys)
+    assert main([command, "--host", "192.0.2.1", "--port", "0"]) == 2  # TEST-NET-1: not ours
+    assert "cannot listen on 192.0.2.1:0" in _one_line(capsys)
+
+
+def test_serve_says_a_port_in_use_before_it_starts(tmp_path):
+    """The real process: uvicorn logged the bind error after the app had started, and exited 3."""
+    with _taken_port() as sock:
+        port = sock.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "DICECAM_DATA_DIR": str(tmp_path)},
+        )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""  # nor "serving http://..." first
+    assert proc.stderr.strip().splitlines() == [
+        f"dicecam serve: error: cannot listen on 127.0.0.1:{port} "
+        "(--host/--port or DICECAM_HOST/DICECAM_PORT): Address already in use"
+    ]
+
+
+@pytest.fixture
+def read_only_folder(tmp_path) -> Path:
+    """A folder nobody can write: a read-only tmpfs as root (chmod stops nothing there), else a
+    folder without write permission."""
+    folder = tmp_path / f"ro-{uuid.uuid4().hex[:6]}"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)])
+    if mounted.returncode != 0:
+        pytest.skip("running as root without the right to mount a read-only tmpfs")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_serve_refuses_a_data_dir_it_cannot_write(read_only_folder, monkeypatch, capsys, no_server):
+    """It failed with sqlite's traceback at the tracker's start (turns and sheets warned, then
+    kept in memory); with --no-tracker it served and lost every turn at a restart."""
+    monkeypatch.setenv("DICECAM_PORT", "0")
+    for extra in ([], ["--no-tracker"]):
+        assert main(["serve", "--data-dir", str(read_only_folder), *extra]) == 2
+        line = _one_line(capsys)
+        assert (
+            f"cannot use the data dir {read_only_folder} (--data-dir or DICECAM_DATA_DIR)" in line
+        )
+        assert "expected a folder dicecam can write" in line
+    assert list(read_only_folder.iterdir()) == []
