@@ -316,6 +316,21 @@ def test_every_game_a_command_help_names_is_one_it_plays(
         assert main([command, "--game", game, *dice]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["score", "advise", "strategy"])
+def test_every_house_rule_a_command_help_gives_is_taken_by_one_of_its_games(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = subparsers(build_parser())[command]
+    helps = [parser._option_string_actions[o].help or "" for o in ("--game", "--rule")]
+    games = re.search(r"one of: ([a-z, -]+?) \(", helps[0]).group(1).split(", ")
+    examples = re.search(r"e\.g\. (.+?) \(", " ".join(helps[1].split())).group(1).split(", ")
+    dice = [] if command == "strategy" else ["5", "1", "2", "4", "6"]
+    for rule in examples:
+        taken = [g for g in games if main([command, "--game", g, "--rule", rule, *dice]) == 0]
+        capsys.readouterr()
+        assert taken, f"`dicecam {command} --help` gives --rule {rule}, which none of {games} takes"
+
+
 def readme_section(title: str) -> str:
     """The text of README's ``## title`` section."""
     text = README.read_text()

@@ -17,6 +17,11 @@ __all__ = ["register"]
 
 GAMES = ("morning-roll", "farkle-five", "greed", "solitaire-dice", "low-high")
 FARKLE = ("morning-roll", "farkle-five", "greed")
+_RULE_EXAMPLES = {  # one house rule of each game that has one (scoring.games.HOUSE_RULES)
+    "morning-roll": "three_pairs_any=true",
+    "farkle-five": "free_keep=true",
+    "low-high": "scoring=pips",
+}
 
 
 def _add_common(p: argparse.ArgumentParser, games: tuple[str, ...]) -> None:
@@ -30,7 +35,7 @@ def _add_common(p: argparse.ArgumentParser, games: tuple[str, ...]) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="house rule, repeatable, e.g. three_pairs_any=true, free_keep=true, scoring=pips "
+        help=f"house rule, repeatable, e.g. {', '.join(_RULE_EXAMPLES[g] for g in games if g in _RULE_EXAMPLES)} "
         "(an unknown one is refused with the game's list)",
     )
 
