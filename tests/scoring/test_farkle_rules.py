@@ -80,6 +80,15 @@ def test_morning_roll_keeps_any_scoring_submultiset():
     }
 
 
+def test_ones_and_fives_of_a_triple_or_more_may_be_kept_as_singles():  # M1
+    found = keeps_of("morning-roll", [1, 1, 1, 5, 5, 5])
+    assert ((1,), 100, False) in found and ((1, 1), 200, False) in found
+    assert ((5, 5), 100, False) in found and ((1, 1, 5, 5), 300, False) in found
+    assert ((1, 1, 1, 5), 1050, False) in found and ((1, 5, 5, 5), 600, False) in found
+    assert ((1, 1, 1, 1), 2000, False) in keeps_of("morning-roll", [1, 1, 1, 1, 2, 3])  # M3
+    assert ((1, 1, 1), 1000, False) in keeps_of("morning-roll", [1, 1, 1, 1, 2, 3])
+
+
 def test_morning_roll_three_of_four_fours_keep_as_triple():  # M2
     assert ((4, 4, 4), 400, False) in keeps_of("morning-roll", [4, 4, 4, 4, 2, 3])
     assert ((4, 4, 4, 4), 800, False) in keeps_of("morning-roll", [4, 4, 4, 4, 2, 3])
