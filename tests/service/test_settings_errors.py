@@ -1,11 +1,14 @@
 """A ``DICECAM_*`` variable the program cannot use stops the command that reads it with one line
 naming the variable, what was expected and what came (exit 2, no traceback), before anything
 starts; ``dicecam serve`` and ``dicecam tracker`` say so of a port in use, an address they
-cannot listen on and a data dir they cannot write too."""
+cannot listen on and a data dir they cannot write too. README's *Settings* section lists every
+variable the code reads, each with the code's default."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -13,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from pydantic_settings import BaseSettings
 
 from service.cli import main
 
@@ -153,3 +157,118 @@ def test_serve_refuses_a_data_dir_it_cannot_write(read_only_folder, monkeypatch,
         )
         assert "expected a folder dicecam can write" in line
     assert list(read_only_folder.iterdir()) == []
+
+
+# -- README's Settings section against the code --------------------------------------------------
+
+SOURCES = [p for pkg in ("vision", "service", "scoring") for p in (REPO / pkg).rglob("*.py")]
+
+
+def _settings_classes() -> list[type[BaseSettings]]:
+    found = []
+    for path in SOURCES:
+        for name in re.findall(r"^class (\w+)\(BaseSettings\)", path.read_text(), re.M):
+            module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+            found.append(getattr(importlib.import_module(module), name))
+    return found
+
+
+def _run_time_defaults() -> dict[str, object]:
+    """Defaults a settings class leaves as None and the code works out from a constant."""
+    from vision.table.edges import EDGE_MIN_CONTRAST
+    from vision.table.logic import LEARNED_TOLERANCE, OFF_MIN_DIE_CHECK
+
+    return {
+        "DICECAM_SURFACE_TOLERANCE": LEARNED_TOLERANCE,
+        "DICECAM_SURFACE_EDGE_CONTRAST": EDGE_MIN_CONTRAST,
+        "DICECAM_OFFTABLE_MIN_DIE_CHECK": OFF_MIN_DIE_CHECK,
+    }
+
+
+def _code_defaults() -> dict[str, object]:
+    """Every variable the code reads, with its default (None: none, or worked out at run time
+    from the model or another setting)."""
+    defaults: dict[str, object] = {}
+    for cls in _settings_classes():
+        prefix = cls.model_config.get("env_prefix", "")
+        for field, info in cls.model_fields.items():
+            name = f"{prefix}{field}".upper()
+            assert defaults.get(name, info.default) == info.default, f"{name}: two defaults"
+            defaults[name] = info.default
+    for path in SOURCES:  # read without a settings class
+        for name in re.findall(r"environ\.get\(\"(DICECAM_\w+)\"", path.read_text()):
+            defaults.setdefault(name, None)
+    return {**defaults, **_run_time_defaults()}
+
+
+def _readme_rows() -> dict[str, str]:
+    """Each variable README's Settings section names, with the default it gives."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("\n## Settings\n") :]
+    rows: dict[str, str] = {}
+    for line in section.splitlines():
+        if line.startswith("| `DICECAM_"):
+            cells = [c.strip() for c in line.strip("|").split(" | ")]
+            names = re.findall(r"`(\w+)`", cells[0])
+            values = _split(cells[1], len(names))
+            first = names[0]
+            for short, value in zip(names, values, strict=True):
+                rows[_expand(first, short)] = value
+        else:  # a variable named in a sentence: "`DICECAM_X` (default: ...)"
+            for name, value in re.findall(r"`(DICECAM_\w+)` \(default: ([^)]*)\)", line):
+                rows[name] = value
+    return rows
+
+
+def _split(cell: str, n: int) -> list[str]:
+    """A defaults cell, one per variable: ``127.0.0.1`, `8000``; one text for all otherwise."""
+    parts = [p.strip() for p in re.split(r",\s+(?![^(]*\))", cell)]
+    return parts if len(parts) == n else [cell] * n
+
+
+def _expand(first: str, short: str) -> str:
+    """``_BELOW`` after ``DICECAM_SECOND_LOOK``: DICECAM_SECOND_LOOK_BELOW; ``_PASSWORD`` after
+    ``DICECAM_TRACKER_ADMIN_NAME``: DICECAM_TRACKER_ADMIN_PASSWORD (whichever the code reads)."""
+    if not short.startswith("_"):
+        return short
+    known = _code_defaults()
+    for stem in (first, first.rsplit("_", 1)[0]):
+        if f"{stem}{short}" in known:
+            return f"{stem}{short}"
+    return f"{first}{short}"
+
+
+def _same(readme: str, code: object) -> bool:
+    """README's words for a default against the code's value."""
+    text = readme.strip("`")
+    if code is None:  # none, or worked out at run time: README says from what, not a number
+        return readme == "none" or not re.fullmatch(r"[\d.]+|on|off", text)
+    if isinstance(code, bool):
+        return text == ("on" if code else "off")
+    if isinstance(code, (int, float)):
+        try:
+            return float(text) == float(code)
+        except ValueError:
+            return False
+    if isinstance(code, Path):
+        home = Path.home()
+        shown = Path(text.replace("~", str(home), 1)) if text.startswith("~") else REPO / text
+        return shown == code
+    if isinstance(code, tuple):
+        return readme == "none" and code == ()
+    return text == str(code)
+
+
+def test_readme_lists_every_variable_the_code_reads():
+    readme, code = set(_readme_rows()), set(_code_defaults())
+    assert sorted(code - readme) == [], "read by the code, missing from README's Settings"
+    assert sorted(readme - code) == [], "in README's Settings, read by no code"
+
+
+@pytest.mark.parametrize("name", sorted(_code_defaults()))
+def test_readme_gives_the_codes_default(name):
+    readme = _readme_rows()
+    if name not in readme:
+        pytest.skip("not in README (test_readme_lists_every_variable_the_code_reads says so)")
+    code = _code_defaults()[name]
+    assert _same(readme[name], code), f"{name}: README says {readme[name]!r}, the code {code!r}"
