@@ -14,17 +14,14 @@ if any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")):
 
 from service.cli import main  # noqa: E402
 
+from dicecam_testing.finetune import new_dice, stand_in_training, starting_model  # noqa: E402
 from dicecam_testing.folders import yolo_folder  # noqa: E402
 
 
 @pytest.fixture
 def base(tmp_path: Path) -> Path:
     """A starting model: the detector's export and checkpoint, its face classifier's weights."""
-    folder = tmp_path / "base"
-    folder.mkdir()
-    for name in ("mine.onnx", "mine.pt", "mine-faces.pt"):
-        (folder / name).write_bytes(b"start " + name.encode())
-    return folder / "mine.onnx"
+    return starting_model(tmp_path / "base")
 
 
 def _train(base: Path, data: Path, out: Path, *more: str) -> list[str]:
@@ -49,25 +46,7 @@ def test_all_dice_of_one_face_and_the_starting_model_as_output_are_refused(tmp_p
 @pytest.fixture
 def stand_ins(monkeypatch):
     """Training stood in for; ``calls["interrupt"]`` makes the face classifier's step a Ctrl-C."""
-    import vision.train.pipeline as pipeline
-    import vision.train.run as run
-    import vision.train.verify as verify
-
-    calls = {"interrupt": False}
-
-    def train_faces(recipe, dirs, out_onnx, **kw) -> None:
-        if calls["interrupt"]:
-            raise KeyboardInterrupt
-        Path(out_onnx).write_bytes(b"new faces")
-        Path(out_onnx).with_suffix(".pt").write_bytes(b"new faces pt")
-
-    monkeypatch.setattr(pipeline, "train_faces", train_faces)
-    # the stand-in model and photos are not read (test_train_robust checks them)
-    monkeypatch.setattr("vision.train.finetune.check_starting_model", lambda base: None)
-    monkeypatch.setattr("vision.train.finetune.check_photos", lambda split: None)
-    monkeypatch.setattr(run, "evaluate_model", lambda *a, **kw: None)
-    monkeypatch.setattr(verify, "calibrate_verifier", lambda *a, **kw: None)
-    return calls
+    return stand_in_training(monkeypatch)
 
 
 def test_ctrl_c_leaves_the_earlier_model_whole_and_the_same_command_runs_again(
@@ -75,11 +54,7 @@ def test_ctrl_c_leaves_the_earlier_model_whole_and_the_same_command_runs_again(
 ):
     """Stopped after the detector was placed in --out, a run left a new detector beside the
     earlier run's face classifier and card, selected by DICECAM_MODEL as one model."""
-    data = tmp_path / "data"
-    for i in range(6):
-        yolo_folder(data, [f"p{i}"]).joinpath("labels", f"p{i}.txt").write_text(
-            f"{i} 0.5 0.5 0.1 0.1\n"
-        )
+    data = new_dice(tmp_path / "data")
     out = tmp_path / "ft"
     out.mkdir()
     earlier = {f"mine-ft{part}": b"earlier" for part in (".onnx", "-faces.onnx", "-verify.onnx")}

@@ -12,8 +12,9 @@ detector. The die check (``NAME-verify.onnx``), when the starting reader has one
 low enough to keep the new dice; the cocked-die model is copied as it is.
 
 The model and its companions are made in the work folder and put into ``--out`` together at the
-end (:func:`publish`): a run stopped halfway (Ctrl-C) leaves ``--out`` as it was, never a new
-detector beside an earlier run's face classifier, and the same command starts it again.
+end (:func:`publish`): a run stopped halfway (Ctrl-C, SIGTERM, a full disk) leaves ``--out`` as it
+was, never a new detector beside an earlier run's face classifier, and the same command starts it
+again.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from vision.atomic import atomic_copy, atomic_write
 
 from .holdout import Split, check_photos, split_dataset
-from .publish import fine_tuned_model, publish
+from .publish import fine_tuned_model, publish, said
 from .recipe import Recipe
 from .start import check_starting_model, starting_model
 
@@ -213,21 +214,24 @@ def _choose_detector(
 
 def finetune(recipe: Recipe, args: argparse.Namespace) -> int:
     """Fine-tune ``args.from_model`` on ``args.data`` (see the module's text); 0 when done.
-    A KeyboardInterrupt (Ctrl-C) is raised again saying ``--out`` is untouched."""
+    A KeyboardInterrupt (Ctrl-C, SIGTERM) or an OSError (a full disk) is raised again saying
+    what ``--out`` holds: as it was, or (stopped while the model was put in) no such model."""
     base, _ = starting_model(args.from_model)
     final = fine_tuned_model(base, args.out, args.name)
     if final.is_file():
         print(f"{final} exists: it stays as it is until this run ends, then is replaced whole")
     try:
-        return _finetune(recipe, args)
-    except KeyboardInterrupt:  # `dicecam train: interrupted: ...`, said by dicecam's main
-        raise KeyboardInterrupt(
-            f"{final.parent} left as it was (no model of this run there); "
-            "the same command starts again"
-        ) from None
+        made = _finetune(recipe, args)
+    except (KeyboardInterrupt, OSError) as exc:  # said in one line by dicecam's main
+        kept = f"{final.parent} left as it was (no model of this run there)"
+        raise said(exc, f"{kept}; the same command starts again") from exc
+    publish(made, final.parent, final.stem)  # says itself what it left
+    print(f"model -> {final} (select it with DICECAM_MODEL={final} or --model)")
+    return 0
 
 
-def _finetune(recipe: Recipe, args: argparse.Namespace) -> int:
+def _finetune(recipe: Recipe, args: argparse.Namespace) -> Path:
+    """The fine-tuned model, made in the work folder; returns that folder."""
     import yaml
 
     from vision.verify import verify_model_for
@@ -348,6 +352,4 @@ def _finetune(recipe: Recipe, args: argparse.Namespace) -> int:
             **{f"after, {k}": v for k, v in after.items()},
         },
     )
-    publish(out, final.parent, name)
-    print(f"model -> {final} (select it with DICECAM_MODEL={final} or --model)")
-    return 0
+    return out

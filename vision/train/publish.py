@@ -1,8 +1,8 @@
 """Where a fine-tuned model goes, and putting it there whole.
 
-A fine-tuning run makes its model and companions in its work folder; :func:`publish` moves them
-into ``--out`` together at the end, so a run stopped halfway never leaves a new detector beside
-an earlier run's face classifier.
+A fine-tuning run makes its model and companions in its work folder; :func:`publish` puts them
+into ``--out`` together at the end, so that ``--out`` holds either the earlier model of that name
+or the new one, never a detector beside another run's face classifier (see :func:`publish`).
 
 Example:
     >>> fine_tuned_model(Path("models/dicecam-reader.onnx"), None, None).name
@@ -12,11 +12,12 @@ Example:
 from __future__ import annotations
 
 import errno
+import shutil
 from pathlib import Path
 
-from vision.atomic import atomic_copy, replace_file
+from vision.atomic import atomic_copy, fsync_dir, replace_file
 
-__all__ = ["COMPANIONS", "fine_tuned_model", "publish"]
+__all__ = ["COMPANIONS", "fine_tuned_model", "publish", "said"]
 
 
 def fine_tuned_model(base: Path, out: Path | None, name: str | None) -> Path:
@@ -39,29 +40,70 @@ def _model_files(folder: Path, name: str) -> list[Path]:
     ]
 
 
+def said(exc: KeyboardInterrupt | OSError, note: str) -> KeyboardInterrupt | OSError:
+    """``exc`` with ``note`` (what was left where) in the line ``dicecam`` prints of it: a
+    KeyboardInterrupt saying ``note``; an OSError of the same errno saying its reason, its file
+    and ``note``.
+
+    Example:
+        >>> print(said(OSError(errno.ENOSPC, "No space left on device", "m.onnx"), "out kept"))
+        [Errno 28] No space left on device: m.onnx; out kept
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return KeyboardInterrupt(note)
+    if exc.errno is None:  # a library's OSError("disk full")
+        return OSError(f"{exc}; {note}")
+    where = f": {exc.filename}" if exc.filename is not None else ""
+    return OSError(exc.errno, f"{exc.strerror}{where}; {note}")
+
+
 def publish(stage: Path, out: Path, name: str) -> list[Path]:
     """Put the finished model ``name`` made in ``stage`` into ``out`` and return its files there.
 
-    An earlier model of that name in ``out`` is replaced whole: its files this run did not make
-    (a die check the new model has none of) are removed, so the reader never mixes the two.
-    Each file is moved in one step; the detector ``NAME.onnx``, which selects the model, last.
+    Two steps. First every file is moved (copied, from another disk) into a hidden folder in
+    ``out``, ``.NAME.publish``: stopped there (Ctrl-C, a full disk), ``out`` is as it was. Then
+    renames within ``out``: the earlier detector ``NAME.onnx``, which selects the model, is
+    removed first, then the earlier model's files this run did not make (a die check the new
+    model has none of), and the new files go in, the detector last. Stopped there, ``out`` holds
+    no model ``name`` rather than a mixed one. The error says which (:func:`said`); the hidden
+    folder is removed.
     """
+    detector = f"{name}.onnx"
+    made = sorted((f for f in stage.iterdir() if f.is_file()), key=lambda f: f.name == detector)
+    if not made or made[-1].name != detector:
+        raise FileNotFoundError(f"expected the fine-tuned model {stage / detector}, got none")
     out.mkdir(parents=True, exist_ok=True)
-    made = sorted(
-        (f for f in stage.iterdir() if f.is_file()), key=lambda f: f.name == f"{name}.onnx"
-    )
-    if not any(f.name == f"{name}.onnx" for f in made):
-        raise FileNotFoundError(f"expected the fine-tuned model {stage / name}.onnx, got none")
-    for old in _model_files(out, name):
-        if not (stage / old.name).is_file():
-            old.unlink()
-    placed = []
-    for f in made:
-        try:
-            replace_file(f, out / f.name)
-        except OSError as exc:  # the work folder on another disk: a whole copy, then in place
-            if exc.errno != errno.EXDEV:
-                raise
-            atomic_copy(f, out / f.name)
-        placed.append(out / f.name)
-    return placed
+    incoming = out / f".{name}.publish"
+    note = f"{out} left as it was (no model of this run there); the same command starts again"
+    try:
+        shutil.rmtree(incoming, ignore_errors=True)  # a killed run's
+        incoming.mkdir()
+        for f in made:
+            _move(f, incoming / f.name)
+        (out / detector).unlink(missing_ok=True)  # from here on no model is selectable
+        note = (
+            f"{out} holds no model {name} now: the earlier one was taken out and this run's "
+            "was not put in whole; the same command makes it again"
+        )
+        for old in _model_files(out, name):
+            if not (incoming / old.name).is_file():
+                old.unlink()
+        for f in made:  # the detector last
+            replace_file(incoming / f.name, out / f.name)
+    except (KeyboardInterrupt, OSError) as exc:
+        raise said(exc, note) from exc
+    finally:
+        shutil.rmtree(incoming, ignore_errors=True)
+    fsync_dir(out)
+    return [out / f.name for f in made]
+
+
+def _move(src: Path, dst: Path) -> None:
+    """``src`` to ``dst`` in one step; from another disk, a whole copy, then ``src`` removed."""
+    try:
+        replace_file(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        atomic_copy(src, dst)
+        src.unlink()

@@ -1,0 +1,186 @@
+"""Putting a fine-tuned model into ``--out`` (vision.train.publish): stopped at any file (Ctrl-C,
+SIGTERM) or by a full disk, ``--out`` holds the earlier model whole or no model of that name,
+never a detector beside another run's companions, and the line printed says which."""
+
+from __future__ import annotations
+
+import errno
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import vision.train.publish as publish_module
+from service.cli import main
+from vision.atomic import atomic_copy, replace_file
+from vision.train.publish import publish
+
+from dicecam_testing.finetune import new_dice, stand_in_training, starting_model
+
+EARLIER = {
+    "mine-ft.onnx": b"earlier detector",
+    "mine-ft-faces.onnx": b"earlier faces",
+    "mine-ft-verify.onnx": b"earlier die check",
+    "mine-ft.md": b"earlier card",
+}
+NEW = {
+    "mine-ft.onnx": b"new detector",
+    "mine-ft-faces.onnx": b"new faces",
+    "mine-ft-faces.pt": b"new faces pt",
+    "mine-ft.md": b"new card",
+    "mine-ft.json": b"{}",
+}
+
+AGAIN = "; the same command starts again"
+
+needs_train = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")),
+    reason="dicecam train needs the [train] extra",
+)
+
+
+def _files(folder: Path, files: dict[str, bytes]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (folder / name).write_bytes(content)
+    return folder
+
+
+def _held(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def _stop_at(monkeypatch, call: int, exc: BaseException) -> None:
+    """publish's ``call``-th file move (1 = the first) raises ``exc`` instead."""
+    calls = [0]
+
+    def replace(src, dst) -> None:
+        calls[0] += 1
+        if calls[0] == call:
+            raise exc
+        replace_file(src, dst)
+
+    monkeypatch.setattr(publish_module, "replace_file", replace)
+
+
+def test_a_publish_puts_the_new_model_in_whole(tmp_path):
+    out = _files(tmp_path / "out", {**EARLIER, "other.onnx": b"another model"})
+    placed = publish(_files(tmp_path / "stage", NEW), out, "mine-ft")
+    assert sorted(p.name for p in placed) == sorted(NEW)
+    # the earlier die check, which the new model has none of, went with it; others stay
+    assert _held(out) == {**NEW, "other.onnx": b"another model"}
+
+
+def test_stopped_at_any_file_out_holds_the_earlier_model_whole_or_none(tmp_path, monkeypatch):
+    """The detector (which selects the model) was moved in last, after the companions: stopped
+    after the first file, --out held the earlier detector beside the new face classifier, a
+    mixed model the reader loaded, and the CLI said --out was left as it was."""
+    moves = 2 * len(NEW)  # into the hidden folder in out, then into place
+    outcomes = set()
+    for call in range(1, moves + 1):
+        out = _files(tmp_path / f"out{call}", EARLIER)
+        _stop_at(monkeypatch, call, KeyboardInterrupt())
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            publish(_files(tmp_path / f"stage{call}", NEW), out, "mine-ft")
+        held = _held(out)
+        if "mine-ft.onnx" in held:
+            assert held == EARLIER, f"stopped at file {call}: {held}"
+            assert str(stopped.value).startswith(f"{out} left as it was (no model of this run")
+            outcomes.add("earlier")
+        else:
+            assert str(stopped.value).startswith(f"{out} holds no model mine-ft now: the earlier")
+            assert "the same command makes it again" in str(stopped.value)
+            outcomes.add("none")
+    assert outcomes == {"earlier", "none"}
+    monkeypatch.undo()
+    publish(_files(tmp_path / "stage-again", NEW), out, "mine-ft")  # no hidden folder left over
+    assert _held(out) == NEW
+
+
+def test_a_full_disk_while_copying_from_another_disk_leaves_the_earlier_model(
+    tmp_path, monkeypatch
+):
+    """With the work folder on another disk each file was copied into --out in turn: a disk
+    that filled at the second left the new face classifier beside the earlier detector."""
+    copies = [0]
+
+    def across_disks(src, dst) -> None:
+        if Path(src).parent.name == "stage":
+            raise OSError(errno.EXDEV, "Invalid cross-device link", str(src))
+        replace_file(src, dst)
+
+    def copy(src, dst) -> Path:
+        copies[0] += 1
+        if copies[0] == 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+        return atomic_copy(src, dst)
+
+    monkeypatch.setattr(publish_module, "replace_file", across_disks)
+    monkeypatch.setattr(publish_module, "atomic_copy", copy)
+    out = _files(tmp_path / "out", EARLIER)
+    with pytest.raises(OSError) as full:
+        publish(_files(tmp_path / "stage", NEW), out, "mine-ft")
+    assert full.value.errno == errno.ENOSPC
+    assert str(full.value).endswith(f"; {out} left as it was (no model of this run there)" + AGAIN)
+    assert _held(out) == EARLIER  # no hidden folder left either
+
+
+@needs_train
+@pytest.mark.parametrize(
+    ("call", "says", "holds"),
+    [
+        (2, "left as it was (no model of this run there)", EARLIER),
+        (7, "holds no model mine-ft now", None),
+    ],
+    ids=["first-file-in", "while-switching"],
+)
+def test_dicecam_train_stopped_while_it_puts_the_model_in_says_what_out_holds(
+    call, says, holds, tmp_path, monkeypatch, capsys
+):
+    stand_in_training(monkeypatch)
+    out = _files(tmp_path / "out", EARLIER)
+    argv = ["train", "--from", str(starting_model(tmp_path / "base")), "--data"]
+    argv += [str(new_dice(tmp_path / "data")), "--out", str(out), "--detector", "keep"]
+    argv += ["--replay", "0", "--work", str(tmp_path / "work")]
+    _stop_at(monkeypatch, call, KeyboardInterrupt())
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert err.startswith(f"dicecam train: interrupted: {out} {says}")
+    assert len(err.splitlines()) == 1, err
+    if holds is not None:
+        assert _held(out) == holds
+    else:
+        assert "mine-ft.onnx" not in _held(out)
+    assert not (out / ".mine-ft.publish").exists()
+    monkeypatch.setattr(publish_module, "replace_file", replace_file)
+    assert main(argv) == 0
+    assert sorted(_held(out)) == sorted(
+        ["mine-ft.onnx", "mine-ft.pt", "mine-ft-faces.onnx", "mine-ft-faces.pt", "mine-ft.md"]
+        + ["mine-ft.json"]
+    )
+
+
+@needs_train
+def test_a_full_disk_while_fine_tuning_writes_is_one_line_and_keeps_the_earlier_model(
+    tmp_path, monkeypatch, capsys
+):
+    import vision.train.card as card
+
+    stand_in_training(monkeypatch)
+
+    def full(path, data, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(card, "atomic_write", full)
+    out = _files(tmp_path / "out", EARLIER)
+    argv = ["train", "--from", str(starting_model(tmp_path / "base")), "--data"]
+    argv += [str(new_dice(tmp_path / "data")), "--out", str(out), "--detector", "keep"]
+    argv += ["--replay", "0", "--work", str(tmp_path / "work")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    card_path = tmp_path / "work" / "mine-ft" / "model" / "mine-ft.md"
+    assert err == (
+        f"dicecam train: error: No space left on device: {card_path}; {out} left as it was "
+        f"(no model of this run there){AGAIN}\n"
+    )
+    assert _held(out) == EARLIER
