@@ -184,3 +184,15 @@ def test_a_full_disk_while_fine_tuning_writes_is_one_line_and_keeps_the_earlier_
         f"(no model of this run there){AGAIN}\n"
     )
     assert _held(out) == EARLIER
+
+
+def test_train_help_says_what_becomes_of_a_model_already_in_out(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["train", "--help"])
+    assert done.value.code == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--out OUT folder for the exported models (default models/, or runs/finetune for "
+        "--from); with --from, a model of that --name already there is kept until the new one "
+        "is complete, then replaced whole" in said
+    )
