@@ -25,6 +25,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
+from service.logs import RefusalLog
 from service.retention import EVERY_S, schedule, slim_delivered
 from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
@@ -125,7 +126,8 @@ def create_app(
     # DNS rebinding (400) and cross-site writes (403), for the mounted tracker too; its
     # refusals carry the security headers
     guard_hosts(app, settings.host, settings.allowed_hosts)
-    app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP; outermost
+    app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP
+    app.add_middleware(RefusalLog)  # a line saying why for each refusal, the tracker's too
 
     answer_http_errors(app)
 

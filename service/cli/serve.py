@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from service.app import create_app
+    from service.logs import log_config
 
     ssl: dict[str, str] = {}
     if args.https:
@@ -156,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
             host=settings.host,
             port=settings.port,
             log_level="info",
+            log_config=log_config("info"),
             use_colors=use_colors(),
             **ssl,
         )

@@ -111,13 +111,16 @@ def run_tracker(args: argparse.Namespace) -> int:
     except OperationalError as exc:
         raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
     from service.host_guard import guard_hosts
+    from service.logs import RefusalLog, log_config
 
     guard_hosts(app, host, settings.allowed_hosts)  # as `dicecam serve` guards its mounted one
+    app.add_middleware(RefusalLog)  # a line saying why for each refusal
     uvicorn.run(
         app,
         host=host,
         port=port,
         log_level="warning",
+        log_config=log_config("warning"),
         use_colors=use_colors(),
     )
     return 0

@@ -1,0 +1,103 @@
+"""The server's log, at its most verbose, through a tracker registration, logins (one refused),
+a token's use (one refused) and a turn submitted to the tracker: no password, token or photo
+byte in any line, and each refused request leaves a WARNING line saying why."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+
+from service.app import create_app
+from service.logs import log_config
+from service.settings import Settings
+
+from dicecam_testing.turns import QueueReader, dice, jpeg
+
+LOGGERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "dicecam")
+HANDLED = ("", "uvicorn", "uvicorn.access")
+"""The loggers whose records reach no other: the root, and uvicorn's that do not propagate."""
+
+
+@pytest.fixture
+def captured():
+    """Every record of every logger at DEBUG (uvicorn's at its TRACE), as the handlers get them:
+    ``lines, listen = captured``; ``listen()`` once the server is up (uvicorn's start configures
+    its loggers anew)."""
+    import logging.config
+
+    logging.config.dictConfig(log_config("debug"))  # dicecam serve's set-up, most verbose
+    lines: list[logging.LogRecord] = []
+    handler = logging.Handler(level=1)
+    handler.emit = lines.append
+    before = {name: logging.getLogger(name).level for name in LOGGERS}
+
+    def listen() -> None:
+        for name in LOGGERS:
+            logging.getLogger(name).setLevel(1)
+        for name in HANDLED:
+            logging.getLogger(name).addHandler(handler)
+
+    yield lines, listen
+    for name, level in before.items():
+        logging.getLogger(name).removeHandler(handler)
+        logging.getLogger(name).setLevel(level)
+
+
+def _midday_zone() -> str:
+    """A zone where it is about noon now: the tracker takes turns from 8:00 to 20:00 only."""
+    k = 12 - datetime.now(UTC).hour
+    return "UTC" if k == 0 else f"Etc/GMT{'-' if k > 0 else '+'}{abs(k)}"
+
+
+def test_no_secret_in_the_log_and_each_refusal_says_why(tmp_path, serve, captured):
+    password = "Wh1sker-Sekret-42"
+    reader = QueueReader()
+    app = create_app(Settings(data_dir=tmp_path, outbox_retry_s=0), reader=reader)
+    server = serve(app)
+    lines, listen = captured
+    listen()
+    player = {"name": "lena", "password": password, "timezone": _midday_zone()}
+    with httpx.Client(base_url=server.url, timeout=60) as c:
+        assert c.post("/tracker/api/v1/players", json=player).status_code == 201
+        assert c.post("/tracker/api/v1/players", json=player).status_code == 409
+        login = {"name": "lena", "password": password}
+        r = c.post("/api/v1/tracker/tokens", json=login)  # the camera page's login
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
+        wrong = {"name": "lena", "password": password[::-1]}
+        assert c.post("/api/v1/tracker/tokens", json=wrong).status_code == 401
+        assert c.post("/tracker/api/v1/tokens", json=wrong).status_code == 401
+        auth = {"Authorization": f"Bearer {token}"}
+        assert c.get("/tracker/api/v1/me", headers=auth).status_code == 200
+        bad = {"Authorization": f"Bearer {token[::-1]}"}
+        assert c.get("/tracker/api/v1/me", headers=bad).status_code == 401
+        turn = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token}).json()
+        photo = jpeg()
+        reader.rolls.append(dice([2, 2, 3, 4, 6, 6]))  # a bust: the turn ends and is sent
+        files = {"photo": ("roll.jpg", photo, "image/jpeg")}
+        r = c.post(f"/api/v1/turns/{turn['id']}/rolls", files=files)
+        assert r.json()["submission"]["status"] == "submitted", r.text
+        assert c.post("/api/v1/turns", json={"player": ""}).status_code == 422
+
+    text = "\n".join(f"{r.levelname} {r.name}: {r.getMessage()}" for r in lines)
+    assert '"POST /tracker/api/v1/players HTTP/1.1" 201' in text  # uvicorn's access log too
+    for secret in (password, password[::-1], token, token[::-1], token[:12], token[-12:]):
+        assert secret not in text, f"{secret[:4]}... is in the log"
+    assert photo[-40:].hex() not in text and str(photo[-40:])[2:-1] not in text
+
+    refused = [r.getMessage() for r in lines if r.name == "dicecam.requests"]
+    assert all(r.levelno == logging.WARNING for r in lines if r.name == "dicecam.requests")
+    expected = [
+        "refused POST /tracker/api/v1/players (409): ",
+        "refused POST /tracker/api/v1/tokens (401): ",  # the service's login asked the tracker
+        "refused POST /api/v1/tracker/tokens (401): ",
+        "refused POST /tracker/api/v1/tokens (401): ",
+        "refused GET /tracker/api/v1/me (401): unknown or revoked token",
+        "refused POST /api/v1/turns (422): 'player': ",
+    ]
+    assert len(refused) == len(expected), refused
+    for line, start in zip(refused, expected, strict=True):
+        assert line.startswith(start) and len(line) > len(start) + 10, line
