@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,16 @@ import pytest
 # ultralytics (the train extra) must never pip-install or phone home during tests.
 os.environ["YOLO_AUTOINSTALL"] = "false"
 os.environ.setdefault("YOLO_OFFLINE", "1")
+
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+"""This test process's name: ``gw0``, ``gw1``, ... in a parallel run (``pytest -n 2``)."""
+
+# The service's and the reader's data (turns, outbox, the tracker's database, the stored
+# calibration) go to a folder of this test process, not to the user's ~/.dicecam: a test that
+# builds an app without a data folder of its own neither reads what an earlier run or another
+# worker left there nor leaves anything in the home folder.
+DATA_DIR = Path(tempfile.mkdtemp(prefix=f"dicecam-tests-{WORKER}-"))
+os.environ["DICECAM_DATA_DIR"] = str(DATA_DIR)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -35,3 +47,7 @@ def rules_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"rule texts not found at {path}")
     return path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(DATA_DIR, ignore_errors=True)
