@@ -29,6 +29,19 @@ __all__ = [
 ]
 
 _PLACES = ("query", "path", "header", "cookie")  # where FastAPI found a parameter
+_SECRETS = ("password", "token", "secret")  # a field named so is never echoed back, nor logged
+
+
+def _holds_secret(value: Any) -> bool:
+    """Whether ``value`` (a body that came whole) holds a field :data:`_SECRETS` names."""
+    if isinstance(value, Mapping):
+        return any(
+            any(word in str(k).lower() for word in _SECRETS) or _holds_secret(v)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_holds_secret(v) for v in value)
+    return False
 
 
 class ErrorBody(BaseModel):
@@ -41,7 +54,8 @@ class ErrorBody(BaseModel):
 
 def describe_validation_errors(errors: Iterable[Mapping[str, Any]]) -> str:
     """One sentence for pydantic's validation ``errors``: each field, what was expected and
-    what came. A password is never echoed back.
+    what came. A password, token or secret (a field so named, or a body holding one) is never
+    echoed back.
 
     Example:
         >>> describe_validation_errors([{"type": "missing", "loc": ("body", "player")}])
@@ -67,7 +81,9 @@ def describe_validation_errors(errors: Iterable[Mapping[str, Any]]) -> str:
             parts.append(f"missing field {where}" if field else f"missing {where}")
             continue
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        secret = any("password" in x for x in loc)
+        secret = any(word in x.lower() for x in loc for word in _SECRETS) or _holds_secret(
+            err.get("input")
+        )
         if "input" in err and "got " not in msg and not secret:
             got = repr(err["input"])
             msg = f"{msg} (got {got[:80]}{'...' if len(got) > 80 else ''})"

@@ -101,3 +101,30 @@ def test_no_secret_in_the_log_and_each_refusal_says_why(tmp_path, serve, capture
     assert len(refused) == len(expected), refused
     for line, start in zip(refused, expected, strict=True):
         assert line.startswith(start) and len(line) > len(start) + 10, line
+
+
+def test_a_malformed_body_echoes_no_token_or_password_back_nor_into_the_log(
+    tmp_path, serve, captured
+):
+    """A 422 says what came for a wrong field, but not for a token or a password: one sent as a
+    number, or a body that came whole (a list) holding a password, was repeated in the answer
+    and in the refusal's log line."""
+    app = create_app(Settings(data_dir=tmp_path, outbox_retry_s=0), reader=QueueReader())
+    server = serve(app)
+    lines, listen = captured
+    listen()
+    token, password = 98765432109876543210, "Wh1sker-Sekret-42"
+    with httpx.Client(base_url=server.url, timeout=60) as c:
+        r = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token})
+        assert r.status_code == 422 and "'tracker_token'" in r.json()["detail"], r.text
+        answers = [r.text]
+        for route in ("/tracker/api/v1/tokens", "/api/v1/tracker/tokens"):
+            r = c.post(route, json=[{"name": "lena", "password": password}])
+            assert r.status_code == 422, r.text
+            answers.append(r.text)
+    text = "\n".join([*answers, *(r.getMessage() for r in lines)])
+    assert str(token) not in text and password not in text
+    assert (
+        "'round' (in the query): "
+        in (httpx.get(f"{server.url}/tracker/api/v1/leaderboard?round=x").json()["detail"])
+    )  # other fields still say what came
