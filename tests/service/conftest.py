@@ -41,19 +41,37 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def bound_socket(port: int = 0) -> socket.socket:
+    """A TCP socket bound to ``127.0.0.1:port`` (0: a free port), not listening yet: the port is
+    this process's from now on, so a test process beside it (``pytest -n 2``) cannot pick it
+    between its choice and its use. ``SO_REUSEADDR`` lets a server listen on it later."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 class LiveServer:
-    """A real uvicorn server for ``app`` in a background thread, on a free port."""
+    """A real uvicorn server for ``app`` in a background thread, on a free port (or ``port``),
+    bound as it is made."""
 
     def __init__(self, app, *, root_path: str = "", port: int | None = None) -> None:
         import uvicorn
 
-        self.port = port or free_port()
+        self.socket = bound_socket(port or 0)
+        self.port = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}{root_path}"
         config = uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning", timeout_graceful_shutdown=1
         )
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True
+        )
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
@@ -67,12 +85,16 @@ class LiveServer:
     def __exit__(self, *exc) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+        self.socket.close()
 
 
 @pytest.fixture
-def unused_port() -> int:
-    """A TCP port nothing listens on (yet)."""
-    return free_port()
+def unused_port() -> Iterator[int]:
+    """A TCP port nothing listens on (yet): a connection to it is refused until the test serves
+    on it (``serve(app, port=unused_port)``). It stays bound for the test, so no other test
+    process takes it meanwhile."""
+    with bound_socket() as sock:
+        yield sock.getsockname()[1]
 
 
 @pytest.fixture
