@@ -7,7 +7,9 @@ starts fast.
 
 Exit status: 0 done; 1 the work failed in part (a photo that cannot be read among others, a
 full disk); 2 bad usage (an unknown command or option, a value out of range, a missing file the
-command needs); 130 interrupted (Ctrl-C); 141 the reader of the output went away (``| head``).
+command needs); 130 interrupted (Ctrl-C); 143 stopped by SIGTERM (``kill PID``, systemd,
+``docker stop``) and 129 by SIGHUP (its terminal closed), which take Ctrl-C's way out (see
+:data:`STOP_SIGNALS`); 141 the reader of the output went away (``| head``).
 Errors a user can fix raise :class:`UsageError`; ``main`` prints them on one line and exits 2.
 """
 
@@ -19,13 +21,18 @@ import importlib
 import importlib.metadata
 import os
 import pkgutil
+import signal
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any, NoReturn
 
 __all__ = [
     "BROKEN_PIPE",
     "INTERRUPTED",
+    "SERVERS",
+    "STOP_SIGNALS",
     "UsageError",
     "build_parser",
     "check_port",
@@ -37,6 +44,17 @@ __all__ = [
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as a shell reports a command SIGINT stopped."""
+
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""Signals that stop a command as Ctrl-C does (no SIGHUP on Windows, and no SIGTERM to catch):
+files written whole, ``--out`` left as it was, one line, exit status 128 + the signal's number
+(143 for SIGTERM, 129 for SIGHUP). A second one while the command cleans up is ignored."""
+
+SERVERS = frozenset({"serve", "tracker"})
+"""Commands that run uvicorn, which shuts down gracefully on SIGTERM itself: their signals are
+left as they are."""
 
 BROKEN_PIPE = 141
 """Exit status when the reader of the output went away (128 + SIGPIPE), as for ``yes | head``."""
@@ -139,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``dicecam`` command ``argv`` (default: ``sys.argv[1:]``); return its exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = "dicecam"
+    received: list[int] = []  # the stop signal that raised the KeyboardInterrupt, if any
     _escape_unencodable()
     try:
         parser = build_parser()
@@ -148,18 +167,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         args = parser.parse_args(argv)
         command = f"dicecam {args.command}"
-        return _run(args, command)
+        if args.command in SERVERS:
+            return _run(args, command)
+        with _stop_signals_interrupt(received):
+            return _run(args, command)
     except KeyboardInterrupt as exc:
         # files are written whole (vision.atomic): what was there before is still there; a
         # command may say more (`raise KeyboardInterrupt("--out left as it was")`)
-        print(f"{command}: interrupted{f': {exc}' if str(exc) else ''}", file=sys.stderr)
-        return INTERRUPTED
+        by = f" by {signal.Signals(received[0]).name}" if received else ""
+        detail = f": {exc}" if str(exc) else ""
+        with suppress(OSError):  # SIGHUP: the terminal it would go to may be gone
+            print(f"{command}: interrupted{by}{detail}", file=sys.stderr)
+        return 128 + received[0] if received else INTERRUPTED
     except BrokenPipeError:
         # the reader of our output went away (`dicecam read --json *.jpg | head`): stop quietly
         # and keep Python from complaining again when it flushes stdout at exit.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return BROKEN_PIPE
+
+
+@contextmanager
+def _stop_signals_interrupt(received: list[int]) -> Iterator[None]:
+    """While in this block, each of :data:`STOP_SIGNALS` raises KeyboardInterrupt, as SIGINT
+    does, after appending its number to ``received``; the first only. The earlier handlers come
+    back after. Off the main thread (``main`` called from a thread) nothing is changed."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        if not received:  # a second stop waits for the cleanup of the first
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.signal(signum, interrupt) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def _escape_unencodable() -> None:

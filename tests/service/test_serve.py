@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import ssl
 import stat
 import subprocess
@@ -76,6 +77,25 @@ def test_serve_plain_http_with_the_embedded_tracker(tmp_path):
         out = stop(proc)
     assert f"serving http://127.0.0.1:{port}/" in out
     assert (tmp_path / "data" / "tracker.sqlite3").is_file()
+
+
+def test_serve_shuts_down_gracefully_and_at_once_on_sigterm(tmp_path):
+    """uvicorn handles SIGTERM itself (dicecam's other commands take it as Ctrl-C): the app's
+    shutdown runs, then uvicorn ends the process by the signal, as kill and systemd expect."""
+    proc, port = serve(tmp_path)
+    try:
+        wait_up(proc, f"http://127.0.0.1:{port}/api/v1/health")
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert time.monotonic() - start < 5
+    assert proc.returncode == -signal.SIGTERM, out
+    assert "Application shutdown complete." in out and "Traceback" not in out
+    assert "interrupted" not in out
 
 
 def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):

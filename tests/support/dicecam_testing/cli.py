@@ -34,13 +34,16 @@ def many_photos(folder: Path, copies: int) -> Path:
     return folder
 
 
-def interrupt_when(proc: subprocess.Popen, started, timeout: float = 30.0) -> tuple[str, str]:
-    """Ctrl-C ``proc`` (SIGINT to its process group, as a terminal does) once ``started()``
-    holds; its stdout and stderr."""
+def interrupt_when(
+    proc: subprocess.Popen, started, timeout: float = 30.0, signum: int = signal.SIGINT
+) -> tuple[str, str]:
+    """Ctrl-C ``proc`` (SIGINT to its process group, as a terminal does; or ``signum``: SIGTERM
+    as ``kill`` sends, SIGHUP as a closing terminal) once ``started()`` holds; its stdout and
+    stderr."""
     deadline = time.monotonic() + timeout
     while not started():
         assert proc.poll() is None, f"ended before it was interrupted: {proc.communicate()}"
         assert time.monotonic() < deadline, "never started working"
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)
+    os.killpg(proc.pid, signum)
     return proc.communicate(timeout=30)
