@@ -63,6 +63,9 @@ _JPEG_FORMATS = {"JPEG", "MPO"}
 """Formats decoded at reduced scale: Pillow opens a JPEG holding more pictures (MPF: an Android
 Ultra HDR photo's gain map, a camera's preview) as MPO, its first picture a plain JPEG."""
 _SWAPS_AXES = {5, 6, 7, 8}  # EXIF orientations that rotate by 90 degrees
+_DECODE_ERRORS = (SyntaxError, ValueError, EOFError, RuntimeError)
+"""What Pillow's decoders raise on corrupt data besides OSError: a PNG's truncated IHDR or tRNS
+chunk (ValueError), libavif's 'Decoding of color planes failed' (RuntimeError), ..."""
 _ORIENTATION_TAG = 0x0112
 # ISO base media "ftyp" brands of HEIF photos (an iPhone's HEIC among them); AVIF, the same
 # container, Pillow reads on its own
@@ -217,6 +220,8 @@ def _open(
         ) from None
     except OSError as exc:
         raise ImageError(f"cannot read {label}: {exc}") from None
+    except _DECODE_ERRORS as exc:  # a header Pillow's parser or libavif gives up on
+        raise _corrupt(label, exc) from None
     with im:
         return _from_pil(im, name, min_long_side, max_image_pixels, max_decoded_pixels, label)
 
@@ -263,10 +268,14 @@ def _from_pil(
             rgb = _pil_to_rgb(im)
     except ImageError:
         raise
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
-        reason = str(exc) or type(exc).__name__
-        raise ImageError(f"truncated or corrupt image: {label} ({reason})") from None
+    except (OSError, Image.DecompressionBombError, *_DECODE_ERRORS) as exc:
+        raise _corrupt(label, exc) from None
     return LoadedImage(rgb, view_w, view_h, name)
+
+
+def _corrupt(label: str, exc: BaseException) -> ImageError:
+    reason = str(exc) or type(exc).__name__
+    return ImageError(f"truncated or corrupt image: {label} ({reason})")
 
 
 def _pil_to_rgb(im: Image.Image) -> NDArray[np.uint8]:
