@@ -246,7 +246,6 @@ def _from_pil(
         orientation = int(im.getexif().get(_ORIENTATION_TAG, 1))
     except Exception:  # a broken EXIF block must not stop the reading
         orientation = 1
-    view_w, view_h = (h, w) if orientation in _SWAPS_AXES else (w, h)
     try:
         if min_long_side and im.format in _JPEG_FORMATS and max(w, h) > min_long_side:
             # draft() keeps both sides at least the size asked for: ask for the photo's own
@@ -270,6 +269,10 @@ def _from_pil(
         raise
     except (OSError, Image.DecompressionBombError, *_DECODE_ERRORS) as exc:
         raise _corrupt(label, exc) from None
+    # Pillow turns a TIFF itself (its size is the upright one from the start): the decoded
+    # pixels, not the tag, say whether the axes were swapped
+    turned = (dw, dh) == rgb.shape[:2] if dw != dh else orientation in _SWAPS_AXES
+    view_w, view_h = (h, w) if turned else (w, h)
     return LoadedImage(rgb, view_w, view_h, name)
 
 

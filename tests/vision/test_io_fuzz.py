@@ -32,7 +32,30 @@ def _encode(im: Image.Image, fmt: str, **kw) -> bytes:
     return out.getvalue()
 
 
+def _exif(orientation: int) -> Image.Exif:
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return exif
+
+
 # -- each bug the fuzzing found ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("compression", ["raw", "jpeg"])
+@pytest.mark.parametrize("orientation", [5, 6, 8])
+def test_tiff_turned_by_exif_reports_its_upright_size(orientation, compression):
+    """Pillow turns a TIFF with EXIF orientation 5-8 itself, its size the upright one from the
+    start: dicecam swapped width and height once more, so a 64x48 TIFF shown 48x64 said
+    64x48, and the reader's boxes were mapped back with scales of 0.75 and 1.33."""
+    photo = _photo()
+    tiff = _encode(photo, "TIFF", exif=_exif(orientation), compression=compression)
+    png = _encode(photo, "PNG", exif=_exif(orientation))
+    got, want = load_image(tiff), load_image(png)
+    assert (got.width, got.height) == (want.width, want.height) == (48, 64)
+    assert got.rgb.shape == want.rgb.shape == (64, 48, 3)
+    assert got.scale_x == got.scale_y == 1.0
+    tolerance = 0 if compression == "raw" else 12  # JPEG in TIFF is lossy
+    assert np.abs(got.rgb.astype(int) - want.rgb.astype(int)).mean() <= tolerance
 
 
 def _chunk(kind: bytes, body: bytes) -> bytes:
