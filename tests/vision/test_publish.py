@@ -97,6 +97,26 @@ def test_stopped_at_any_file_out_holds_the_earlier_model_whole_or_none(tmp_path,
     assert _held(out) == NEW
 
 
+def test_an_earlier_detector_that_cannot_be_removed_leaves_the_earlier_model(tmp_path, monkeypatch):
+    """As on Windows while a reader has it open: the message follows what is on disk."""
+    real_unlink = Path.unlink
+
+    def unlink(path: Path, missing_ok: bool = False) -> None:
+        if path.name == "mine-ft.onnx" and path.parent.name == "out":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        real_unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    out = _files(tmp_path / "out", EARLIER)
+    with pytest.raises(PermissionError) as refused:
+        publish(_files(tmp_path / "stage", NEW), out, "mine-ft")
+    assert str(refused.value) == (
+        f"[Errno 13] Permission denied: {out / 'mine-ft.onnx'}; {out} left as it was "
+        f"(no model of this run there){AGAIN}"
+    )
+    assert _held(out) == EARLIER
+
+
 def test_a_full_disk_while_copying_from_another_disk_leaves_the_earlier_model(
     tmp_path, monkeypatch
 ):

@@ -74,23 +74,27 @@ def publish(stage: Path, out: Path, name: str) -> list[Path]:
         raise FileNotFoundError(f"expected the fine-tuned model {stage / detector}, got none")
     out.mkdir(parents=True, exist_ok=True)
     incoming = out / f".{name}.publish"
-    note = f"{out} left as it was (no model of this run there); the same command starts again"
+    earlier = (out / detector).is_file()
     try:
         shutil.rmtree(incoming, ignore_errors=True)  # a killed run's
         incoming.mkdir()
         for f in made:
             _move(f, incoming / f.name)
         (out / detector).unlink(missing_ok=True)  # from here on no model is selectable
-        note = (
-            f"{out} holds no model {name} now: the earlier one was taken out and this run's "
-            "was not put in whole; the same command makes it again"
-        )
         for old in _model_files(out, name):
             if not (incoming / old.name).is_file():
                 old.unlink()
         for f in made:  # the detector last
             replace_file(incoming / f.name, out / f.name)
     except (KeyboardInterrupt, OSError) as exc:
+        if earlier and not (out / detector).is_file():  # said by what is on disk
+            note = (
+                f"{out} holds no model {name} now: the earlier one was taken out and this "
+                "run's was not put in whole; the same command makes it again"
+            )
+        else:
+            note = f"{out} left as it was (no model of this run there)"
+            note += "; the same command starts again"
         raise said(exc, note) from exc
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
