@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import threading
 from pathlib import Path
 
 from service.cli import UsageError, check_port, use_colors
 
-__all__ = ["check_data_dir", "check_listen", "register", "run"]
+__all__ = ["check_data_dir", "check_listen", "register", "run", "run_uvicorn"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -123,8 +124,6 @@ def run(args: argparse.Namespace) -> int:
     check_data_dir(Path(settings.data_dir).expanduser())
     check_listen(settings.host, settings.port)
 
-    import uvicorn
-
     from service.app import create_app
     from service.logs import log_config
 
@@ -152,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     print(f"dicecam: serving {scheme}://{shown}:{settings.port}/", flush=True)
     try:
-        uvicorn.run(
+        run_uvicorn(
             app,
             host=settings.host,
             port=settings.port,
@@ -164,6 +163,25 @@ def run(args: argparse.Namespace) -> int:
     except SystemExit as exc:  # uvicorn could not start after all; its log says why
         return 1 if exc.code else 0
     return 0
+
+
+def run_uvicorn(app: object, **config: object) -> None:
+    """``uvicorn.run(app, **config)``, where a hang-up (SIGHUP: the terminal that started the
+    server closed) shuts the server down as SIGTERM does: the app's shutdown runs. uvicorn
+    handles SIGINT and SIGTERM only, and SIGHUP killed the server on the spot."""
+    import signal
+
+    import uvicorn
+
+    hangup = getattr(signal, "SIGHUP", None)  # Windows has none
+    if hangup is None or threading.current_thread() is not threading.main_thread():
+        uvicorn.run(app, **config)
+        return
+    before = signal.signal(hangup, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
+    try:
+        uvicorn.run(app, **config)
+    finally:
+        signal.signal(hangup, before)
 
 
 def check_data_dir(folder: Path) -> None:

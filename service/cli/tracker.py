@@ -93,10 +93,9 @@ def run_tracker(args: argparse.Namespace) -> int:
     settings = Settings()
     if args.create_admin:
         return _create_admin(args, settings)
-    import uvicorn
     from sqlalchemy.exc import OperationalError
 
-    from service.cli.serve import check_listen
+    from service.cli.serve import check_listen, run_uvicorn
     from service.tracker import create_app
 
     host = args.host or settings.host
@@ -115,7 +114,7 @@ def run_tracker(args: argparse.Namespace) -> int:
 
     guard_hosts(app, host, settings.allowed_hosts)  # as `dicecam serve` guards its mounted one
     app.add_middleware(RefusalLog)  # a line saying why for each refusal
-    uvicorn.run(
+    run_uvicorn(
         app,
         host=host,
         port=port,

@@ -79,14 +79,19 @@ def test_serve_plain_http_with_the_embedded_tracker(tmp_path):
     assert (tmp_path / "data" / "tracker.sqlite3").is_file()
 
 
-def test_serve_shuts_down_gracefully_and_at_once_on_sigterm(tmp_path):
+@pytest.mark.parametrize("signum", ["SIGTERM", "SIGHUP"])
+def test_serve_shuts_down_gracefully_and_at_once_on_sigterm(tmp_path, signum):
     """uvicorn handles SIGTERM itself (dicecam's other commands take it as Ctrl-C): the app's
-    shutdown runs, then uvicorn ends the process by the signal, as kill and systemd expect."""
+    shutdown runs, then uvicorn ends the process by the signal, as kill and systemd expect. A
+    hang-up (the terminal closed) is taken as SIGTERM: uvicorn does not handle it, and it
+    killed the server without its shutdown."""
+    if not hasattr(signal, signum):
+        pytest.skip(f"no {signum} on this platform")
     proc, port = serve(tmp_path)
     try:
         wait_up(proc, f"http://127.0.0.1:{port}/api/v1/health")
         start = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(getattr(signal, signum))
         out, _ = proc.communicate(timeout=15)
     finally:
         if proc.poll() is None:
