@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import io
 import struct
+import time
 import zlib
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
 from PIL import Image
 
-from vision.io import ImageError, load_image
+from vision.io import ImageError, LoadedImage, load_image
+
+SAMPLE = Path(__file__).parents[2] / "datasets" / "samples" / "roll-s21-031.jpg"
+MAX_IMAGE_PIXELS = 16_000_000
+MAX_DECODED_PIXELS = 4_000_000
+EXTREMES = (0, 1, 2, 255, 0x7FFF, 0xFFFF, 0x10000, 0x7FFFFFFF, 0xFFFFFFFF)
 
 
 def _photo(w: int = 64, h: int = 48) -> Image.Image:
@@ -36,6 +46,134 @@ def _exif(orientation: int) -> Image.Exif:
     exif = Image.Exif()
     exif[0x0112] = orientation
     return exif
+
+
+@cache
+def _seeds() -> dict[str, bytes]:
+    """The files mutated: the sample photo and other formats of a small version of it."""
+    small = Image.open(SAMPLE).convert("RGB").resize((80, 60))
+    rgba = small.convert("RGBA")
+    rgba.putalpha(160)
+    return {
+        "jpeg": SAMPLE.read_bytes(),
+        "jpeg-exif6": _encode(small, "JPEG", exif=_exif(6)),
+        "png": _encode(small, "PNG"),
+        "png-rgba-exif6": _encode(rgba, "PNG", exif=_exif(6)),
+        "png-palette": _encode(small.convert("P"), "PNG", transparency=0),
+        "webp": _encode(small, "WEBP", quality=60),
+        "gif": _encode(small, "GIF", save_all=True, append_images=[small.rotate(90)]),
+        "tiff-exif6": _encode(small, "TIFF", exif=_exif(6)),
+        "tiff-jpeg": _encode(small, "TIFF", compression="jpeg"),
+        "bmp": _encode(small.convert("L"), "BMP"),
+        "avif": _encode(small, "AVIF", quality=50),
+    }
+
+
+def _header_fields(data: bytes) -> list[tuple[int, str]]:
+    """(offset, struct format) of the fields that size a file: dimensions, chunk and segment
+    lengths, TIFF/EXIF tag values (orientation, strip offsets and counts, the next-IFD link)."""
+    fields: list[tuple[int, str]] = []
+    if data.startswith(b"\x89PNG"):
+        fields += [(8, ">I"), (16, ">I"), (20, ">I")]  # IHDR length, width, height
+    elif data.startswith(b"GIF"):
+        fields += [(6, "<H"), (8, "<H")]  # logical screen
+        frame = data.find(b"\x2c", 13)
+        fields += [(frame + k, "<H") for k in (1, 3, 5, 7)] if frame > 0 else []
+    elif data.startswith(b"BM"):
+        fields += [(2, "<I"), (10, "<I"), (14, "<I"), (18, "<i"), (22, "<i"), (28, "<H")]
+    elif data.startswith(b"\xff\xd8"):
+        sof = data.find(b"\xff\xc0")
+        fields += [(sof + 2, ">H"), (sof + 5, ">H"), (sof + 7, ">H")] if sof > 0 else []
+    for box in (b"ispe", b"VP8X", b"RIFF"):
+        at = data.find(box)
+        fields += [(at + 4, "<I"), (at + 8, ">I"), (at + 12, ">I")] if at >= 0 else []
+    exif = data.find(b"Exif\x00\x00")
+    tiff = 0 if data[:2] in (b"II", b"MM") else exif + 6 if exif >= 0 else -1
+    if 0 <= tiff <= len(data) - 8:
+        e = "<" if data[tiff : tiff + 2] == b"II" else ">"
+        ifd = tiff + struct.unpack_from(e + "I", data, tiff + 4)[0]
+        n = struct.unpack_from(e + "H", data, ifd)[0] if ifd + 2 <= len(data) else 0
+        fields += [(tiff + 4, e + "I"), (ifd + 2 + 12 * n, e + "I")]  # first and next IFD
+        for k in range(min(n, 40)):
+            entry = ifd + 2 + 12 * k
+            fields += [(entry + 4, e + "I"), (entry + 8, e + "H"), (entry + 8, e + "I")]
+    return [(at, fmt) for at, fmt in fields if 0 <= at <= len(data) - struct.calcsize(fmt)]
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A seed file with one to three mutations."""
+    name = draw(st.sampled_from(sorted(_seeds())))
+    data = bytearray(_seeds()[name])
+    for _ in range(draw(st.integers(1, 3))):
+        if not data:
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        op = draw(st.sampled_from(["flip", "byte", "cut", "insert", "repeat", "delete", "field"]))
+        if op == "flip":
+            data[at] ^= 1 << draw(st.integers(0, 7))
+        elif op == "byte":
+            data[at] = draw(st.sampled_from([0, 1, 0x7F, 0x80, 0xFF]))
+        elif op == "cut":
+            del data[at:]
+        elif op == "insert":
+            data[at:at] = draw(st.binary(min_size=1, max_size=64))
+        elif op == "repeat":
+            run = bytes(data[at : at + draw(st.sampled_from([2, 16, 300]))])
+            data[at:at] = run * draw(st.sampled_from([2, 20]))
+        elif op == "delete":
+            del data[at : at + draw(st.sampled_from([1, 4, 100]))]
+        elif fields := _header_fields(bytes(data)):
+            offset, fmt = draw(st.sampled_from(fields))
+            value = draw(st.sampled_from([*EXTREMES, 3, 5, 6, 8, 9]))
+            bits = 8 * struct.calcsize(fmt)
+            value &= (1 << bits) - 1
+            if fmt[-1].islower() and value >= 1 << (bits - 1):
+                value -= 1 << bits
+            struct.pack_into(fmt, data, offset, value)
+            if name.startswith("png") and offset in (16, 20):  # keep IHDR's CRC right
+                struct.pack_into(">I", data, 29, zlib.crc32(bytes(data[12:29])))
+    return name, bytes(data)
+
+
+def _check(img: LoadedImage) -> None:
+    """A decoded image of sane size whose geometry maps back to the photo as shown."""
+    h, w = img.rgb.shape[:2]
+    assert img.rgb.dtype == np.uint8 and img.rgb.shape[2:] == (3,)
+    assert 1 <= w <= img.width and 1 <= h <= img.height
+    assert img.width * img.height <= MAX_IMAGE_PIXELS and w * h <= MAX_DECODED_PIXELS
+    # a JPEG decoded at reduced scale rounds each side up: at most a pixel off
+    assert abs(img.scale_x * img.height - h) <= 1 + img.scale_x, (img.rgb.shape, img.width)
+
+
+@settings(
+    derandomize=True,
+    max_examples=1500,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(case=mutated(), min_long_side=st.sampled_from([None, 256]))
+def test_mutated_photos_decode_or_raise_image_error(case, min_long_side):
+    """Each of 1500 mutated files (a fixed seed) decodes to a sane image or raises ImageError
+    naming the data, in under 2 s; the limits are lowered to keep decoded garbage quick."""
+    name, data = case
+    note(f"{name} mutated: {len(data)} bytes, {data[:64].hex()}...")
+    t0 = time.perf_counter()
+    try:
+        img = load_image(
+            data,
+            min_long_side=min_long_side,
+            max_image_pixels=MAX_IMAGE_PIXELS,
+            max_decoded_pixels=MAX_DECODED_PIXELS,
+        )
+    except ImageError as exc:
+        assert "<bytes>" in str(exc), str(exc)
+        event(f"{name}: ImageError {str(exc).split(':')[0]}")
+    else:
+        _check(img)
+        event(f"{name}: decoded")
+    assert time.perf_counter() - t0 < 2.0, name
 
 
 # -- each bug the fuzzing found ------------------------------------------------------------
