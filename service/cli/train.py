@@ -168,8 +168,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        from vision.train.env import train_threads
         from vision.train.recipe import load_recipe
 
+        train_threads()  # a bad DICECAM_TRAIN_THREADS stops the run now, not after minutes
         recipe = load_recipe(args.recipe)
         recipe.card_overview_text()  # a missing hand-written card section fails now
         recipe.card_extra_text()

@@ -45,3 +45,23 @@ def test_its_private_config_folder_goes_with_the_process_and_a_given_one_stays(t
     cfg, had_font = _run({**env, "YOLO_CONFIG_DIR": str(given)})
     assert Path(cfg) == given and had_font == "True"
     assert (given / "Arial.ttf").is_file()  # the caller's folder is the caller's to remove
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-2", "1.5"])
+def test_a_bad_train_threads_variable_stops_dicecam_train_at_once_naming_it(
+    value, monkeypatch, capsys
+):
+    """DICECAM_TRAIN_THREADS was read with a bare int() when training began: a traceback after
+    the data was prepared (or, for 0, every core silently)."""
+    from service.cli import main
+    from vision.train.env import train_threads
+
+    monkeypatch.setenv("DICECAM_TRAIN_THREADS", value)
+    assert main(["train", "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"DICECAM_TRAIN_THREADS must be a whole number from 1 up, got '{value}'" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    monkeypatch.setenv("DICECAM_TRAIN_THREADS", " 3 ")
+    assert train_threads() == 3
+    monkeypatch.delenv("DICECAM_TRAIN_THREADS")
+    assert train_threads() == (os.cpu_count() or 1)

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["prepare_ultralytics"]
+__all__ = ["prepare_ultralytics", "train_threads"]
 
 _PREPARED: ModuleType | None = None
 
@@ -88,9 +88,27 @@ def prepare_ultralytics(
     # so an unreadable photo stays a plain UnidentifiedImageError everywhere else.
     Image.open = pillow_open
 
-    n = threads or int(os.environ.get("DICECAM_TRAIN_THREADS") or 0) or os.cpu_count() or 1
+    n = threads or train_threads()
     torch.set_num_threads(n)
     torch_utils.NUM_THREADS = n
     SETTINGS.update({"sync": False, "datasets_dir": str(cfg / "datasets")})
     _PREPARED = ultralytics
     return ultralytics
+
+
+def train_threads() -> int:
+    """The torch threads of training: ``DICECAM_TRAIN_THREADS`` when set, else every core.
+
+    Raises:
+        ValueError: the variable is set to something other than a whole number from 1 up.
+    """
+    given = os.environ.get("DICECAM_TRAIN_THREADS", "").strip()
+    if not given:
+        return os.cpu_count() or 1
+    try:
+        n = int(given)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"DICECAM_TRAIN_THREADS must be a whole number from 1 up, got {given!r}")
+    return n
