@@ -131,7 +131,8 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
             if fmt[-1].islower() and value >= 1 << (bits - 1):
                 value -= 1 << bits
             struct.pack_into(fmt, data, offset, value)
-            if name.startswith("png") and offset in (16, 20):  # keep IHDR's CRC right
+            if data.startswith(b"\x89PNG") and offset in (16, 20) and len(data) >= 33:
+                # keep IHDR's CRC right
                 struct.pack_into(">I", data, 29, zlib.crc32(bytes(data[12:29])))
     return name, bytes(data)
 
