@@ -71,6 +71,10 @@ _ORIENTATION_TAG = 0x0112
 # container, Pillow reads on its own
 _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
 _heif_registered = False
+_OPENED_FORMATS = ("JPEG", "PNG", "WEBP", "AVIF", "HEIF", "BMP", "TIFF", "GIF")
+"""The Pillow formats a photo is opened as (a JPEG with more pictures opens as MPO through JPEG's
+opener; HEIF once pillow-heif is registered). Pillow's others stay closed: an EPS is rendered by
+running Ghostscript on it (a PostScript loop never ends), and none of them is a phone's photo."""
 
 
 class ImageError(ValueError):
@@ -188,6 +192,12 @@ def _heif_unreadable(fp: Any) -> bool:
     return head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS and not register_heif()
 
 
+def _formats() -> list[str]:
+    """Those of :data:`_OPENED_FORMATS` that Pillow has an opener for now."""
+    Image.init()  # registers every plugin, once
+    return [f for f in _OPENED_FORMATS if f in Image.OPEN]
+
+
 def _open(
     fp: Any,
     label: str,
@@ -205,7 +215,7 @@ def _open(
         with warnings.catch_warnings():
             # dicecam applies its own pixel limit below, with a clearer message.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im = Image.open(fp)
+            im = Image.open(fp, formats=_formats())
     except Image.DecompressionBombError as exc:
         # Pillow refuses past twice its own limit before dicecam sees the size: say it as ours
         found = re.search(r"\((\d+) pixels\)", str(exc))

@@ -233,3 +233,29 @@ def test_corrupt_avif_is_a_clear_error():
     for data, reason in cases.items():
         with pytest.raises(ImageError, match=rf"truncated or corrupt image: <bytes> \(.*{reason}"):
             load_image(data)
+
+
+def test_an_eps_is_not_an_image_and_runs_no_ghostscript(tmp_path, monkeypatch):
+    """Pillow opens any format it knows: an EPS was rendered by running Ghostscript on it
+    (where installed), with no time limit (a PostScript ``{} loop`` never ends), and a
+    failure left load_image as CalledProcessError. Only the photo formats open now."""
+    from PIL import EpsImagePlugin
+
+    ran = tmp_path / "ghostscript-ran"
+    gs = tmp_path / "gs"
+    gs.write_text(f"#!/bin/sh\ntouch {ran}\nexit 1\n")
+    gs.chmod(0o755)
+    monkeypatch.setattr(EpsImagePlugin, "gs_binary", str(gs))
+    eps = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 64 48\n{} loop\n"
+    path = tmp_path / "roll.eps"
+    path.write_bytes(eps)
+    for source in (eps, path):
+        with pytest.raises(ImageError, match=r"not an image \(expected JPEG, PNG"):
+            load_image(source)
+    assert not ran.exists()
+    # Pillow's other formats are refused the same way; the photo formats still open
+    for fmt in ("PPM", "TGA", "ICO", "PCX"):
+        with pytest.raises(ImageError, match="not an image"):
+            load_image(_encode(_photo(), fmt))
+    for fmt in ("JPEG", "PNG", "WEBP", "AVIF", "BMP", "TIFF", "GIF"):
+        assert load_image(_encode(_photo(), fmt)).rgb.shape == (48, 64, 3), fmt
