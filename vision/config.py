@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -19,7 +20,10 @@ __all__ = [
     "CHECKOUT",
     "DEFAULT_MODEL",
     "MODELS_DIR",
+    "STRIDE",
     "VisionSettings",
+    "check_imgsz",
+    "check_model_file",
     "get_vision_settings",
     "shipped_folder",
 ]
@@ -42,6 +46,48 @@ MODELS_DIR = shipped_folder("shipped_models", "models")
 
 DEFAULT_MODEL = MODELS_DIR / "dicecam-reader.onnx"
 """The shipped reader model: ``models/dicecam-reader.onnx`` (see :data:`MODELS_DIR`)."""
+
+STRIDE = 32
+"""The stride of dicecam's detectors: the first look's size is a multiple of it."""
+
+
+def check_imgsz(size: int) -> int:
+    """``size`` if a detector of :data:`STRIDE` can read at it, else ValueError saying so (the
+    caller says what came: a setting's error adds it)."""
+    if size < STRIDE or size % STRIDE:
+        raise ValueError(
+            f"expected an input size that is a multiple of the model's stride {STRIDE}"
+        )
+    return size
+
+
+def check_model_file(value: Any, what: str, *, off: str = "") -> Path:
+    """``value`` as the path of a file that is there and can be read, the ONNX ``what`` a
+    ``DICECAM_*_MODEL`` setting names; else ValueError saying what was expected (``off``: how
+    to turn the model off instead) and what came: nothing, a folder, a file it cannot read.
+
+    Example:
+        >>> check_model_file("/no/such.onnx", "face classifier")
+        Traceback (most recent call last):
+        ...
+        ValueError: expected the face classifier (an ONNX file), got '/no/such.onnx' (no such file)
+    """
+    expected = f"expected the {what} (an ONNX file){off}, got {str(value)!r}"
+    if not str(value).strip():
+        raise ValueError(f"{expected} (empty)")
+    path = Path(value)
+    if path.is_dir():
+        raise ValueError(f"{expected} (a folder)")
+    if not path.exists():
+        raise ValueError(f"{expected} (no such file)")
+    if not path.is_file():
+        raise ValueError(f"{expected} (not a regular file)")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{expected} (cannot read it: {exc.strerror or exc})") from None
+    return path
 
 
 class VisionSettings(BaseSettings):
@@ -161,6 +207,21 @@ class VisionSettings(BaseSettings):
         ge=1,
         description="refuse images that would decode (after JPEG draft) to more pixels",
     )
+
+    @field_validator("faces_model", "cocked_model", "verify_model", mode="before")
+    @classmethod
+    def _model_file(cls, value: Any, info: Any) -> Any:
+        what = {"faces_model": "face classifier", "cocked_model": "cocked-die model"}
+        return (
+            value
+            if value is None
+            else check_model_file(value, what.get(info.field_name, "die check"))
+        )
+
+    @field_validator("imgsz")
+    @classmethod
+    def _on_the_stride(cls, value: int | None) -> int | None:
+        return value if value is None else check_imgsz(value)
 
     @field_validator("backend")
     @classmethod

@@ -168,10 +168,15 @@ class DiceReader:
         """A model exported with dynamic height and width reads each photo at its own aspect: the
         longer side at ``max(imgsz)``, the other padded to a multiple of the stride only."""
         self.stride = info.stride
-        self.imgsz: tuple[int, int] = self._first_look(
-            info.imgsz, settings.imgsz if imgsz is None else int(imgsz)
-        )
-        """The first look's input (height, width): the model's own unless ``imgsz`` says."""
+        try:
+            self.imgsz: tuple[int, int] = self._first_look(
+                info.imgsz, settings.imgsz if imgsz is None else int(imgsz)
+            )
+            """The first look's input (height, width): the model's own unless ``imgsz`` says."""
+        except ValueError as exc:
+            if imgsz is not None:
+                raise
+            raise ValueError(f"DICECAM_IMGSZ: {exc}") from None  # the setting's size: say so
         self.end2end = info.end2end
         self.names = info.names
         self.roles = info.roles

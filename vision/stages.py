@@ -79,9 +79,17 @@ def stage_path(
         path = _beside(stage, detector)
     if not path.is_file():
         if explicit or arg is True:
-            raise ModelError(f"{STAGES[stage]} not found: {path}")
+            raise ModelError(f"{STAGES[stage]} not found: {path}{_named_by(stage, arg, settings)}")
         return None
     return path
+
+
+def _named_by(stage: str, arg: str | Path | bool | None, settings: VisionSettings) -> str:
+    """`` (named by DICECAM_FACES_MODEL)`` when the setting chose the file of ``stage``, else
+    nothing (the caller's argument, or the file beside the detector)."""
+    if arg in (None, True) and getattr(settings, f"{stage}_model") is not None:
+        return f" (named by DICECAM_{stage.upper()}_MODEL)"
+    return ""
 
 
 def load_stage(
@@ -103,8 +111,11 @@ def load_stage(
         return None
     try:
         return _open(stage, path, settings, threads)
-    except Exception as exc:
-        raise ModelError(f"cannot load {STAGES[stage]} {path}: {exc}") from None
+    except Exception as exc:  # the runtimes' messages run over several lines
+        why = " ".join(str(exc).split())
+        if not why.startswith(f"cannot load {STAGES[stage]}"):
+            why = f"cannot load {STAGES[stage]} {path}: {why}"
+        raise ModelError(f"{why}{_named_by(stage, arg, settings)}") from None
 
 
 def default_table(threads: int = 2, die_check: Any = None) -> Any:

@@ -51,12 +51,19 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
 
 
 def check_reader_options(args: argparse.Namespace) -> None:
-    """Raise :class:`UsageError` for a confidence outside 0..1, an input size under 32 or a
-    negative second look."""
+    """Raise :class:`UsageError` for a confidence outside 0..1, an input size under 32 or not a
+    multiple of 32, or a negative second look."""
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
     if args.imgsz is not None and args.imgsz < 32:
         raise UsageError(f"--imgsz must be an input size of at least 32, got {args.imgsz}")
+    if args.imgsz is not None:
+        from vision.config import check_imgsz
+
+        try:
+            check_imgsz(args.imgsz)
+        except ValueError as exc:
+            raise UsageError(f"--imgsz: {exc}, got {args.imgsz}") from None
     if args.second_look is not None and args.second_look < 0:
         raise UsageError(f"--second-look must be an input size (0: never), got {args.second_look}")
 

@@ -25,9 +25,14 @@ def test_a_stage_asked_for_must_exist_and_load(tmp_path: Path, monkeypatch):
     detector = tmp_path / "r.onnx"
     with pytest.raises(ModelError, match="die check not found: .*r-verify.onnx"):
         load_stage("verify", True, detector, VisionSettings())
-    monkeypatch.setenv("DICECAM_COCKED_MODEL", str(tmp_path / "gone.onnx"))
-    with pytest.raises(ModelError, match="cocked-die model not found: .*gone.onnx"):
-        load_stage("cocked", None, detector, VisionSettings())
+    gone = tmp_path / "gone.onnx"  # there when the settings were read, then gone
+    gone.write_bytes(b"x")
+    monkeypatch.setenv("DICECAM_COCKED_MODEL", str(gone))
+    settings = VisionSettings()
+    gone.unlink()
+    with pytest.raises(ModelError, match=r"not found: .*gone.onnx \(named by DICECAM_COCKED"):
+        load_stage("cocked", None, detector, settings)
+    monkeypatch.delenv("DICECAM_COCKED_MODEL")
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
     with pytest.raises(ModelError, match=f"cannot load face classifier {broken}"):

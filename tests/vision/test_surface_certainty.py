@@ -77,7 +77,7 @@ def test_the_gate_comes_from_the_model_and_the_setting_overrides_it(
     rgb = _left_half_red()
     assert SurfaceModel(path).min_certainty == 0.3
     assert SurfaceModel(path).outline(rgb) is None
-    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(tmp_path / "none.onnx"))
+    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", "none")
     monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(path))
     assert TableStage.default().model.min_certainty == 0.3
     monkeypatch.setenv("DICECAM_SURFACE_MIN_CERTAINTY", "0.1")

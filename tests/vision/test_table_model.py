@@ -177,7 +177,13 @@ def test_calibrate_proposes_with_the_readers_outline_model(tmp_path, photo, monk
     elsewhere = tmp_path / "my-surface.onnx"
     monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(elsewhere))
     assert main(["calibrate", str(photo)]) == 2
-    assert f"surface model not found: {elsewhere}" in capsys.readouterr().err
+    assert (
+        f"DICECAM_SURFACE_MODEL: expected the outline model (an ONNX file), or none for no "
+        f"outline model, got '{elsewhere}' (no such file)" in capsys.readouterr().err
+    )
+    elsewhere.write_text("not a model")
+    assert main(["calibrate", str(photo)]) == 2
+    assert f"cannot load surface model {elsewhere}" in capsys.readouterr().err
     if DEFAULT_SURFACE_MODEL.is_file():  # --model still chooses
         assert main(["calibrate", str(photo), "--model", str(DEFAULT_SURFACE_MODEL)]) == 0
 

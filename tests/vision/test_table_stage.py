@@ -21,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("table_settings")
 
 
 def test_stage_default_uses_the_calibration_and_can_be_turned_off(monkeypatch):
-    monkeypatch.setenv("DICECAM_SURFACE_MODEL", "/nonexistent/surface.onnx")
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", "none")
     assert TableStage.default() is None  # no calibration, no model
     Calibration([(0, 0), (0.5, 0), (0.5, 1), (0, 1)]).save()
     stage = TableStage.default()
@@ -226,7 +226,7 @@ def test_learned_outline_takes_its_model_and_certainty_gate_from_the_settings(
     assert shipped is not None and shipped.min_certainty == 0.4  # the model's own metadata
     monkeypatch.setenv("DICECAM_SURFACE_MIN_CERTAINTY", "0.7")
     assert learned_outline().min_certainty == 0.7
-    monkeypatch.setenv("DICECAM_SURFACE_MODEL", str(tmp_path / "none.onnx"))
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", "none")
     assert learned_outline() is None
 
 

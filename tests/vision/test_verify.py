@@ -64,8 +64,8 @@ def test_threshold_comes_from_the_argument_the_setting_or_the_model(tmp_path, mo
     shutil.copyfile(stored, verify_model_for(detector))
     monkeypatch.setenv("DICECAM_VERIFY_THRESHOLD", "0.07")
     assert DiceReader(detector, faces=False, table=None).verify.threshold == 0.07
-    monkeypatch.setenv("DICECAM_VERIFY_MODEL", str(tmp_path / "gone.onnx"))
-    with pytest.raises(ModelError, match="die check not found: .*gone.onnx"):
+    monkeypatch.setenv("DICECAM_VERIFY_MODEL", str(tmp_path / "gone.onnx"))  # the settings say
+    with pytest.raises(ValueError, match=r"expected the die check \(an ONNX file\), got '.*gone"):
         DiceReader(detector, faces=False, table=None)
 
 

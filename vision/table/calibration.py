@@ -20,11 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vision.atomic import atomic_write
+from vision.config import check_model_file
 from vision.table.geometry import Outline
 
 __all__ = [
@@ -54,8 +56,10 @@ class TableSettings(BaseSettings):
     data_dir: Path = Path.home() / ".dicecam"
     calibration: Path | None = None
     """The calibration file (default ``data_dir / "calibration.json"``)."""
-    surface_model: Path | None = None
-    """The outline model (default ``<repo>/models/dicecam-surface.onnx``)."""
+    surface_model: Path | Literal["none"] | None = None
+    """The outline model (default ``<repo>/models/dicecam-surface.onnx``, when there; ``none``:
+    no learned outline). A file named must be there: the learned outline is not left out
+    silently for a mistyped path."""
     surface_min_certainty: float | None = Field(None, ge=0.0, lt=1.0)
     """Grid certainty under which the outline model gives no outline (default: the model's
     own ``min_certainty`` metadata)."""
@@ -66,9 +70,9 @@ class TableSettings(BaseSettings):
     """L*a*b* colour distance (lightness counted half) under which, with no texture difference
     either, the photo shows no edge where the learned outline puts a die off the surface, and
     the die stays on (default :data:`vision.table.edges.EDGE_MIN_CONTRAST`; 0: not asked)."""
-    offtable_model: Path | None = None
-    """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``; an empty
-    ``DICECAM_OFFTABLE_MODEL=`` path that does not exist turns it off)."""
+    offtable_model: Path | Literal["none"] | None = None
+    """The off-table die model (default ``<repo>/models/dicecam-offtable.onnx``, when there;
+    ``none``: no off-table die model). A file named must be there."""
     offtable_threshold: float = Field(0.8, gt=0.0, lt=1.0)
     """P(off) from which the off-table die model calls a die off the surface."""
     offtable_min_conf: float = Field(0.0, ge=0.0, le=1.0)
@@ -79,6 +83,14 @@ class TableSettings(BaseSettings):
     (:data:`vision.table.logic.OFF_MIN_DIE_CHECK`; 0: none dropped)."""
     table: bool = True
     """Run the table logic in the reader (``DICECAM_TABLE=0`` turns it off)."""
+
+    @field_validator("surface_model", "offtable_model", mode="before")
+    @classmethod
+    def _model_file(cls, value: Any, info: Any) -> Any:
+        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+            return None if value is None else "none"
+        what = "outline model" if info.field_name == "surface_model" else "off-table die model"
+        return check_model_file(value, what, off=f", or none for no {what}")
 
 
 class CalibrationError(ValueError):

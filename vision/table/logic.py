@@ -25,7 +25,7 @@ from vision.table.calibration import Calibration, TableSettings
 from vision.table.dice import CONTEXT, DEFAULT_OFFTABLE_MODEL, OffTableModel
 from vision.table.edges import EDGE_MIN_CONTRAST, edge_contrast
 from vision.table.geometry import Outline, edge_distance, resting_point, signed_distance
-from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel
+from vision.table.surface import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -298,30 +298,51 @@ class TableStage:
 def learned_outline(*, threads: int = 1) -> SurfaceModel | None:
     """The outline model of the settings (``DICECAM_SURFACE_MODEL``, else the shipped one) with
     its certainty gate (``DICECAM_SURFACE_MIN_CERTAINTY``, else the model's own), or None when
-    the file is absent.
+    the setting is ``none`` or, with none set, the shipped file is absent (a trimmed install).
 
     Raises:
-        SurfaceModelError: the file is not an outline model dicecam can read.
+        SurfaceModelError: the file is not an outline model dicecam can read (one the setting
+            names: said so).
     """
     s = TableSettings()
-    path = Path(s.surface_model) if s.surface_model else DEFAULT_SURFACE_MODEL
-    if not path.is_file():
+    if s.surface_model == "none" or (
+        s.surface_model is None and not DEFAULT_SURFACE_MODEL.is_file()
+    ):
         return None
-    return SurfaceModel(path, min_certainty=s.surface_min_certainty, threads=threads)
+    try:
+        return SurfaceModel(
+            s.surface_model or DEFAULT_SURFACE_MODEL,
+            min_certainty=s.surface_min_certainty,
+            threads=threads,
+        )
+    except SurfaceModelError as exc:
+        if s.surface_model is None:
+            raise
+        raise SurfaceModelError(f"{exc} (named by DICECAM_SURFACE_MODEL)") from None
 
 
 def learned_offtable(*, threads: int = 1) -> OffTableModel | None:
     """The off-table die model of the settings (``DICECAM_OFFTABLE_MODEL``, else the shipped
-    one) with its threshold (``DICECAM_OFFTABLE_THRESHOLD``), or None when the file is absent.
+    one) with its threshold (``DICECAM_OFFTABLE_THRESHOLD``), or None when the setting is
+    ``none`` or, with none set, the shipped file is absent (a trimmed install).
 
     Raises:
-        ValueError: the file is not an off-table die model dicecam can read.
+        ValueError: the file is not an off-table die model dicecam can read (one the setting
+            names: said so).
     """
     s = TableSettings()
-    path = Path(s.offtable_model) if s.offtable_model else DEFAULT_OFFTABLE_MODEL
-    if not path.is_file():
+    if s.offtable_model == "none":
         return None
-    return OffTableModel(path, threshold=s.offtable_threshold, threads=threads)
+    if s.offtable_model is None:
+        if not DEFAULT_OFFTABLE_MODEL.is_file():
+            return None
+        return OffTableModel(
+            DEFAULT_OFFTABLE_MODEL, threshold=s.offtable_threshold, threads=threads
+        )
+    try:
+        return OffTableModel(s.offtable_model, threshold=s.offtable_threshold, threads=threads)
+    except (OSError, ValueError) as exc:  # gone since the settings were read, or not one
+        raise ValueError(f"{exc} (named by DICECAM_OFFTABLE_MODEL)") from None
 
 
 def _in_pixels_of(
