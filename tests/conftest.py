@@ -7,7 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 # ultralytics (the train extra) must never pip-install or phone home during tests.
 os.environ["YOLO_AUTOINSTALL"] = "false"
@@ -22,6 +24,9 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 # worker left there nor leaves anything in the home folder.
 DATA_DIR = Path(tempfile.mkdtemp(prefix=f"dicecam-tests-{WORKER}-"))
 os.environ["DICECAM_DATA_DIR"] = str(DATA_DIR)
+
+PILLOW_OPEN = Image.open
+PRINT_OPTIONS = np.get_printoptions()
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -47,6 +52,18 @@ def rules_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"rule texts not found at {path}")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _process_wide_state() -> None:
+    """Each test starts with Pillow's own ``Image.open`` and numpy's print options, whatever
+    the tests before it in this process did: importing ultralytics (a test of training, export
+    or the CLI, or a module importing it at collection) patches ``Image.open`` (an unreadable
+    photo then wants pi-heif) and sets numpy's float format, and a later test failed or passed
+    by the order the tests ran in, serially or spread over ``pytest -n`` workers."""
+    Image.open = PILLOW_OPEN
+    if np.get_printoptions() != PRINT_OPTIONS:
+        np.set_printoptions(**PRINT_OPTIONS)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
