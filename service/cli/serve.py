@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 import math
 import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.cli import UsageError, check_port, use_colors
 
-__all__ = ["check_data_dir", "check_listen", "register", "run", "run_uvicorn"]
+if TYPE_CHECKING:
+    from service.settings import Settings
+
+__all__ = ["check_data_dir", "held_port", "register", "run", "run_uvicorn"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--host",
         help="address to listen on (default DICECAM_HOST, else 127.0.0.1; 0.0.0.0 for phones)",
     )
-    p.add_argument("--port", type=int, help="port (default DICECAM_PORT, else 8000)")
+    p.add_argument(
+        "--port",
+        type=int,
+        help="port (default DICECAM_PORT, else 8000; 0: a free one, said in the line 'serving ...')",
+    )
     p.add_argument(
         "--https",
         action="store_true",
@@ -122,8 +132,12 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         raise UsageError(f"bad setting: {exc}") from None
     check_data_dir(Path(settings.data_dir).expanduser())
-    check_listen(settings.host, settings.port)
+    with held_port(settings.host, settings.port) as port:  # --port 0: the one the system chose
+        return _serve(args, settings.model_copy(update={"port": port}))
 
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve the app of ``settings`` (its port known: one :func:`held_port` holds)."""
     from service.app import create_app
     from service.logs import log_config
 
@@ -200,22 +214,35 @@ def check_data_dir(folder: Path) -> None:
         ) from None
 
 
-def check_listen(host: str, port: int) -> None:
-    """UsageError unless ``host:port`` can be listened on (a port in use, an address not this
-    machine's, a name that does not resolve), said in one line before the service starts;
-    uvicorn said it in its log after the start, with exit status 3."""
+@contextmanager
+def held_port(host: str, port: int) -> Iterator[int]:
+    """Check that ``host:port`` can be listened on, and yield the port: ``port``, or for 0 the
+    free one the system chose (uvicorn was given 0 and the service said it served on port 0).
+    The port stays bound to this process, not listening, until the block ends, so that nothing
+    takes it before uvicorn listens on it beside (both with ``SO_REUSEADDR``, as asyncio binds).
+
+    Raises:
+        UsageError: a port in use, an address not this machine's, a name that does not
+            resolve, said in one line before the service starts (uvicorn said it in its log
+            after the start, with exit status 3).
+    """
     import socket
 
-    try:
-        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        for family, kind, proto, _, address in addresses:  # each, as asyncio's create_server
-            with socket.socket(family, kind, proto) as sock:
+    with ExitStack() as held:
+        try:
+            addresses = socket.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )
+            for family, kind, proto, _, address in addresses:  # each, as asyncio's create_server
+                sock = held.enter_context(socket.socket(family, kind, proto))
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 if family == socket.AF_INET6:
                     sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                sock.bind(address)
-    except OSError as exc:  # socket.gaierror too
-        raise UsageError(
-            f"cannot listen on {host}:{port} (--host/--port or DICECAM_HOST/DICECAM_PORT): "
-            f"{exc.strerror or exc}"
-        ) from None
+                sock.bind((address[0], port, *address[2:]))  # 0: the first address's choice
+                port = port or int(sock.getsockname()[1])
+        except OSError as exc:  # socket.gaierror too
+            raise UsageError(
+                f"cannot listen on {host}:{port} (--host/--port or DICECAM_HOST/DICECAM_PORT): "
+                f"{exc.strerror or exc}"
+            ) from None
+        yield port

@@ -6,8 +6,12 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from service.cli import UsageError, check_port, use_colors
+
+if TYPE_CHECKING:
+    from service.settings import Settings
 
 __all__ = ["register"]
 
@@ -20,7 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The database defaults to DICECAM_TRACKER_DATABASE_URL or a SQLite file in the data dir.",
     )
     p.add_argument("--host", default=None, help="bind address (default DICECAM_HOST)")
-    p.add_argument("--port", type=int, default=None, help="port (default DICECAM_PORT)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="port (default DICECAM_PORT; 0: a free one, said in the line 'serving ...')",
+    )
     p.add_argument(
         "--database-url",
         default=None,
@@ -93,14 +102,21 @@ def run_tracker(args: argparse.Namespace) -> int:
     settings = Settings()
     if args.create_admin:
         return _create_admin(args, settings)
-    from sqlalchemy.exc import OperationalError
-
-    from service.cli.serve import check_listen, run_uvicorn
-    from service.tracker import create_app
+    from service.cli.serve import held_port
 
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
-    check_listen(host, port)
+    with held_port(host, port) as port:  # --port 0: the one the system chose
+        return _serve_tracker(args, settings, host, port)
+
+
+def _serve_tracker(args: argparse.Namespace, settings: Settings, host: str, port: int) -> int:
+    """Serve the tracker on ``host:port`` (held by :func:`service.cli.serve.held_port`)."""
+    from sqlalchemy.exc import OperationalError
+
+    from service.cli.serve import run_uvicorn
+    from service.tracker import create_app
+
     try:
         app = create_app(args.database_url)
     except ValueError as exc:
@@ -114,6 +130,8 @@ def run_tracker(args: argparse.Namespace) -> int:
 
     guard_hosts(app, host, settings.allowed_hosts)  # as `dicecam serve` guards its mounted one
     app.add_middleware(RefusalLog)  # a line saying why for each refusal
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    print(f"dicecam: serving the tracker at http://{shown}:{port}/", flush=True)
     run_uvicorn(
         app,
         host=host,
