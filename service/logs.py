@@ -7,7 +7,9 @@ no handler (their warnings came bare through Python's last resort, their info li
 :class:`RefusalLog` logs each request answered 4xx or 503 at WARNING, with the answer's
 ``detail`` (why): the access log said only the status, and ``dicecam tracker`` (at warning) not
 even that. The line holds the method, the path without its query, the status and the detail;
-never a header, a cookie, a body or a query string (passwords and tokens travel there).
+never a header, a cookie, a body or a query string (passwords and tokens travel there). A
+refusal answered with a page (the tracker's forms and error pages) says why through
+:func:`say_why`.
 
 Example:
     >>> config = log_config("info")
@@ -22,14 +24,25 @@ import json
 import logging
 from typing import Any
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["RefusalLog", "log_config"]
+__all__ = ["RefusalLog", "log_config", "say_why"]
 
 log = logging.getLogger("dicecam.requests")
 
 DETAIL_BYTES = 4096
 """The most of an error answer's body read for its detail (answers are a sentence or two)."""
+
+
+WHY = "dicecam_refusal"
+"""The key of the request's state under which :func:`say_why` leaves the reason."""
+
+
+def say_why(request: Request, why: str) -> None:
+    """Tell :class:`RefusalLog` why the request is refused, for an answer that is a page, not
+    JSON with a ``detail``. ``why`` is logged: it must hold no password or token."""
+    request.scope.setdefault("state", {})[WHY] = why
 
 
 def log_config(level: str) -> dict[str, Any]:
@@ -76,6 +89,6 @@ def _log(scope: Scope, status: int, body: bytes) -> None:
     try:
         detail = json.loads(body).get("detail")
     except (ValueError, AttributeError):  # a page (the tracker's forms), or a cut body
-        detail = None
+        detail = scope.get("state", {}).get(WHY)  # what the page's route said (say_why)
     why = f": {detail}" if isinstance(detail, str) else ""
     log.warning("refused %s %s (%d)%s", scope["method"], scope["path"], status, why)

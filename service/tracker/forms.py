@@ -17,6 +17,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
 
+from service.logs import say_why
 from service.tracker import rules, store
 from service.tracker.api import DB, Now, root, writing
 from service.tracker.models import Player, Turn
@@ -190,8 +191,10 @@ def add_roll(
 def _form_page(
     request: Request, title: str, form: str, exc: ValidationError | store.TrackerError
 ) -> HTMLResponse:
-    """A form sent back with its problems, at the status of ``exc`` (a wait: ``Retry-After``)."""
+    """A form sent back with its problems, at the status of ``exc`` (a wait: ``Retry-After``),
+    which the server's log says (no field's value: a password is one)."""
     status = exc.status if isinstance(exc, store.TrackerError) else 422
+    say_why(request, "; ".join(message for _, message in _problems(exc, (), ())))
     page = render_page(request, title, form, status=status, error=True)
     if isinstance(exc, TooManyTries):
         page.headers["Retry-After"] = str(exc.retry_after)

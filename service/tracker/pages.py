@@ -17,6 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BeforeValidator
 
+from service.logs import say_why
 from service.tracker import rules, store
 from service.tracker.api import DB, MAX_PAGE_LIMIT, Now, TurnId, Year, root
 from service.tracker.models import Player, Turn
@@ -155,6 +156,7 @@ def error_page(request: Request, message: str, status: int) -> HTMLResponse:
     """A page that says what was wrong with the address or the form sent (not JSON: a
     person sees it)."""
     title = "Not found" if status == 404 else "Cannot do that"
+    say_why(request, message)  # the server's log says it too
     return render_page(request, title, f"<p>{escape(message)}</p>", status=status)
 
 

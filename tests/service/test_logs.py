@@ -128,3 +128,38 @@ def test_a_malformed_body_echoes_no_token_or_password_back_nor_into_the_log(
         "'round' (in the query): "
         in (httpx.get(f"{server.url}/tracker/api/v1/leaderboard?round=x").json()["detail"])
     )  # other fields still say what came
+
+
+def test_a_form_refused_with_a_page_says_why_in_the_log(tmp_path, serve, captured):
+    """The tracker's forms answer a refusal with the form again (HTML, no JSON ``detail``): the
+    WARNING line had the status only. It now says why, as for the JSON answers, with no
+    password in any line."""
+    password, wrong, short = "Wh1sker-Sekret-42", "Whisker-Wrong-99", "Sh0rt!x"
+    app = create_app(Settings(data_dir=tmp_path, outbox_retry_s=0), reader=QueueReader())
+    server = serve(app)
+    lines, listen = captured
+    listen()
+    player = {"name": "lena", "password": password, "timezone": "UTC"}
+    with httpx.Client(base_url=f"{server.url}/tracker", timeout=60) as c:
+        assert c.post("/api/v1/players", json=player).status_code == 201
+        assert c.post("/register", data=player).status_code == 409  # the name is taken
+        short_one = {**player, "name": "mia", "password": short}
+        assert c.post("/register", data=short_one).status_code == 422
+        login = {"name": "lena", "password": wrong, "score": "300"}
+        assert c.post("/add", data=login).status_code == 401
+        zone = {"name": "lena", "password": password, "timezone": "Mars/Base"}
+        assert c.post("/timezone", data=zone).status_code == 422
+        assert c.get("/players/nobody").status_code == 404  # an error page
+
+    refused = [r.getMessage() for r in lines if r.name == "dicecam.requests"]
+    assert refused == [
+        "refused POST /tracker/register (409): the name 'lena' is already taken",
+        "refused POST /tracker/register (422): password: String should have at least 8 characters",
+        "refused POST /tracker/add (401): wrong player name or password",
+        "refused POST /tracker/timezone (422): timezone: expected an IANA time zone name such as "
+        "'Europe/Paris' or 'America/Chicago', got 'Mars/Base'",
+        "refused GET /tracker/players/nobody (404): no player named 'nobody'",
+    ]
+    text = "\n".join(r.getMessage() for r in lines)
+    for secret in (password, wrong, short):
+        assert secret not in text, f"{secret[:4]}... is in the log"
