@@ -130,6 +130,10 @@ def _surface_model() -> Any:
     from vision.table import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError, TableSettings
 
     setting = TableSettings().surface_model
+    if setting == "none":
+        raise HTTPException(
+            503, "no learned outline to propose (DICECAM_SURFACE_MODEL is none); tap the corners"
+        )
     path = Path(setting) if setting else DEFAULT_SURFACE_MODEL
     with _model_lock:
         if str(path) not in _models:

@@ -160,6 +160,11 @@ def run(args: argparse.Namespace) -> int:
         outline = cal.outline(w, h)
     else:
         settings = TableSettings()  # the outline the reader would draw: its model and gate
+        if not args.model and settings.surface_model == "none":
+            raise UsageError(
+                "no learned outline to propose: DICECAM_SURFACE_MODEL is none; give the "
+                "boundary with --points (or --model SURFACE.onnx)"
+            )
         try:
             model = SurfaceModel(
                 args.model or settings.surface_model, min_certainty=settings.surface_min_certainty

@@ -250,3 +250,26 @@ def test_the_served_reader_keeps_its_off_table_die_model_around_a_calibration(tm
         assert stage.calibration is None and stage.dice_model is not None
         assert stage.model is not None and stage.die_check is reader.verify
     assert learned["outline"] != [[0, 0], [round(edge, 1), 0], [round(edge, 1), 480], [0, 480]]
+
+
+def test_no_outline_is_proposed_when_the_learned_outline_is_turned_off(
+    server, roll, monkeypatch, capsys, tmp_path
+):
+    """DICECAM_SURFACE_MODEL=none turns the learned outline off: asked for a proposal, the
+    page and `dicecam calibrate` say so; they said 'surface model not found: none. Train it'."""
+    from service.cli import main
+
+    sample, _ = roll
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", "none")
+    r = server.client.post(
+        "/api/v1/calibration/proposal", files={"photo": ("roll.jpg", sample.jpeg, "image/jpeg")}
+    )
+    assert r.status_code == 503, r.text
+    assert "DICECAM_SURFACE_MODEL is none" in r.json()["detail"]
+    assert "not found" not in r.json()["detail"]
+    photo = tmp_path / "roll.jpg"
+    photo.write_bytes(sample.jpeg)
+    monkeypatch.setenv("DICECAM_CALIBRATION", str(tmp_path / "calibration.json"))
+    assert main(["calibrate", str(photo)]) == 2
+    err = capsys.readouterr().err
+    assert "DICECAM_SURFACE_MODEL is none" in err and "not found" not in err
