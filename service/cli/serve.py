@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from service.cli import UsageError, check_port, use_colors
 
@@ -79,8 +79,11 @@ def _check_model(flag: Path | None) -> None:
     from vision.config import VisionSettings
     from vision.table.calibration import TableSettings
 
-    TableSettings()  # a bad reader or table setting stops the start here, naming the variable
+    table = TableSettings()  # a bad reader or table setting stops the start here, naming it
     settings = VisionSettings()  # (the reader reads them only at the first photo)
+    _check_named_models(
+        settings, table, reader=flag is None and "model" not in settings.model_fields_set
+    )
     if flag is not None:
         source, model = "--model", flag
     else:
@@ -100,6 +103,26 @@ def _check_model(flag: Path | None) -> None:
         pass
     if flag is not None:
         os.environ["DICECAM_MODEL"] = str(flag.resolve())
+
+
+def _check_named_models(vision: Any, table: Any, *, reader: bool) -> None:
+    """Load now the models a ``DICECAM_*_MODEL`` variable names beside the reader's (its face
+    classifier, cocked-die model and die check: with the shipped reader when ``reader``; the
+    outline and off-table models): a file there that does not load stopped every photo with a
+    503, the service looking well until then. The error names the variable."""
+    from vision.reader import DiceReader, ModelError
+    from vision.table import SurfaceModelError
+    from vision.table.logic import learned_offtable, learned_outline
+
+    try:
+        if reader and {"faces_model", "cocked_model", "verify_model"} & vision.model_fields_set:
+            DiceReader(warmup=False)
+        if "surface_model" in table.model_fields_set:
+            learned_outline()
+        if "offtable_model" in table.model_fields_set:
+            learned_offtable()
+    except (ModelError, SurfaceModelError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:

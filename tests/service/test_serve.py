@@ -230,3 +230,34 @@ def test_serve_model_is_the_reader_it_loads_and_health_names_it_before_the_first
         assert reader["model"] == str(model) == reader["configured_model"]
     finally:
         stop(proc)
+
+
+@pytest.mark.parametrize(
+    ("variable", "what"),
+    [
+        ("DICECAM_FACES_MODEL", "face classifier"),
+        ("DICECAM_VERIFY_MODEL", "die check"),
+        ("DICECAM_SURFACE_MODEL", "surface model"),
+        ("DICECAM_OFFTABLE_MODEL", "off-table model"),
+    ],
+)
+def test_serve_refuses_at_start_a_model_variable_naming_a_file_that_does_not_load(
+    variable, what, tmp_path, monkeypatch, capsys
+):
+    """A cut file named by a model variable beside the reader's stopped every photo with a 503
+    while the service looked well; `serve` now loads it at start and names the variable."""
+    import service.cli.serve
+    from service.cli import main
+
+    def served(*args, **kwargs):
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr(service.cli.serve, "run_uvicorn", served)
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes((REPO / "models" / "dicecam-reader-faces.onnx").read_bytes()[:2000])
+    monkeypatch.setenv(variable, str(cut))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["serve", "--port", str(free_port()), "--data-dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"cannot load {what} {cut}" in err and err.endswith(f"(named by {variable})"), err
+    assert len(err.splitlines()) == 1
