@@ -24,6 +24,7 @@ import pkgutil
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, NoReturn
@@ -159,6 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "dicecam"
     received: list[int] = []  # the stop signal that raised the KeyboardInterrupt, if any
     _escape_unencodable()
+    # Pillow warns of what it read past in a photo (corrupt EXIF, odd TIFF tags) with a
+    # traceback-like line naming its own source file; the photo is read all the same, or an
+    # error names it. The command says nothing of it, as for a good photo.
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL\.")
     try:
         parser = build_parser()
         if not argv:  # `dicecam` alone: what it can do, and a usage error's status

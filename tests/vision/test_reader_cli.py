@@ -326,3 +326,29 @@ def test_read_lists_the_values_it_is_unsure_of(model, photos, capsys):
     line = json.loads(capsys.readouterr().out)
     assert line["unsure"] == 2 and line["needs_check"] is True
     assert [d["face_confidence"] for d in line["dice"]] == [0.3118, 0.3118]
+
+
+def test_a_photo_with_corrupt_exif_is_read_without_pillows_warning_on_stderr(tmp_path):
+    """Pillow warns of a corrupt EXIF block (a line naming its own source file, then the
+    warning's code line) and reads the photo all the same: `dicecam read` said that too."""
+    from dicecam_testing.cli import DICECAM, ROOT
+
+    exif = Image.Exif()
+    exif[0x0112], exif[0x010F] = 6, "Cam"
+    photo = tmp_path / "bad-exif.jpg"
+    Image.new("RGB", (64, 48), (200, 10, 10)).save(photo, exif=exif.tobytes())
+    data = bytearray(photo.read_bytes())
+    at = data.find(b"Exif\x00\x00") + 10  # the first IFD's offset: past the block's end
+    data[at : at + 4] = b"\xff\xff\x00\x00"
+    photo.write_bytes(bytes(data))
+    run = subprocess.run(
+        [*DICECAM, "read", "--json", "--backend", "onnxruntime", str(photo)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    reading = json.loads(run.stdout)
+    assert (reading["width"], reading["height"], reading["dice"]) == (64, 48, [])  # as stored
+    assert run.stderr == ""
