@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from scoring import GAME_NAMES, unknown_game
 from service.api.errors import errors
 from service.api.reading import posted_roll
-from service.api.turns import SEEN_ROLLS, check_seen, refused_roll
+from service.api.turns import SEEN_ROLLS, check_read_for, check_seen, refused_roll
 from service.api.uploads import PHOTO_OR_VALUES_BODY
 from service.sheet_store import SheetStore
 from service.sheets import LowHighSession, RollGame, SheetSession
@@ -143,14 +143,19 @@ async def _roll(
 ) -> dict[str, Any] | JSONResponse:
     """A roll sent as a photo (read with the dice in play expected) or typed values."""
     session = _get(request, game, game_id, seen_rolls)
-    roll = await posted_roll(request, session.dice_left)
-    play = lambda: session.roll(  # noqa: E731
-        roll.values,
-        off_table=roll.off_table,
-        missing=roll.missing,
-        reading=roll.reading,
-        source="typed" if roll.typed else "photo",
-    )
+    read_for = session.dice_left
+    roll = await posted_roll(request, read_for)
+
+    def play() -> None:
+        check_read_for(session, read_for, roll, session.noun)
+        session.roll(
+            roll.values,
+            off_table=roll.off_table,
+            missing=roll.missing,
+            reading=roll.reading,
+            source="typed" if roll.typed else "photo",
+        )
+
     try:
         view = await _move(request, session, seen_rolls, play)
     except TurnError as exc:

@@ -13,13 +13,13 @@ from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import errors
-from service.api.reading import posted_roll
+from service.api.reading import PostedRoll, posted_roll
 from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY
 from service.turn_store import TurnStore
-from service.turns import TurnError, TurnSession
+from service.turns import TurnError, TurnSession, dice_words
 
-__all__ = ["SEEN_ROLLS", "check_seen", "refused_roll", "router"]
+__all__ = ["SEEN_ROLLS", "check_read_for", "check_seen", "refused_roll", "router"]
 
 router = APIRouter(prefix="/turns", tags=["turns"])
 
@@ -96,6 +96,19 @@ def check_seen(session: Rolled, seen_rolls: int | None, what: str = "turn") -> N
         )
 
 
+def check_read_for(session: Any, read_for: int, roll: PostedRoll, what: str = "turn") -> None:
+    """Refuse (409) a roll read from its photo for ``read_for`` dice when the game now has
+    another number to roll (a keep made elsewhere while the photo was read): the reader fitted
+    the photo to that count and the dice it did not show were counted against it."""
+    if not roll.typed and session.dice_left != read_for:
+        raise TurnError(
+            f"this {what} moved on while the photo was read (another tab or device?): the "
+            f"photo was read for {dice_words(read_for)}, the {what} now has "
+            f"{dice_words(session.dice_left)} to roll; nothing was changed, GET the {what} "
+            "again and send the photo again"
+        )
+
+
 def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     """After a move: save the turn, submit it once finished (and save its receipt), and say
     where it stands. A finishing move is saved before it is submitted: a stale copy of the
@@ -150,12 +163,14 @@ async def post_roll(
     refused with 409 and ``missing``, ``expected``, ``seen``. Typed values must count every die.
     """
     session = _session(request, turn_id, rolls)
-    roll = await posted_roll(request, session.dice_left)
+    read_for = session.dice_left
+    roll = await posted_roll(request, read_for)
     missing_is_bust = request.app.state.settings.missing_dice == "bust"
 
     def apply() -> dict[str, Any]:
         with session.lock:
             check_seen(session, rolls)
+            check_read_for(session, read_for, roll)
             session.roll(
                 roll.values,
                 off_table=roll.off_table,

@@ -8,6 +8,7 @@ changes nothing; no answer is a 500."""
 
 from __future__ import annotations
 
+import threading
 from itertools import count
 from typing import Any, ClassVar
 
@@ -121,7 +122,8 @@ class Machine(RuleBasedStateMachine):
         if move.photo is not None:
             self.server.reader.rolls[:] = [dice(*move.photo)]
             photo = {"photo": ("roll.jpg", jpeg(720), "image/jpeg")}
-            r = self.server.client.post(url, params=params, files=photo)
+            form = {k: str(v).strip("[]") for k, v in (move.body or {}).items()}
+            r = self.server.client.post(url, params=params, files=photo, data=form)
             self.server.reader.rolls.clear()  # a move refused before its photo was read
         else:
             r = self.server.client.post(url, params=params, json=move.body)
@@ -180,6 +182,11 @@ class Machine(RuleBasedStateMachine):
         wrong = data.draw(st.sampled_from([0, -1, 1]), label="wrong count")
         n = max(0 if photo else 1, self.game.dice_left - off - missing + wrong)
         values = data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n), label="values")
+        if photo and data.draw(st.booleans(), label="corrected"):  # the photo read otherwise
+            read = data.draw(st.lists(st.integers(1, 6), max_size=n + 1), label="read")
+            body = {"values": values, "off_table": off}
+            self.send(Move("rolls", body, photo=(read, 0), seen=self.seen(data)))
+            return
         self.send_roll(values, off, photo, data)
 
     def send_roll(self, values: list[int], off: int, photo: bool, data: st.DataObject) -> None:
@@ -366,3 +373,54 @@ class LowHighTurns(SheetStoreMixin, Machine):
 def test_random_moves_agree_with_the_scoring_package(server, machine):
     machine.server = server
     run_state_machine_as_test(machine, settings=SETTINGS)
+
+
+class HeldReader(QueueReader):
+    """A :class:`QueueReader` that holds each photo until :attr:`release` is set (another move
+    lands meanwhile); :attr:`reading` is set once a photo is being read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading, self.release = threading.Event(), threading.Event()
+
+    def read(self, image, expected_dice=None):
+        self.reading.set()
+        assert self.release.wait(20), "the test never released the photo"
+        return super().read(image, expected_dice)
+
+
+@pytest.mark.parametrize(
+    ("route", "first", "keep", "shown"),
+    [
+        ("/turns", [1, 2, 3, 4, 6, 6], {"dice": [1]}, [2, 3, 4, 6]),  # read for 6, 5 to roll
+        ("/low-high/turns", [1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6], {"face": 1}, [2] * 9),
+    ],
+)
+def test_a_keep_made_while_a_rolls_photo_is_read_leaves_the_roll_refused(
+    tmp_path, route, first, keep, shown
+):
+    # the photo was read for the dice to roll before the keep (a keep from another tab): its
+    # missing dice were counted against them and the roll answered 500 (ValueError), or for a
+    # Low-High turn "1 die missing: the photo shows 9 of the 10 dice rolled" of 13
+    reader = HeldReader()
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url + "/api/v1") as c:
+        game = c.post(route, json={"player": "ann"}).json()
+        url = f"{route}/{game['id']}"
+        game = c.post(f"{url}/rolls", json={"values": first}).json()
+        reader.rolls.append(dice(shown))
+        answers: list[httpx.Response] = []
+        photo = {"photo": ("roll.jpg", jpeg(720), "image/jpeg")}
+        rolling = threading.Thread(
+            target=lambda: answers.append(c.post(f"{url}/rolls?rolls=1", files=photo))
+        )
+        rolling.start()
+        assert reader.reading.wait(20)
+        kept = c.post(f"{url}/keep", json=keep)
+        assert kept.status_code == 200, kept.text
+        reader.release.set()
+        rolling.join(20)
+        r = answers[0]
+        assert r.status_code == 409, r.text
+        assert "moved on while the photo was read" in r.json()["detail"], r.text
+        assert c.get(url).json() == kept.json()  # nothing changed

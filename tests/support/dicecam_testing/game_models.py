@@ -32,7 +32,9 @@ Refusal = tuple[int, str] | None
 
 @dataclass
 class Move:
-    """A move as sent: its route's last part, JSON body or the dice of a photo, ``?rolls``."""
+    """A move as sent: its route's last part, its JSON body, or the dice a photo shows (on the
+    table, and how many off it) with the player's corrections as ``body`` (``values``,
+    ``off_table``) or none, and ``?rolls``."""
 
     op: str
     body: dict[str, Any] | None = None
@@ -55,9 +57,10 @@ class Game:
             return 409, "over"
         if move.op != "rolls":
             return self.play(move.op, move.body or {})
-        values, off = move.photo or (move.body["values"], move.body.get("off_table", 0))
-        missing = max(0, self.dice_left - len(values) - off) if move.photo else 0
-        return self.roll(values, off, missing)
+        if move.body is None:  # read from the photo: the dice it does not show are missing
+            values, off = move.photo
+            return self.roll(values, off, max(0, self.dice_left - len(values) - off))
+        return self.roll(move.body["values"], move.body.get("off_table", 0), 0)
 
     def check_roll(self, values: list[int], off: int, missing: int, busts: bool) -> Refusal:
         """The refusals every game shares: dice off the table, missing, a wrong count."""
