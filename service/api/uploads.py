@@ -106,6 +106,18 @@ def parse_values(raw: Any, *, what: str = "values") -> list[int]:
     return out
 
 
+def _sent_values(raw: Any, off_table: int) -> list[int] | None:
+    """Values typed or sent as corrections: none (``""``, ``[]``) with dice off the table is a
+    roll whose every die left it (``[]``); none else is no values in a form (None: read the
+    photo), and an error as JSON."""
+    if raw in ("", []) or (isinstance(raw, str) and not raw.strip()):
+        if off_table:
+            return []
+        if isinstance(raw, str):
+            return None
+    return parse_values(raw)
+
+
 def _int_field(raw: Any, name: str) -> int:
     try:
         value = int(raw)
@@ -150,11 +162,12 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             raise HTTPException(400, f"could not parse the multipart form: {exc}") from None
         photo = await read_photo(form)
         values = form.get("values")
+        off_table = _int_field(form.get("off_table") or 0, "off_table")
         parsed = RollInput(
             photo=photo[0] if photo else None,
             filename=photo[1] if photo else None,
-            values=parse_values(values) if isinstance(values, str) and values.strip() else None,
-            off_table=_int_field(form.get("off_table") or 0, "off_table"),
+            values=_sent_values(values, off_table) if isinstance(values, str) else None,
+            off_table=off_table,
         )
         if expected := form.get("expected_dice"):
             count = _int_field(expected, "expected_dice")
@@ -182,10 +195,8 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             raise HTTPException(
                 422, 'missing "values": send JSON like {"values": [1, 5, 5, 2, 3, 6]}'
             )
-        return RollInput(
-            values=parse_values(body["values"]),
-            off_table=_int_field(body.get("off_table", 0), "off_table"),
-        )
+        off_table = _int_field(body.get("off_table", 0), "off_table")
+        return RollInput(values=_sent_values(body["values"], off_table), off_table=off_table)
     raise HTTPException(
         415,
         "send a photo as multipart/form-data (file field 'photo') or typed values as JSON "

@@ -182,7 +182,7 @@ class Machine(RuleBasedStateMachine):
         wrong = data.draw(st.sampled_from([0, -1, 1]), label="wrong count")
         n = max(0 if photo else 1, self.game.dice_left - off - missing + wrong)
         values = data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n), label="values")
-        if photo and data.draw(st.booleans(), label="corrected"):  # the photo read otherwise
+        if photo and values and data.draw(st.booleans(), label="corrected"):  # read otherwise
             read = data.draw(st.lists(st.integers(1, 6), max_size=n + 1), label="read")
             body = {"values": values, "off_table": off}
             self.send(Move("rolls", body, photo=(read, 0), seen=self.seen(data)))
@@ -424,3 +424,38 @@ def test_a_keep_made_while_a_rolls_photo_is_read_leaves_the_roll_refused(
         assert r.status_code == 409, r.text
         assert "moved on while the photo was read" in r.json()["detail"], r.text
         assert c.get(url).json() == kept.json()  # nothing changed
+
+
+def test_every_die_off_the_table_is_a_roll_typed_or_corrected(server):
+    # "values" left empty beside off_table (the page's corrections when every die left the
+    # table) was taken for no values: the photo's reading was used and the off_table dropped
+    c = server.client
+    for game, status, said in (
+        ("morning-roll", 200, "6 dice left the table"),
+        ("farkle-five", 422, "5 dice left the table: roll again"),
+    ):
+        n = get_game(game).n_dice
+        for typed in (True, False):
+            turn = c.post("/turns", json={"player": "zoe", "game": game}).json()
+            url = f"/turns/{turn['id']}/rolls"
+            if typed:
+                r = c.post(url, json={"values": [], "off_table": n})
+            else:
+                server.reader.rolls[:] = [dice([])]  # the reader saw none of them
+                photo = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+                r = c.post(url, files=photo, data={"values": "", "off_table": str(n)})
+                server.reader.rolls.clear()
+            assert r.status_code == status, (game, typed, r.text)
+            if status == 200:
+                assert r.json()["bust_reason"] == said
+                assert r.json()["last_roll"]["off_table"] == n
+                assert r.json()["last_roll"]["missing"] == 0
+            else:
+                assert said in r.json()["detail"]
+        r = c.post(url, json={"values": [], "off_table": 0})
+        assert r.status_code == 422 and "non-empty list" in r.json()["detail"], r.text
+        for score in (
+            c.post(f"/score?game={game}", json={"values": [], "off_table": 1}),
+            c.post(f"/score?game={game}", json={"values": [1, 5], "off_table": 1}),
+        ):
+            assert score.status_code < 500, score.text
