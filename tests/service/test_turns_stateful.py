@@ -182,7 +182,8 @@ class Machine(RuleBasedStateMachine):
         wrong = data.draw(st.sampled_from([0, -1, 1]), label="wrong count")
         n = max(0 if photo else 1, self.game.dice_left - off - missing + wrong)
         values = data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n), label="values")
-        if photo and values and data.draw(st.booleans(), label="corrected"):  # read otherwise
+        corrections = photo and (values or off)  # none at all: the photo's reading is used
+        if corrections and data.draw(st.booleans(), label="corrected"):  # read otherwise
             read = data.draw(st.lists(st.integers(1, 6), max_size=n + 1), label="read")
             body = {"values": values, "off_table": off}
             self.send(Move("rolls", body, photo=(read, 0), seen=self.seen(data)))
