@@ -3,6 +3,7 @@ read at once, players moving their turns meanwhile, racing banks, slow and vanis
 
 from __future__ import annotations
 
+import re
 import socket
 import sqlite3
 import threading
@@ -109,14 +110,27 @@ def test_photos_waiting_for_the_reader_hold_no_thread_other_players_need(gated):
 
 
 def raw_request(port: int, head: str, body: bytes = b"", *, wait: float = 5) -> bytes:
-    """Send ``head`` (and ``body``) on a socket of its own and return what comes back within
-    ``wait`` seconds (the connection is left open: a client that stops sending)."""
+    """Send ``head`` (and ``body``) on a socket of its own and return the answer that comes
+    back within ``wait`` seconds, whole as its Content-Length says (its head and body may come
+    in two pieces), or what came (the connection is left open: a client that stops sending)."""
+    got = b""
     with socket.create_connection(("127.0.0.1", port), timeout=wait) as s:
         s.sendall(head.replace("\n", "\r\n").encode() + b"\r\n" + body)
         try:
-            return s.recv(65536)
+            while not _whole_answer(got) and (piece := s.recv(65536)):
+                got += piece
         except TimeoutError:
-            return b""
+            pass
+    return got
+
+
+def _whole_answer(got: bytes) -> bool:
+    """Whether ``got`` holds an HTTP answer's head and as much body as its Content-Length."""
+    head, sep, rest = got.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    return length is None or len(rest) >= int(length.group(1))
 
 
 def multipart_head(path: str, length: int, boundary: str = "b0undary") -> str:
