@@ -16,6 +16,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 from pydantic import ValidationError
+from sqlalchemy.orm import Session
 
 from service.logs import say_why
 from service.tracker import rules, store
@@ -157,9 +158,7 @@ def add_roll(
 ) -> HTMLResponse:
     base = root(request)
     try:
-        creds = Credentials(name=name, password=password)  # stripped as the API strips them
-        guard = request.app.state.login_guard
-        player = guard.check_password(session, creds.name, creds.password, now)
+        player = _logged_in(request, session, name, password, now)
         turn_in = TurnIn(
             player=player.name,
             score=score.strip(),
@@ -176,8 +175,7 @@ def add_roll(
                 "now. Here is a new form: send it to add your roll."
             )
     except (ValidationError, store.TrackerError) as exc:
-        login = isinstance(exc, store.Unauthorized | TooManyTries)
-        problems = _problems(exc, tuple(ADD_FIELDS), ("name", "password") if login else ())
+        problems = _problems(exc, tuple(ADD_FIELDS), _login_fields(exc))
         form = _add_form(base, problems, name, score, comment)
         return _form_page(request, "Add roll", form, exc)
     body = (
@@ -186,6 +184,21 @@ def add_roll(
         f'<a href="{base}/">leaderboard</a>.</p>'
     )
     return render_page(request, "Roll added", body, status=201)
+
+
+def _logged_in(
+    request: Request, session: Session, name: str, password: str, now: datetime
+) -> Player:
+    """The player a form's name and password log in (stripped as the API strips them), through
+    the site's login guard."""
+    creds = Credentials(name=name, password=password)
+    return request.app.state.login_guard.check_password(session, creds.name, creds.password, now)
+
+
+def _login_fields(exc: Exception, otherwise: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The fields a form's problem ``exc`` is about: the name and password for a refused login
+    (or too many tries), else ``otherwise``."""
+    return ("name", "password") if isinstance(exc, store.Unauthorized | TooManyTries) else otherwise
 
 
 def _form_page(
@@ -334,18 +347,13 @@ def change_zone(
 ) -> HTMLResponse:
     base = root(request)
     try:
-        creds = Credentials(name=name, password=password)
-        player = request.app.state.login_guard.check_password(
-            session, creds.name, creds.password, now
-        )
+        player = _logged_in(request, session, name, password, now)
         change = TimezoneIn(timezone=timezone)
         with writing(request) as w:
             player = store.change_timezone(w, w.merge(player), change.timezone, now)
             w.commit()
     except (ValidationError, store.TrackerError) as exc:
-        login = isinstance(exc, store.Unauthorized | TooManyTries)
-        about = ("name", "password") if login else ("timezone",)
-        problems = _problems(exc, tuple(ZONE_FIELDS), about)
+        problems = _problems(exc, tuple(ZONE_FIELDS), _login_fields(exc, ("timezone",)))
         return _form_page(
             request, "Change time zone", _zone_form(base, problems, name, timezone), exc
         )
