@@ -45,6 +45,7 @@ from vision.matching import (
 __all__ = [
     "DatasetError",
     "LabelledImage",
+    "class_names",
     "find_images",
     "iter_dataset",
     "load_labels",
@@ -221,10 +222,24 @@ def find_images(
     images: list[Path] = []
     for item in entry if isinstance(entry, list) else [entry]:
         images += _images_in(Path(item) if Path(item).is_absolute() else base / str(item))
+    return images, _names_of(data)
+
+
+def class_names(yaml_path: Path) -> dict[int, str] | None:
+    """The class names a data.yaml gives (``names:`` as a list or a mapping), or None.
+
+    Raises:
+        DatasetError: not a YAML mapping.
+        OSError, UnicodeDecodeError: the file cannot be read.
+    """
+    return _names_of(_read_yaml(yaml_path))
+
+
+def _names_of(data: dict[str, Any]) -> dict[int, str] | None:
     names = data.get("names")
     if isinstance(names, list):
         names = dict(enumerate(names))
-    return images, ({int(k): str(v) for k, v in names.items()} if isinstance(names, dict) else None)
+    return {int(k): str(v) for k, v in names.items()} if isinstance(names, dict) else None
 
 
 def sibling_path(image: Path, folder: str = "labels", suffix: str = ".txt") -> Path:

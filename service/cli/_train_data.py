@@ -67,25 +67,20 @@ def _check_class_names(folder: Path) -> None:
     them (class k is face k + 1, class 6 a cocked die): a one-class ``die`` export, faces in
     another order (``6`` first), colours. Training reads the class numbers and not the names,
     so it would learn every die of such a folder as the wrong face."""
-    from vision.yolo_dataset import YAML_NAMES
+    from vision.yolo_dataset import YAML_NAMES, DatasetError, class_names
 
     found = [folder / name for name in YAML_NAMES if (folder / name).is_file()]
     if not found:
         return
     try:
-        import yaml  # comes with the training extra, without which training stops anyway
-    except ImportError:
-        return
-    try:
-        data = yaml.safe_load(found[0].read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        names = class_names(found[0])
+    except (OSError, UnicodeDecodeError, DatasetError) as exc:
         raise UsageError(f"--data {folder}: cannot read {found[0].name}: {exc}") from None
-    names = data.get("names") if isinstance(data, dict) else None
-    if isinstance(names, list):
-        names = dict(enumerate(names))
-    if not isinstance(names, dict) or not all(str(k).isdigit() for k in names):
+    except ValueError:  # class keys that are not numbers: training stops on them anyway
         return
-    said = {int(k): str(name).strip().lower() for k, name in names.items()}
+    if names is None:
+        return
+    said = {k: name.strip().lower() for k, name in names.items()}
     wrong = {
         k: name
         for k, name in said.items()
