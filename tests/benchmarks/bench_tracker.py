@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "support")]
 
 
 def _conftest():
@@ -69,7 +69,10 @@ def run(url: str, clients: int, per_client: int, label: str) -> None:
     conf = _conftest()
     tz = conf.midday_zone_name()
     players = seed(url, clients * per_client, tz)
-    port = conf.free_port()
+    from dicecam_testing.servers import bound_socket
+
+    held = bound_socket()  # the port stays ours until the tracker listens on it (and after)
+    port = held.getsockname()[1]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     # the server's stderr: a file, not a pipe (one nobody reads can fill and stall it); closed
     # in the finally below
@@ -151,6 +154,7 @@ def run(url: str, clients: int, per_client: int, label: str) -> None:
             f"p99={p99 * 1000:6.1f} ms (all {len(board)} stored once)"
         )
     finally:
+        held.close()
         proc.terminate()
         try:
             proc.wait(10)

@@ -1,16 +1,11 @@
-"""Fixtures for the service tests: a settable clock, a real uvicorn server on a free port, and a
-throwaway PostgreSQL server started from Debian's binaries (skips with a reason when absent)."""
+"""Fixtures for the service tests: a settable clock, a real uvicorn server on a port held from
+its choice on, a throwaway PostgreSQL server started from Debian's binaries (skips with a
+reason when absent) and a shared chromium; the classes behind them live in
+``dicecam_testing`` (:mod:`.servers`, :mod:`.postgres`, :mod:`.page`)."""
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import socket
 import subprocess
-import tempfile
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -18,6 +13,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from dicecam_testing.page import SharedChromium
+from dicecam_testing.postgres import ThrowawayPostgres
+from dicecam_testing.servers import LiveServer, bound_socket
+
+__all__ = ["LiveServer", "SettableClock", "ThrowawayPostgres", "bound_socket"]
 
 
 class SettableClock:
@@ -33,59 +34,6 @@ class SettableClock:
 
     def __call__(self) -> datetime:
         return self.now.astimezone(UTC)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def bound_socket(port: int = 0) -> socket.socket:
-    """A TCP socket bound to ``127.0.0.1:port`` (0: a free port), not listening yet: the port is
-    this process's from now on, so a test process beside it (``pytest -n 2``) cannot pick it
-    between its choice and its use. ``SO_REUSEADDR`` lets a server listen on it later."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-class LiveServer:
-    """A real uvicorn server for ``app`` in a background thread, on a free port (or ``port``),
-    bound as it is made."""
-
-    def __init__(self, app, *, root_path: str = "", port: int | None = None) -> None:
-        import uvicorn
-
-        self.socket = bound_socket(port or 0)
-        self.port = self.socket.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}{root_path}"
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", timeout_graceful_shutdown=1
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True
-        )
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.socket.close()
 
 
 @pytest.fixture
@@ -108,94 +56,6 @@ def sqlite_url(tmp_path: Path) -> str:
 
 
 # -- PostgreSQL -------------------------------------------------------------------------------
-
-
-class ThrowawayPostgres:
-    """initdb + pg_ctl from ``/usr/lib/postgresql/*/bin`` in a temp dir, on a free port.
-
-    As root the binaries run as the ``postgres`` user (``runuser``). Trust auth on 127.0.0.1.
-    """
-
-    def __init__(self) -> None:
-        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-        if not bins:
-            raise FileNotFoundError(
-                "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb); "
-                "install Debian's postgresql package to run these tests"
-            )
-        self.bin = Path(bins[-1]).parent
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="dicecam-pg-"))
-        self.user = "postgres"
-        self._as: list[str] = []
-        if os.geteuid() == 0:
-            if shutil.which("runuser") is None:
-                raise FileNotFoundError("running as root and `runuser` is missing")
-            shutil.chown(self.dir, user="postgres")
-            self._as = ["runuser", "-u", "postgres", "--"]
-        else:
-            import getpass
-
-            self.user = getpass.getuser()
-
-    def _run(self, *cmd: str) -> None:
-        proc = subprocess.run([*self._as, *cmd], capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{cmd[0]} failed: {proc.stderr.strip() or proc.stdout.strip()}")
-
-    def start(self) -> ThrowawayPostgres:
-        data = self.dir / "data"
-        self._run(
-            str(self.bin / "initdb"),
-            "-D",
-            str(data),
-            "-U",
-            self.user,
-            "-A",
-            "trust",
-            "-E",
-            "UTF8",
-            "--no-sync",
-        )
-        opts = (
-            f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c max_connections=200 -c synchronous_commit=off"
-        )
-        self._run(
-            str(self.bin / "pg_ctl"),
-            "-D",
-            str(data),
-            "-l",
-            str(self.dir / "log"),
-            "-o",
-            opts,
-            "-w",
-            "-t",
-            "60",
-            "start",
-        )
-        return self
-
-    def stop(self) -> None:
-        try:
-            self._run(
-                str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-m", "immediate", "stop"
-            )
-        finally:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
-    def url(self, dbname: str = "postgres") -> str:
-        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/{dbname}"
-
-    def create_database(self) -> str:
-        import psycopg
-
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(
-            f"host=127.0.0.1 port={self.port} user={self.user} dbname=postgres", autocommit=True
-        ) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return self.url(name)
 
 
 @pytest.fixture(scope="session")
@@ -355,43 +215,6 @@ def join():
 def turn():
     """``turn(player, score=600, **fields) -> body`` for ``POST /api/v1/turns``, fresh key."""
     return turn_body
-
-
-class SharedChromium:
-    """One Debian chromium under Playwright, kept open across consecutive tests that ask for
-    the ``chromium`` fixture (a launch took 1-2.5 s a test here)."""
-
-    def __init__(self) -> None:
-        self.playwright = None
-        self.browser = None
-
-    def get(self):
-        if self.browser is None or not self.browser.is_connected():
-            from playwright.sync_api import sync_playwright
-
-            from dicecam_testing.page import chromium_or_skip
-
-            path = chromium_or_skip()
-            self.close()
-            self.playwright = sync_playwright().start()
-            self.browser = self.playwright.chromium.launch(
-                executable_path=path, args=["--no-sandbox"]
-            )
-        return self.browser
-
-    def close(self) -> None:
-        browser, playwright, self.browser, self.playwright = (
-            self.browser,
-            self.playwright,
-            None,
-            None,
-        )
-        try:
-            if browser is not None and browser.is_connected():
-                browser.close()
-        finally:
-            if playwright is not None:
-                playwright.stop()
 
 
 _chromium = SharedChromium()

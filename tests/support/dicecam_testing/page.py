@@ -1,6 +1,7 @@
 """The camera page in Debian's chromium (Playwright) for the service's browser tests: a roll
 drawn with OpenCV or rendered by :mod:`vision.synth`, a Y4M video of it for chromium's fake
-camera, a reader that reports a roll's true labels, and small page probes.
+camera, a reader that reports a roll's true labels, small page probes, and the chromium the
+``chromium`` fixture shares between tests (:class:`SharedChromium`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,41 @@ def chromium_or_skip() -> str:
         pytest.skip(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     return CHROMIUM
+
+
+class SharedChromium:
+    """One Debian chromium under Playwright, kept open across consecutive tests that ask for
+    the ``chromium`` fixture (a launch took 1-2.5 s a test here)."""
+
+    def __init__(self) -> None:
+        self.playwright = None
+        self.browser = None
+
+    def get(self):
+        if self.browser is None or not self.browser.is_connected():
+            from playwright.sync_api import sync_playwright
+
+            path = chromium_or_skip()
+            self.close()
+            self.playwright = sync_playwright().start()
+            self.browser = self.playwright.chromium.launch(
+                executable_path=path, args=["--no-sandbox"]
+            )
+        return self.browser
+
+    def close(self) -> None:
+        browser, playwright, self.browser, self.playwright = (
+            self.browser,
+            self.playwright,
+            None,
+            None,
+        )
+        try:
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
 
 
 def synthetic_roll(n: int = 6, width: int = 640, height: int = 480, need=(1, 5)):
