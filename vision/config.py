@@ -16,6 +16,8 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from vision.model_files import check_model_file
+
 __all__ = [
     "CHECKOUT",
     "DEFAULT_MODEL",
@@ -59,35 +61,6 @@ def check_imgsz(size: int) -> int:
             f"expected an input size that is a multiple of the model's stride {STRIDE}"
         )
     return size
-
-
-def check_model_file(value: Any, what: str, *, off: str = "") -> Path:
-    """``value`` as the path of a file that is there and can be read, the ONNX ``what`` a
-    ``DICECAM_*_MODEL`` setting names; else ValueError saying what was expected (``off``: how
-    to turn the model off instead) and what came: nothing, a folder, a file it cannot read.
-
-    Example:
-        >>> check_model_file("/no/such.onnx", "face classifier")
-        Traceback (most recent call last):
-        ...
-        ValueError: expected the face classifier (an ONNX file), got '/no/such.onnx' (no such file)
-    """
-    expected = f"expected the {what} (an ONNX file){off}, got {str(value)!r}"
-    if not str(value).strip():
-        raise ValueError(f"{expected} (empty)")
-    path = Path(value)
-    if path.is_dir():
-        raise ValueError(f"{expected} (a folder)")
-    if not path.exists():
-        raise ValueError(f"{expected} (no such file)")
-    if not path.is_file():
-        raise ValueError(f"{expected} (not a regular file)")
-    try:
-        with path.open("rb"):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{expected} (cannot read it: {exc.strerror or exc})") from None
-    return path
 
 
 class VisionSettings(BaseSettings):

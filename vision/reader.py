@@ -41,6 +41,7 @@ from vision.faces import faces_model_for
 from vision.faint import SureFaint
 from vision.io import ImageError, ImageSource, LoadedImage, load_image
 from vision.looks import rect_input_shape
+from vision.model_files import check_model_file
 from vision.passes import read_chunk
 from vision.stages import ModelError, default_table, load_stage
 from vision.types import Reading
@@ -53,6 +54,9 @@ __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
 SECOND_LOOK_SCALE = 1.5
 """The default second look reads at this times the model's input size."""
+COMPANIONS = ("-faces", "-cocked", "-verify")
+"""The name endings of the second-stage models beside a detector: a folder named as the reader
+model is said with the detectors in it, not these."""
 DECODE_SCALE = 3
 """A JPEG read with the face classifier decodes with its longer side at least this times the
 first look's: a die the first look sees at 10 px keeps about 30 px for the classifier's crop."""
@@ -136,17 +140,18 @@ class DiceReader:
             raise ValueError(
                 f"expected 0 <= conf <= 1 and 0 < iou <= 1, got {self.conf}, {self.iou}"
             )
-        _check_model_file(self.model_path)
+        try:
+            check_model_file(self.model_path, "reader model", leave_out=COMPANIONS)
+        except ValueError as exc:
+            raise ModelError(str(exc)) from None
 
         from vision.backends import open_detector, resolve_backend
 
         backend = resolve_backend(settings.backend if backend is None else backend)
+        n = int(threads or settings.threads)
         try:
             self._session = open_detector(
-                self.model_path,
-                threads=int(threads or settings.threads),
-                backend=backend,
-                providers=providers,
+                self.model_path, threads=n, backend=backend, providers=providers
             )
         except Exception as exc:  # the runtimes' messages run over several lines
             why = " ".join(str(exc).split())
@@ -183,7 +188,6 @@ class DiceReader:
         self.num_classes = len(self.names)
         self.dice_only = self.num_classes == 1
         """A one-class detector finds dice without reading them: the face classifier must."""
-        n = int(threads or settings.threads)
         self.faces = load_stage("faces", faces, self.model_path, settings, n)
         """The face classifier (:class:`vision.faces.FaceClassifier`) that reads each die's value
         from a crop, or None: then the detector's classes do."""
@@ -365,28 +369,6 @@ class DiceReader:
             min_long_side=self.decode_side,
             max_image_pixels=s.max_image_pixels,
             max_decoded_pixels=s.max_decoded_pixels,
-        )
-
-
-def _check_model_file(path: Path) -> None:
-    """Refuse, in one line, a reader model path that names no ONNX file: nothing there, a
-    folder (naming the detectors in it), or a PyTorch checkpoint (``.pt``, a zip or a pickle)."""
-    hint = "point DICECAM_MODEL (or --model) at the detector's ONNX export, NAME.onnx"
-    if path.is_dir():
-        companions = ("-faces", "-cocked", "-verify")
-        found = sorted(f.name for f in path.glob("*.onnx") if not f.stem.endswith(companions))
-        inside = f"; it holds {', '.join(found)}" if found else ", with no .onnx in it"
-        raise ModelError(f"reader model {path} is a folder{inside}: {hint}")
-    if not path.is_file():
-        raise ModelError(
-            f"reader model not found: {path}. Train and export it with `dicecam train`, or {hint}"
-        )
-    with path.open("rb") as f:
-        head = f.read(4)
-    if head == b"PK\x03\x04" or head[:1] == b"\x80":
-        raise ModelError(
-            f"reader model {path} is a PyTorch checkpoint (.pt, for training), not an ONNX "
-            f"export: {hint} ({path.with_suffix('.onnx').name} beside it, if it is there)"
         )
 
 

@@ -124,7 +124,10 @@ def test_read_summary_names_faint_dice_to_check():
 def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
     missing = tmp_path / "none.onnx"
     for argv, message in [
-        (["--model", str(missing)], f"reader model not found: {missing}"),
+        (
+            ["--model", str(missing)],
+            f"expected the reader model (an ONNX file), got '{missing}' (no such file)",
+        ),
         (["--expect", "0"], "--expect must be a positive number"),
     ]:
         assert main(["read", *argv, str(photos["good"])]) == 2
@@ -136,7 +139,7 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
         capture_output=True,
         text=True,
     )
-    assert proc.returncode == 2 and "reader model not found" in proc.stderr
+    assert proc.returncode == 2 and f"got '{missing}' (no such file)" in proc.stderr
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
         "fifo": str(fifo),
         "empty": "",
         "junk": str(junk),
+        "checkpoint": str(ROOT / "models" / "dicecam-reader-faces.pt"),  # the ONNX's torch twin
     }
 
 
@@ -80,6 +81,8 @@ def _one_line(capsys) -> str:
         ("DICECAM_VERIFY_MODEL", "folder", "expected the die check (an ONNX file), got"),
         ("DICECAM_COCKED_MODEL", "fifo", "expected the cocked-die model (an ONNX file), got"),
         ("DICECAM_FACES_MODEL", "empty", "expected the face classifier (an ONNX file), got"),
+        # a .pt was refused as such for the reader's model only: here 'cannot load' at a photo
+        ("DICECAM_FACES_MODEL", "checkpoint", "(a PyTorch checkpoint, for training, not its"),
         # named and missing: the learned outline or the off-table model was left out silently
         ("DICECAM_SURFACE_MODEL", "missing", "expected the outline model (an ONNX file), or"),
         ("DICECAM_OFFTABLE_MODEL", "folder", "or none for no off-table die model, got"),

@@ -40,9 +40,13 @@ def bad_models(tmp_path: Path) -> dict[str, Path]:
 @pytest.mark.parametrize(
     ("which", "says"),
     [
-        ("folder", "is a folder, with no .onnx in it"),
-        ("models folder", "it holds dicecam-offtable.onnx, dicecam-reader.onnx"),
-        ("checkpoint", "is a PyTorch checkpoint (.pt, for training), not an ONNX export"),
+        ("folder", "(a folder with no .onnx in it)"),
+        # the detectors in it, not the second-stage models beside them
+        ("models folder", "(a folder; it holds dicecam-offtable.onnx, dicecam-reader.onnx, dic"),
+        (
+            "checkpoint",
+            "(a PyTorch checkpoint, for training, not its ONNX export: dicecam-reader.onnx beside",
+        ),
         ("corrupt", "(expected an ONNX export of a dice detector; truncated or corrupt?)"),
         ("outline model", "expected one class per face 1 to 6"),
     ],

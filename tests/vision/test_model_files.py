@@ -1,0 +1,74 @@
+"""One check for a model file: the reader's model (``DiceReader``, ``DICECAM_MODEL``,
+``--model``) and the ``DICECAM_*_MODEL`` settings refuse a path with the same message, naming
+the model they expected, and each refuses every kind of path the other did."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from vision.config import VisionSettings
+from vision.reader import DiceReader, ModelError
+
+from dicecam_testing.cli import ROOT
+
+MODELS = ROOT / "models"
+
+
+@pytest.fixture
+def bad(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Paths that name no ONNX model, each with what the check says of it."""
+    fifo = tmp_path / "pipe.onnx"
+    os.mkfifo(fifo)
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name in ("mine.onnx", "mine-faces.onnx", "notes.txt"):
+        (folder / name).write_bytes(b"x")
+    checkpoint = tmp_path / "mine.pt"
+    shutil.copyfile(MODELS / "dicecam-reader-faces.pt", checkpoint)
+    return {
+        "missing": (tmp_path / "gone.onnx", "no such file"),
+        "fifo": (fifo, "not a regular file"),
+        "checkpoint": (
+            checkpoint,
+            "a PyTorch checkpoint, for training, not its ONNX export: mine.onnx beside it, if it "
+            "is there",
+        ),
+        "folder": (tmp_path, "a folder; it holds pipe.onnx"),
+    }
+
+
+@pytest.mark.parametrize("which", ["missing", "fifo", "checkpoint", "folder"])
+def test_the_reader_and_a_setting_say_the_same_of_a_path_that_is_no_model(which, bad, monkeypatch):
+    """The reader called a FIFO 'not found', and a setting took a checkpoint (refused only at
+    the first photo, as a file onnxruntime cannot load)."""
+    path, why = bad[which]
+    with pytest.raises(ModelError) as caught:
+        DiceReader(path, warmup=False)
+    assert str(caught.value) == f"expected the reader model (an ONNX file), got '{path}' ({why})"
+    monkeypatch.setenv("DICECAM_FACES_MODEL", str(path))
+    with pytest.raises(ValidationError) as invalid:
+        VisionSettings()
+    said = invalid.value.errors()[0]["msg"]
+    assert said == f"Value error, expected the face classifier (an ONNX file), got '{path}' ({why})"
+
+
+def test_a_folder_names_the_models_in_it_and_the_reader_only_its_detectors(
+    tmp_path, bad, monkeypatch
+):
+    folder = tmp_path / "runs"
+    with pytest.raises(ModelError, match=r"\(a folder; it holds mine\.onnx\)$"):
+        DiceReader(folder, warmup=False)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelError, match=r"\(a folder with no \.onnx in it\)$"):
+        DiceReader(empty, warmup=False)
+    monkeypatch.setenv("DICECAM_VERIFY_MODEL", str(folder))
+    with pytest.raises(
+        ValidationError, match=r"\(a folder; it holds mine-faces\.onnx, mine\.onnx\)"
+    ):
+        VisionSettings()
