@@ -1,6 +1,7 @@
 """What the service's stores of games in progress share (turns, Solitaire Dice sheets, Low-High
-turns): by id, at most ``max_items`` (finished ones go first), none older than a day, saved after
-every move when there is a database and reloaded at start; a move that cannot be saved is undone.
+turns): by id, at most ``max_items`` in memory (the least recently used let go of first), none
+older than a day, saved after every move when there is a database and read back from it; a move
+that cannot be saved is undone.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -21,28 +23,49 @@ S = TypeVar("S")
 
 
 class SessionStore(Generic[S]):
-    """Sessions by id. Subclasses say how a saved row is played again (:meth:`_restore`) and
-    what a session is called in messages (:meth:`_noun`). With a ``database`` (it has
-    ``save``, ``load(restore, since)`` and ``delete(ids or before=)``) every change is saved
-    (:meth:`save`) and the sessions of the last ``max_age_s`` are reloaded at start."""
+    """Sessions by id. Subclasses say how a saved row is played again (:meth:`_restore`), what
+    a session is called in messages (:meth:`_noun`) and which must stay held
+    (:meth:`_pending`). With a ``database`` (it has ``save``, ``load(restore, since, ids=)``,
+    ``players(since)`` and ``delete(ids or before=)``) every change is saved (:meth:`save`).
+
+    Memory holds at most ``max_items`` sessions. A new one (or one read back) takes the place of
+    the least recently used (started, fetched or moved) that may go:
+
+    * with a database, any but a :meth:`_pending` one: its row stays, and :meth:`_find` reads
+      it back when it is asked for again (a player reloading a finished game after hundreds of
+      others started still gets it) until it is a day old;
+    * without one (memory only), one unused for :attr:`idle_s` (an hour) at least: it is gone.
+
+    When none may go (a flood of new games from one client: a full store of games used in the
+    last hour, or of finished turns the tracker's outbox cannot take yet), the new game is
+    refused with TurnError 503 and nothing held is dropped (with a database only the latter
+    happens: a flood is taken, memory stays bounded, and the file holds the day's games).
+    Sessions are dropped, with their rows, a day after they started."""
 
     def __init__(
         self, database: Any = None, max_items: int = 500, clock: Callable[[], float] = time.time
     ) -> None:
-        self._items: dict[str, S] = {}
+        self._items: OrderedDict[str, S] = OrderedDict()
+        """The sessions held, least recently used first."""
+        self._used: dict[str, float] = {}
+        """When each held session was last used (:attr:`clock`)."""
         self._lock = threading.Lock()
         self.max_items = max_items
         self.max_age_s = 24 * 3600.0
         """Sessions are dropped a day after they started (Morning Roll: one turn a day): when
         another starts, at start and at each :meth:`sweep`."""
+        self.idle_s = 3600.0
+        """Without a database, a session used this recently is never let go of for another."""
         self.clock = clock
         """Epoch seconds now (tests set it)."""
         self.database = database
         if database is not None:
             stale = self.clock() - self.max_age_s
             database.delete(before=stale)
-            for session in database.load(self._restore, since=stale):
-                self._items[session.id] = session
+            with self._lock:
+                for session in database.load(self._restore, since=stale):
+                    self._hold(session)
+                self._trim(self.max_items)
 
     def _restore(self, row: Any, *saved: Any) -> S:
         """A saved session played again from its row (and what else the database keeps)."""
@@ -52,32 +75,102 @@ class SessionStore(Generic[S]):
         """What ``session`` is called in messages (``turn``, ``solitaire-dice sheet``)."""
         return "turn"
 
+    def _pending(self, session: S) -> bool:
+        """Whether ``session`` must stay held whatever the store's size (none here; a finished
+        turn the tracker's outbox does not hold yet in :class:`service.turn_store.TurnStore`)."""
+        return False
+
     def open_of(self, player: str) -> list[S]:
         """The sessions of ``player`` (the name as the games were started with it, ignoring case
-        and outer spaces) that are not over and not a day old, newest first."""
+        and outer spaces) that are not over and not a day old, newest first; with a database,
+        those it holds and memory no longer does too."""
         name = player.strip().casefold()
         stale = self.clock() - self.max_age_s
         with self._lock:
-            found = [
-                s
-                for s in self._items.values()
-                if s.player.strip().casefold() == name and not s.over and s.created >= stale
+            found = [s for s in self._items.values() if s.player.strip().casefold() == name]
+        if self.database is not None:
+            held = {s.id for s in found}
+            ids = [
+                i
+                for i, who in self.database.players(since=stale)
+                if who.strip().casefold() == name and i not in held
             ]
+            if ids:
+                found += self.database.load(self._restore, since=stale, ids=ids)
+        found = [s for s in found if not s.over and s.created >= stale]
         return sorted(found, key=lambda s: s.created, reverse=True)
 
+    def _find(self, session_id: str) -> S | None:
+        """The session ``session_id`` (now the most recently used), read back from the database
+        when memory let go of it; None when there is none (or it is a day old)."""
+        with self._lock:
+            session = self._items.get(session_id)
+            if session is not None:
+                self._hold(session)
+                return session
+        if self.database is None:
+            return None
+        stale = self.clock() - self.max_age_s
+        saved = self.database.load(self._restore, since=stale, ids=[session_id])
+        if not saved:
+            return None
+        with self._lock:  # another request may have read it back meanwhile: one copy
+            session = self._items.get(session_id)
+            if session is None:
+                self._make_room()
+                session = saved[0]
+            self._hold(session)
+        return session
+
     def _admit(self, session: S) -> None:
-        """Hold ``session`` (dropping day-old ones, and the oldest, finished first, when full)
-        and save it."""
+        """Hold ``session`` (dropping day-old ones, and letting go of the least recently used
+        when full: TurnError 503 when none may go) and save it."""
         with self._lock:
             dropped = self._drop_stale()
-            if len(self._items) >= self.max_items:
-                victim = min(self._items.values(), key=lambda s: (not s.over, s.created))
-                del self._items[victim.id]
-                dropped.append(victim.id)
-            self._items[session.id] = session
-        if self.database is not None and dropped:
-            self.database.delete(dropped)
+            try:
+                self._make_room()
+            finally:
+                if self.database is not None and dropped:
+                    self.database.delete(dropped)
+            self._hold(session)
         self.save(session)
+
+    def _hold(self, session: S) -> None:
+        """Hold ``session`` as the most recently used (the lock held)."""
+        self._items[session.id] = session
+        self._items.move_to_end(session.id)
+        self._used[session.id] = self.clock()
+
+    def _may_go(self, session: S, now: float) -> bool:
+        """Whether memory may let go of ``session`` (see the class)."""
+        if self._pending(session):
+            return False
+        return self.database is not None or now - self._used[session.id] >= self.idle_s
+
+    def _trim(self, room: int) -> int:
+        """Let go of the least recently used sessions that may go until at most ``room`` are
+        held (the lock held; a database keeps their rows). Returns how many are held."""
+        now = self.clock()
+        for key, session in list(self._items.items()):
+            if len(self._items) <= room:
+                break
+            if self._may_go(session, now):
+                del self._items[key], self._used[key]
+        return len(self._items)
+
+    def _make_room(self) -> None:
+        """Make room for one more session (the lock held); TurnError 503 when none may go."""
+        if self._trim(self.max_items - 1) < self.max_items:
+            return
+        pending = sum(self._pending(s) for s in self._items.values())
+        why = [f"{pending} finished turns not yet handed to the tracker"] if pending else []
+        if len(self._items) > pending:
+            why.append(f"{len(self._items) - pending} used in the last {self.idle_s / 3600:g} h")
+        raise TurnError(
+            f"the service holds {len(self._items)} games ({'; '.join(why)}), the most it "
+            f"holds, and can let go of none of them yet: try again later",
+            503,
+        )
 
     def _drop_stale(self) -> list[str]:
         """Let go of the sessions started over :attr:`max_age_s` ago (the lock held); their
@@ -85,17 +178,17 @@ class SessionStore(Generic[S]):
         stale = self.clock() - self.max_age_s
         dropped = [k for k, s in self._items.items() if s.created < stale]
         for old in dropped:
-            del self._items[old]
+            del self._items[old], self._used[old]
         return dropped
 
     def sweep(self) -> int:
         """Drop the sessions started over :attr:`max_age_s` ago, from memory and the database
-        (with their photos), so that an idle server holds no day-old game; run periodically.
-        Returns how many were dropped."""
+        (with their photos, and the rows memory had let go of), so that an idle server holds no
+        day-old game; run periodically. Returns how many were dropped from memory."""
         with self._lock:
             dropped = self._drop_stale()
-        if self.database is not None and dropped:
-            self.database.delete(dropped)
+        if self.database is not None:
+            self.database.delete(dropped, before=self.clock() - self.max_age_s)
         if dropped:
             log.info(
                 "dropped %d sessions started over %g h ago", len(dropped), self.max_age_s / 3600
@@ -119,21 +212,12 @@ class SessionStore(Generic[S]):
                 log.warning("%s", exc)
             else:
                 log.exception("%s %s could not be saved", noun, session.id)
-            restored = [
-                s
-                for s in self.database.load(
-                    lambda row, *saved: (
-                        self._restore(row, *saved) if row.id == session.id else None
-                    ),
-                    since=session.created,
-                )
-                if s is not None
-            ]
+            restored = self.database.load(self._restore, since=session.created, ids=[session.id])
             with self._lock:
-                if restored:
+                if session.id in self._items and restored:
                     self._items[session.id] = restored[0]
-                else:
-                    self._items.pop(session.id, None)
+                elif session.id in self._items:
+                    del self._items[session.id], self._used[session.id]
             if conflict:
                 raise TurnError(
                     f"{exc}: this move was not made; the {noun} is as the file holds it now "

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,17 +99,20 @@ class SheetDatabase:
                 )
             db.merge(row)
 
-    def load(self, restore: Callable[[SheetRow], RollGame], since: float) -> list[RollGame]:
-        """The sheets and turns started at or after ``since`` (epoch seconds), rebuilt by
-        ``restore``; rows it cannot use are skipped with a warning."""
+    def load(
+        self,
+        restore: Callable[[SheetRow], RollGame],
+        since: float,
+        ids: Collection[str] | None = None,
+    ) -> list[RollGame]:
+        """The sheets and turns started at or after ``since`` (epoch seconds; only those of
+        ``ids`` when given), least recently saved first, rebuilt by ``restore``; rows it cannot
+        use are skipped with a warning."""
+        query = select(SheetRow).where(SheetRow.created >= since, SheetRow.format == FORMAT)
+        if ids is not None:
+            query = query.where(SheetRow.id.in_(list(ids)))
         with self._sessions() as db:
-            rows = list(
-                db.scalars(
-                    select(SheetRow)
-                    .where(SheetRow.created >= since, SheetRow.format == FORMAT)
-                    .order_by(SheetRow.created)
-                )
-            )
+            rows = list(db.scalars(query.order_by(SheetRow.updated)))
         out = []
         for row in rows:
             try:
@@ -117,6 +120,12 @@ class SheetDatabase:
             except Exception as exc:
                 log.warning("%s %s could not be restored and is skipped: %s", row.game, row.id, exc)
         return out
+
+    def players(self, since: float) -> list[tuple[str, str]]:
+        """Each row started at or after ``since``: its id and player."""
+        with self._sessions() as db:
+            query = select(SheetRow.id, SheetRow.player).where(SheetRow.created >= since)
+            return [(i, p) for i, p in db.execute(query)]
 
     def delete(self, ids: Iterable[str] = (), *, before: float | None = None) -> None:
         """Delete these rows, and those started before ``before``."""

@@ -1,10 +1,11 @@
 """The Solitaire Dice sheets and Low-High turns the service holds: by id, a day at most, saved
-after every move when there is a database (:mod:`service.sheet_db`), reloaded at start."""
+after every move when there is a database (:mod:`service.sheet_db`) and read back from it."""
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from service.session_store import SessionStore
@@ -17,12 +18,18 @@ log = logging.getLogger("dicecam.service")
 
 
 class SheetStore(SessionStore[RollGame]):
-    """Sheets and turns by id: at most ``max_games`` (finished ones go first), none older than
-    a day, as turns. With a ``database`` (:class:`service.sheet_db.SheetDatabase`) every move
-    is saved and those of the last day are reloaded at start."""
+    """Sheets and turns by id: at most ``max_games`` in memory (the least recently used let go
+    of first: see :class:`SessionStore`), none older than a day, as turns. With a ``database``
+    (:class:`service.sheet_db.SheetDatabase`) every move is saved and a game memory let go of
+    is read back from it."""
 
-    def __init__(self, database: Any = None, max_games: int = 500) -> None:
-        super().__init__(database, max_games)
+    def __init__(
+        self,
+        database: Any = None,
+        max_games: int = 500,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(database, max_games, clock)
 
     def _noun(self, session: RollGame) -> str:
         return f"{session.game} {session.noun}"
@@ -42,17 +49,17 @@ class SheetStore(SessionStore[RollGame]):
     def start(self, game: str, player: str, rules: dict[str, Any] | None = None) -> RollGame:
         """A new sheet or turn of ``game`` (TurnError 422 for a bad house rule), saved."""
         session = new_session(game, player, rules)
+        session.created = self.clock()
         self._admit(session)
         return session
 
     def get(self, game_id: str, game: str) -> RollGame:
         """The sheet or turn ``game_id`` of ``game``; TurnError 404 when there is none."""
-        with self._lock:
-            session = self._items.get(game_id)
+        session = self._find(game_id)
         if (
             session is None
             or session.game != game
-            or session.created < time.time() - self.max_age_s
+            or session.created < self.clock() - self.max_age_s
         ):
             kept = "a day" if self.database is not None else "in memory until restart"
             what = "sheet" if game == "solitaire-dice" else f"{game} turn"

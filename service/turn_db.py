@@ -23,7 +23,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -218,19 +218,19 @@ class TurnDatabase:
             db.merge(row)
 
     def load(
-        self, restore: Callable[[TurnRow, list[Path | None]], TurnSession | None], since: float
+        self,
+        restore: Callable[[TurnRow, list[Path | None]], TurnSession | None],
+        since: float,
+        ids: Collection[str] | None = None,
     ) -> list[TurnSession]:
-        """The turns started at or after ``since`` (epoch seconds), rebuilt by ``restore``
-        from each row and its photos' files (None: none, or gone); rows ``restore`` cannot use
-        are skipped with a warning."""
+        """The turns started at or after ``since`` (epoch seconds; only those of ``ids`` when
+        given), least recently saved first, rebuilt by ``restore`` from each row and its photos'
+        files (None: none, or gone); rows ``restore`` cannot use are skipped with a warning."""
+        query = select(TurnRow).where(TurnRow.created >= since, TurnRow.format == FORMAT)
+        if ids is not None:
+            query = query.where(TurnRow.id.in_(list(ids)))
         with self._sessions() as db:
-            rows = list(
-                db.scalars(
-                    select(TurnRow)
-                    .where(TurnRow.created >= since, TurnRow.format == FORMAT)
-                    .order_by(TurnRow.created)
-                )
-            )
+            rows = list(db.scalars(query.order_by(TurnRow.updated)))
         out = []
         for row in rows:
             photos = [self._photo(r.get("photo")) for r in row.rolls]
@@ -242,6 +242,12 @@ class TurnDatabase:
             if session is not None:
                 out.append(session)
         return out
+
+    def players(self, since: float) -> list[tuple[str, str]]:
+        """Each row started at or after ``since``: its id and player."""
+        with self._sessions() as db:
+            query = select(TurnRow.id, TurnRow.player).where(TurnRow.created >= since)
+            return [(i, p) for i, p in db.execute(query)]
 
     def delete(self, turn_ids: Iterable[str] = (), *, before: float | None = None) -> None:
         """Delete these turns, and those started before ``before``, with their photos."""

@@ -1,5 +1,5 @@
 """The turns the service holds: by id, a day at most, saved after every move when there is a
-database (:mod:`service.turn_db`), reloaded at start; finished turns go to the submitter."""
+database (:mod:`service.turn_db`) and read back from it; finished turns go to the submitter."""
 
 from __future__ import annotations
 
@@ -24,9 +24,11 @@ ROLL_GAME_ROUTES = {
 
 
 class TurnStore(SessionStore[TurnSession]):
-    """Turn sessions by id: at most ``max_turns`` (finished ones go first), none older than a
-    day. With a ``database`` (:class:`service.turn_db.TurnDatabase`) every change is saved
-    (:meth:`save`) and the turns of the last day are reloaded at start."""
+    """Turn sessions by id: at most ``max_turns`` in memory (the least recently used let go of
+    first, never a finished turn the submitter has not taken yet: :meth:`_pending`; see
+    :class:`SessionStore`), none older than a day. With a ``database``
+    (:class:`service.turn_db.TurnDatabase`) every change is saved (:meth:`save`) and a turn
+    memory let go of is read back from it."""
 
     def __init__(
         self,
@@ -78,6 +80,17 @@ class TurnStore(SessionStore[TurnSession]):
         session.on_board, session.created = on_board, self.clock()
         return session
 
+    def _pending(self, session: TurnSession) -> bool:
+        """A finished turn the tracker's outbox does not hold yet (never handed over, or it
+        failed), or that the outbox holds and only this turn sends (queued: its token): it
+        stays held for :meth:`retry_queued`, :meth:`relogin` and :meth:`sweep`."""
+        if not session.over:
+            return False
+        return session.submission is None or session.submission.get("status") in (
+            "queued",
+            "failed",
+        )
+
     def _restore(self, row: Any, photos: list[Any]) -> TurnSession:
         """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves, its
         photos left on disk (``photos``: each roll's file, or None)."""
@@ -113,8 +126,7 @@ class TurnStore(SessionStore[TurnSession]):
         return session
 
     def get(self, turn_id: str) -> TurnSession:
-        with self._lock:
-            session = self._items.get(turn_id)
+        session = self._find(turn_id)
         if session is None:
             kept = "a day" if self.database is not None else "in memory until restart"
             raise TurnError(f"no turn with id {turn_id!r} (turns are kept {kept})", 404)
