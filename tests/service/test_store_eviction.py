@@ -100,36 +100,41 @@ def test_with_a_database_a_game_let_go_of_in_memory_is_read_back(tmp_path: Path)
     restarted.close()
 
 
-def test_a_finished_turn_not_yet_in_the_outbox_is_never_let_go_of(tmp_path: Path):
+@pytest.mark.parametrize("status", ["failed", "queued"])
+def test_a_finished_turn_not_yet_delivered_is_never_let_go_of(tmp_path: Path, status: str):
     class Unsent:
-        """A submitter whose outbox cannot be written (a full disk): every turn fails."""
+        """A submitter whose outbox cannot be written (a full disk: every turn ``failed``), or
+        whose tracker is down (every turn ``queued`` in the outbox, sent with its token)."""
 
         def __init__(self) -> None:
             self.tried: list[str] = []
 
         def __call__(self, session):
             self.tried.append(session.id)
-            raise OSError("No space left on device")
+            if status == "failed":
+                raise OSError("No space left on device")
+            return {"status": "queued", "detail": "the tracker is down"}
 
         def retry(self, session, *, now: bool = False):
+            self.tried.append(session.id)
             return None
 
     submitter = Unsent()
     db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
     store = TurnStore(submitter, max_turns=2, database=db)
-    failed = bust(store, tracker_url="http://tracker.invalid", tracker_token="t")
-    assert store.get(failed).submission["status"] == "failed"
+    unsent = bust(store, tracker_url="http://tracker.invalid", tracker_token="t")
+    assert store.get(unsent).submission["status"] == status
     other = store.start("bob", "greed")
     for name in ("cy", "dee"):  # full: the unfinished turns go, the unsent one stays
         store.start(name, "greed")
-    assert failed in store._items and other.id not in store._items
+    assert unsent in store._items and other.id not in store._items
     submitter.tried.clear()
     store.retry_queued()
-    assert submitter.tried == [failed]  # still handed over again
+    assert submitter.tried == [unsent]  # still tried again, with its token
 
     bust(store, "eve", tracker_url="http://tracker.invalid", tracker_token="t")
-    with pytest.raises(TurnError, match="not yet handed to the tracker") as err:
-        store.start("fay", "greed")  # both held turns wait for the outbox: none can go
+    with pytest.raises(TurnError, match="2 finished turns not yet handed to the tracker") as err:
+        store.start("fay", "greed")  # both held turns wait: none can go
     assert err.value.status == 503
     db.dispose()
 
