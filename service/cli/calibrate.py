@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from service.cli import UsageError
+from service.cli import UsageError, given_path
 
 __all__ = ["parse_points", "register", "run"]
 
@@ -30,7 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "outline of PHOTO and write a preview (store it with --accept)."
         ),
     )
-    p.add_argument("photo", nargs="?", metavar="PHOTO", help="a photo from the fixed camera")
+    p.add_argument(
+        "photo", nargs="?", metavar="PHOTO", type=given_path, help="a photo from the fixed camera"
+    )
     p.add_argument(
         "--points",
         nargs="+",
@@ -53,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model",
         metavar="PATH",
+        type=given_path,
         help="surface outline model (ONNX) for proposals (default: DICECAM_SURFACE_MODEL, as "
         "the reader, else the shipped one)",
     )

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from service.cli import UsageError
+from service.cli import UsageError, given_path
 from service.cli._reader_options import add_reader_options, open_reader
 
 __all__ = ["register", "run"]
@@ -27,8 +27,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "die's state (or, with --all-on-table, the false busts on ordinary photos)."
         ),
     )
-    p.add_argument("dataset", metavar="DATASET", help="data.yaml or dataset folder")
-    p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
+    p.add_argument(
+        "dataset", metavar="DATASET", type=given_path, help="data.yaml or dataset folder"
+    )
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        type=given_path,
+        help="ONNX reader model (default: DICECAM_MODEL)",
+    )
     p.add_argument("--split", default="val", help="split to read from a data.yaml (default: val)")
     p.add_argument("--limit", type=int, metavar="N", help="read only the first N photos")
     p.add_argument(

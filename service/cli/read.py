@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service.cli import UsageError
+from service.cli import UsageError, given_path
 from service.cli._reader_options import add_reader_options, open_reader
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "photos",
         nargs="*",
+        type=given_path,
         metavar="PHOTO",
         help="image or video files (or folders: every photo under them)",
     )
@@ -60,7 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         help="write annotated photos here (of a video: each settled roll's frame)",
     )
-    p.add_argument("--model", metavar="PATH", help="ONNX reader model (default: DICECAM_MODEL)")
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        type=given_path,
+        help="ONNX reader model (default: DICECAM_MODEL)",
+    )
     p.add_argument(
         "--expect",
         metavar="N",
@@ -117,6 +123,20 @@ def _annotated_path(out_dir: Path, photo: str, used: set[Path]) -> Path:
         n += 1
     used.add(path)
     return path
+
+
+def _check_annotate(out: Path, photos: list[str]) -> None:
+    """UsageError when an annotated copy written into ``out`` would replace one of ``photos``
+    (``--annotate`` naming the photos' own folder, or ``--annotate ''``: the current one)."""
+    inputs = {Path(photo).resolve() for photo in photos}
+    used: set[Path] = set()
+    for photo in photos:
+        path = _annotated_path(out, photo, used)
+        if path.resolve() in inputs:
+            raise UsageError(
+                f"--annotate: expected a folder other than the photos' own, got {out} "
+                f"(the annotated copy of {photo} would replace the photo {path})"
+            )
 
 
 def _annotate(
@@ -196,6 +216,9 @@ def run(args: argparse.Namespace) -> int:
             VideoInfo.from_video_path(args.camera)
         except VideoError as exc:
             raise UsageError(str(exc)) from None
+    photos = _expand(args.photos)
+    if args.annotate is not None:
+        _check_annotate(args.annotate, photos)
     reader = open_reader(args)  # checks its options before the --annotate folder is made
     if args.annotate is not None:
         if args.annotate.exists() and not args.annotate.is_dir():
@@ -208,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     used: set[Path] = set()
     side = reader.decode_side if args.annotate is None else max(reader.decode_side, ANNOTATE_SIDE)
-    for photo in _expand(args.photos):
+    for photo in photos:
         t0 = time.perf_counter()
         if Path(photo).is_dir():
             said = f"no photos in the folder {photo} (nor under it)"

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from service.cli import UsageError, check_port, use_colors
+from service.cli import UsageError, check_port, given_path, use_colors
 
 if TYPE_CHECKING:
     from service.settings import Settings
@@ -92,7 +92,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _client_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", default=None, help="tracker URL (default DICECAM_TRACKER_URL)")
     p.add_argument("--token", default=None, help="bearer token (default DICECAM_TRACKER_TOKEN)")
-    p.add_argument("--outbox-dir", default=None, help="outbox folder (default <data dir>/outbox)")
+    p.add_argument(
+        "--outbox-dir",
+        type=given_path,
+        help="outbox folder (default <data dir>/outbox)",
+    )
 
 
 def run_tracker(args: argparse.Namespace) -> int:
