@@ -10,10 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from vision import Die, Reading, load_image
+
+from dicecam_testing.servers import LiveServer
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
@@ -69,7 +70,7 @@ def server(tmp_path, roll):
     sample, _ = roll
     reader = TruthReader(truth(sample))
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as srv:
+    with LiveServer(app) as srv:
         srv.reader = reader
         srv.data_dir = tmp_path
         srv.client = httpx.Client(base_url=srv.url, timeout=60)
@@ -201,7 +202,7 @@ def test_the_real_reader_uses_a_new_calibration_for_the_next_read(tmp_path, roll
         pytest.skip(f"shipped reader model not present: {MODEL}")
     sample, edge = roll
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
         photo = {"photo": ("roll.jpg", sample.jpeg, "image/jpeg")}
         r = c.post("/api/v1/read", files=photo)
         if r.status_code != 200:  # the model file is being rewritten by a training run, ...
@@ -232,7 +233,7 @@ def test_the_served_reader_keeps_its_off_table_die_model_around_a_calibration(tm
     sample, edge = roll
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
     photo = {"photo": ("roll.jpg", sample.jpeg, "image/jpeg")}
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=120) as c:
         assert c.post("/api/v1/read", files=photo).status_code == 200
         reader = app.state.reader.get()
         stage = reader.table

@@ -9,10 +9,10 @@ import sqlite3
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader
 
 FOUR_TWOS_AND_A_PAIR = [2, 2, 2, 2, 3, 3]  # three pairs only under M4's option
@@ -22,7 +22,7 @@ def serve(data_dir):
     app = create_app(
         Settings(data_dir=data_dir), reader=QueueReader(), tracker_app=None, submitter=None
     )
-    return BackgroundServer(app)
+    return LiveServer(app)
 
 
 def roll(c: httpx.Client, turn_id: str, values: list[int]) -> dict:

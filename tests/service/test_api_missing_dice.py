@@ -7,11 +7,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from vision import Die
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader, dice, jpeg
 
 
@@ -19,7 +19,7 @@ def serve(tmp_path, mode: str | None):
     reader = QueueReader()
     settings = Settings(data_dir=tmp_path, **({"missing_dice": mode} if mode else {}))
     app = create_app(settings, reader=reader, tracker_app=None, submitter=None)
-    srv = BackgroundServer(app).start()
+    srv = LiveServer(app).start()
     srv.reader = reader
     srv.client = httpx.Client(base_url=srv.url, timeout=30)
     return srv

@@ -7,18 +7,18 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader
 
 
-def serve(data_dir) -> tuple[BackgroundServer, object]:
+def serve(data_dir) -> tuple[LiveServer, object]:
     app = create_app(
         Settings(data_dir=data_dir), reader=QueueReader(), tracker_app=None, submitter=None
     )
-    return BackgroundServer(app), app
+    return LiveServer(app), app
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,11 @@ import httpx
 import pytest
 from PIL import Image
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from vision import Die, Reading, load_image
+
+from dicecam_testing.servers import LiveServer
 
 
 class FixedDiceReader:
@@ -51,7 +52,7 @@ def server(tmp_path):
     reader = FixedDiceReader(DICE)
     settings = Settings(data_dir=tmp_path, max_upload_mb=1.0)
     app = create_app(settings, reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as srv:
+    with LiveServer(app) as srv:
         srv.reader = reader
         yield srv
 
@@ -151,7 +152,7 @@ def test_a_crashing_reader_is_a_500_json_error_not_an_outage(tmp_path):
     app = create_app(
         Settings(data_dir=tmp_path), reader=CrashingReader(), tracker_app=None, submitter=None
     )
-    with BackgroundServer(app) as srv:
+    with LiveServer(app) as srv:
         r = httpx.post(srv.url + "/api/read", files={"photo": ("a.jpg", jpeg(), "image/jpeg")})
         assert r.status_code == 500
         assert "reader failed" in r.json()["detail"] and "exploded" in r.json()["detail"]
@@ -166,7 +167,7 @@ def test_a_reader_that_cannot_load_is_503_and_typed_values_still_work(tmp_path, 
 
     monkeypatch.setattr(reader_module, "_default_factory", broken_factory)
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
-    with BackgroundServer(app) as srv:
+    with LiveServer(app) as srv:
         r = httpx.post(srv.url + "/api/read", files={"photo": ("a.jpg", jpeg(), "image/jpeg")})
         assert r.status_code == 503
         assert "could not be loaded" in r.json()["detail"]

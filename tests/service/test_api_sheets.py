@@ -10,21 +10,21 @@ import httpx
 import pytest
 
 from scoring import LowHigh, LowHighTurn, SolitaireSheet
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader, dice, jpeg
 
 
-def serve(data_dir, reader: QueueReader | None = None) -> BackgroundServer:
+def serve(data_dir, reader: QueueReader | None = None) -> LiveServer:
     app = create_app(
         Settings(data_dir=data_dir),
         reader=reader or QueueReader(),
         tracker_app=None,
         submitter=None,
     )
-    return BackgroundServer(app)
+    return LiveServer(app)
 
 
 @pytest.fixture(scope="module")
@@ -295,6 +295,6 @@ def test_a_database_that_cannot_be_opened_keeps_sheets_in_memory(tmp_path, caplo
     settings = Settings(data_dir=tmp_path, turns_database=blocker / "turns.sqlite3")
     app = create_app(settings, reader=QueueReader(), tracker_app=None, submitter=None)
     assert "sheets are kept in memory only" in caplog.text
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         sid = new_sheet(c)["id"]
         assert post(c, f"/api/v1/sheets/{sid}/rolls", json={"values": [1, 2, 3, 4, 5]})["splits"]

@@ -10,10 +10,10 @@ import httpx
 import pytest
 from PIL import Image
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader, dice
 
 pytest.importorskip("service.tracker")
@@ -43,7 +43,7 @@ def open_timezone() -> str:
 def server(tmp_path):
     reader = QueueReader()
     app = create_app(Settings(data_dir=tmp_path), reader=reader)
-    with BackgroundServer(app) as srv:
+    with LiveServer(app) as srv:
         srv.reader = reader
         srv.client = httpx.Client(base_url=srv.url, timeout=60)
         yield srv
@@ -102,7 +102,7 @@ def test_the_embedded_tracker_is_reached_on_the_address_the_server_listens_on(tm
     """Served on one address only (a LAN address, for phones), turns reach the embedded
     tracker there; they went to 127.0.0.1, where nothing listened, and stayed queued."""
     app = create_app(Settings(data_dir=tmp_path), reader=QueueReader())
-    with BackgroundServer(app, host="127.0.0.2") as srv, httpx.Client(base_url=srv.url) as c:
+    with LiveServer(app, host="127.0.0.2") as srv, httpx.Client(base_url=srv.url) as c:
         token = login(c, "nina")
         t = c.post("/api/v1/turns", json={"player": "nina", "tracker_token": token}).json()
         t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
@@ -123,14 +123,14 @@ def test_turns_go_to_a_remote_tracker_when_one_is_configured(tmp_path):
     from service.tracker import create_app as create_tracker_app
 
     tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
-    with BackgroundServer(tracker) as remote, httpx.Client(base_url=remote.url, timeout=30) as rc:
+    with LiveServer(tracker) as remote, httpx.Client(base_url=remote.url, timeout=30) as rc:
         rc.post(
             "/api/v1/players",
             json={"name": "jacob", "password": "correct horse", "timezone": open_timezone()},
         )
         settings = Settings(data_dir=tmp_path / "svc", tracker_url=remote.url)
         app = create_app(settings, reader=QueueReader())
-        with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
             assert c.get("/api/v1/health").json()["tracker"] == remote.url
             assert c.get("/tracker/api/v1/rounds").status_code == 404  # nothing embedded
             # the page logs in through the service, which asks the remote tracker
@@ -150,13 +150,12 @@ def test_turns_go_to_a_remote_tracker_when_one_is_configured(tmp_path):
         assert [h["score"] for h in history] == [50]
 
 
-def test_an_unreachable_tracker_queues_the_turn_in_the_outbox(tmp_path):
-    from service.api.server import free_port
+def test_an_unreachable_tracker_queues_the_turn_in_the_outbox(tmp_path, unused_port):
     from service.tracker_client import Outbox
 
-    dead = f"http://127.0.0.1:{free_port()}"
+    dead = f"http://127.0.0.1:{unused_port}"  # held for the test: nothing listens on it
     settings = Settings(data_dir=tmp_path, tracker_url=dead)
-    with BackgroundServer(create_app(settings, reader=QueueReader())) as srv:
+    with LiveServer(create_app(settings, reader=QueueReader())) as srv:
         c = httpx.Client(base_url=srv.url, timeout=60)
         t = c.post("/api/v1/turns", json={"player": "shea", "tracker_token": "tok"}).json()
         t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
@@ -167,28 +166,27 @@ def test_an_unreachable_tracker_queues_the_turn_in_the_outbox(tmp_path):
     assert [(e.turn["player"], e.turn["score"]) for e in pending] == [("shea", 0)]
 
 
-def test_a_queued_turn_is_sent_once_the_tracker_is_back(tmp_path):
+def test_a_queued_turn_is_sent_once_the_tracker_is_back(tmp_path, unused_port):
     """The service tries its queued turns again on its own (``DICECAM_OUTBOX_RETRY_S``), and
     the turn's receipt says when the tracker took it."""
     import time
 
-    from service.api.server import free_port
     from service.tracker import create_app as create_tracker_app
 
-    port = free_port()
+    port = unused_port  # held for the test: the tracker comes back on it, nobody else
     tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
-    with BackgroundServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
+    with LiveServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
         token = login(rc, "lena", prefix="")
     settings = Settings(
         data_dir=tmp_path / "svc", tracker_url=f"http://127.0.0.1:{port}", outbox_retry_s=0.2
     )
-    with BackgroundServer(create_app(settings, reader=QueueReader())) as srv:
+    with LiveServer(create_app(settings, reader=QueueReader())) as srv:
         c = httpx.Client(base_url=srv.url, timeout=60)
         t = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token}).json()
         t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
         assert t["submission"]["status"] == "queued", t["submission"]
         assert "tries again on its own" in t["submission"]["detail"]
-        with BackgroundServer(tracker, port=port) as remote:
+        with LiveServer(tracker, port=port) as remote:
             deadline = time.monotonic() + 30
             while (got := c.get(f"/api/v1/turns/{t['id']}").json())["submission"][
                 "status"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader, dice, jpeg
 
 scoring = pytest.importorskip("scoring")
@@ -22,7 +22,7 @@ def server(tmp_path_factory):
     reader = QueueReader()
     settings = Settings(data_dir=tmp_path_factory.mktemp("data"))
     app = create_app(settings, reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as srv:
+    with LiveServer(app) as srv:
         srv.reader = reader
         srv.client = httpx.Client(base_url=srv.url, timeout=30)
         yield srv

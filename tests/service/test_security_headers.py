@@ -11,11 +11,11 @@ import re
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from service.tracker import create_app as create_tracker_app
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader
 
 
@@ -30,7 +30,7 @@ def _common(r: httpx.Response) -> None:
 @pytest.fixture
 def service(tmp_path):
     app = create_app(Settings(data_dir=tmp_path), reader=QueueReader())
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as http:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as http:
         yield http
 
 

@@ -14,32 +14,37 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.api.server import free_port
+from dicecam_testing.servers import bound_socket, wait_listening
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def serve(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, int]:
-    port = free_port()
+    """``dicecam serve`` on a free port, held by this process until the server listens on it
+    (or ends): no test process beside can take it meanwhile."""
+    held = bound_socket()
+    port = held.getsockname()[1]
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "service.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--data-dir",
-            str(tmp_path / "data"),
-            *args,
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    with held:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "service.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--data-dir",
+                str(tmp_path / "data"),
+                *args,
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        wait_listening(proc, port)
     return proc, port
 
 
@@ -257,7 +262,7 @@ def test_serve_refuses_at_start_a_model_variable_naming_a_file_that_does_not_loa
     cut.write_bytes((REPO / "models" / "dicecam-reader-faces.onnx").read_bytes()[:2000])
     monkeypatch.setenv(variable, str(cut))
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert main(["serve", "--port", str(free_port()), "--data-dir", str(tmp_path / "d")]) == 2
+    assert main(["serve", "--port", "0", "--data-dir", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err.strip()
     assert f"cannot load {what} {cut}" in err and err.endswith(f"(named by {variable})"), err
     assert len(err.splitlines()) == 1

@@ -18,13 +18,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from service.tracker import create_app as create_tracker_app
 from service.tracker_client.outbox import Outbox, OutboxEntry
 
 from .conftest import SettableClock
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader, dice, jpeg
 from dicecam_testing.waiting import wait_for
 
@@ -39,7 +39,7 @@ def service(tmp_path: Path, clock: SettableClock, **tracker: object):
         f"sqlite:///{tmp_path / 'tracker.sqlite3'}", clock=clock, **tracker
     )
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=tracker_app)
-    srv = BackgroundServer(app)
+    srv = LiveServer(app)
     srv.reader = reader
     return srv
 
@@ -156,7 +156,7 @@ def test_a_start_clean_up_runs_once_and_the_passes_every_time(tmp_path: Path):
         ran["pass"] += 1
 
     schedule(app, [each], every_s=0.02, at_start=[once])
-    with BackgroundServer(app):
+    with LiveServer(app):
         wait_for(lambda: ran["pass"] >= 4)
     assert ran["start"] == 1, ran
 
@@ -170,7 +170,7 @@ def test_the_tracker_drops_photos_past_the_kept_days_and_keeps_the_turns(tmp_pat
         retention_every_s=0.05,
     )
     photos = [jpeg(), jpeg()]
-    with BackgroundServer(tracker) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(tracker) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         token = register(c, prefix="")
         first = _submit(c, token, "turn-of-day-1", photos[0])
         clock.set("2027-03-21T09:00:00+00:00")
@@ -196,7 +196,7 @@ def test_the_tracker_drops_photos_past_the_kept_days_and_keeps_the_turns(tmp_pat
 def test_the_embedded_tracker_prunes_at_the_service_start_and_zero_keeps_all(tmp_path: Path):
     clock = SettableClock("2027-03-01T09:00:00+00:00")
     with (
-        BackgroundServer(
+        LiveServer(
             create_tracker_app(f"sqlite:///{tmp_path / 'tracker.sqlite3'}", clock=clock)
         ) as srv,
         httpx.Client(base_url=srv.url, timeout=30) as c,
@@ -273,7 +273,7 @@ def test_wrong_passwords_of_names_tried_long_ago_are_forgotten(tmp_path: Path):
             body = {"name": f"guess{i}", "password": "not it at all"}
             assert c.post("/api/v1/tokens", json=body).status_code == 401
 
-    with BackgroundServer(tracker) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(tracker) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         guess(c, range(150))
         assert len(guard) == 150  # within the window: each counts
         clock.set("2027-03-01T09:16:00+00:00")  # past the 15 minutes

@@ -217,11 +217,11 @@ def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, cl
     through the service sends it at once, whatever the outbox's back-off."""
     from dataclasses import replace
 
-    from service.api.server import BackgroundServer
     from service.app import create_app as create_service
     from service.settings import Settings
     from service.tracker_client import Outbox
 
+    from dicecam_testing.servers import LiveServer
     from dicecam_testing.turns import QueueReader
 
     tracker = create_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}", clock=clock, token_days=1)
@@ -235,7 +235,7 @@ def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, cl
     settings = Settings(data_dir=tmp_path / "svc", tracker_url=remote, outbox_retry_s=0)
     service = create_service(settings, reader=QueueReader())
     login = {"name": "lena", "password": "hunter2hunter2"}
-    with BackgroundServer(service) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+    with LiveServer(service) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
         token = c.post("/api/v1/tracker/tokens", json=login).json()["token"]
         clock.set("2026-06-16T12:00:00+00:00")  # a day later: the token has expired
         t = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token}).json()

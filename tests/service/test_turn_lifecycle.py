@@ -22,7 +22,6 @@ import pytest
 from fastapi.responses import JSONResponse
 from PIL import Image
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from service.tracker import create_app as create_tracker_app
@@ -33,6 +32,7 @@ from service.turns import MORNING_ROLL, TurnError
 
 from .conftest import SettableClock
 from dicecam_testing.cli import dicecam
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader, dice, jpeg
 from dicecam_testing.waiting import wait_for
 
@@ -76,7 +76,7 @@ def test_open_turns_keep_their_photos_on_disk_not_in_memory(tmp_path: Path):
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
     photos = [big_jpeg(i) for i in range(30)]
     assert min(len(p) for p in photos) > 1_500_000
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
         ids = []
         for i, photo in enumerate(photos):  # 30 players roll once and walk away
             t = c.post("/api/v1/turns", json={"player": f"p{i}"}).json()
@@ -129,7 +129,7 @@ def test_an_idle_server_sweeps_day_old_turns_from_memory_and_disk(tmp_path: Path
     )
     store = app.state.turns
     store.clock = lambda: clock().timestamp()
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         old = c.post("/api/v1/turns", json={"player": "ann"}).json()
         reader.rolls.append(dice([1, 2, 3, 4, 6, 6]))
         files = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
@@ -191,7 +191,7 @@ def test_a_turn_let_go_of_while_its_tracker_is_down_ends_refused_with_its_photo(
     app.state.turns.clock = lambda: clock().timestamp()
     box = Outbox(tmp_path / "outbox")
     photo = jpeg()
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         t = queued_turn(c, reader, photo)
         key = played_hours_ago(box, 30)
         time.sleep(0.3)  # passes while the turn is held: the service still tries it itself
@@ -228,7 +228,7 @@ def test_a_held_turn_past_its_day_shows_refused_and_never_counts_later(
     )
     app = create_app(settings, reader=reader, tracker_app=None)
     box = Outbox(tmp_path / "data" / "outbox")
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         t = queued_turn(c, reader, jpeg(), token)  # the tracker is down
         played_hours_ago(box, 23)  # and stays down past the turn's day
 

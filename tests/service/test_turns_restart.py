@@ -16,21 +16,26 @@ import httpx
 import pytest
 from PIL import Image
 
-from service.api.server import BackgroundServer, free_port
 from service.app import create_app
 from service.settings import Settings
 from vision import Die
 
+from dicecam_testing.servers import LiveServer, bound_socket
 from dicecam_testing.turns import QueueReader
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 class Serve:
-    """``dicecam serve`` as its own process on a free port."""
+    """``dicecam serve`` as its own process on a free port (held by this process until the
+    server answers on it, so that no test process beside takes it meanwhile)."""
 
     def __init__(self, data_dir: Path) -> None:
-        self.port = free_port()
+        with bound_socket() as held:
+            self.port = held.getsockname()[1]
+            self._start(data_dir)
+
+    def _start(self, data_dir: Path) -> None:
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "DICECAM_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
         env.pop("DICECAM_TURNS_DATABASE", None)
@@ -127,7 +132,7 @@ def test_photos_and_readings_come_back_and_are_submitted(tmp_path):
     reader = QueueReader()
     photo = jpeg(1)
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         t = c.post("/api/v1/turns", json={"player": "mike"}).json()
         reader.rolls.append(
             [
@@ -145,7 +150,7 @@ def test_photos_and_readings_come_back_and_are_submitted(tmp_path):
     app = create_app(
         Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=submitter
     )
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         t = c.get(f"/api/v1/turns/{t['id']}").json()
         assert t["last_roll"]["source"] == "photo"
         assert t["last_roll"]["reading"]["values"] == [1, 1, 1, 2, 3, 4]
@@ -186,7 +191,7 @@ def test_a_database_that_cannot_be_opened_keeps_turns_in_memory(tmp_path, caplog
     settings = Settings(data_dir=tmp_path, turns_database=blocker / "turns.sqlite3")
     app = create_app(settings, reader=QueueReader(), tracker_app=None, submitter=None)
     assert "turns are kept in memory only" in caplog.text
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         t = c.post("/api/v1/turns", json={"player": "ann"}).json()
         r = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [1, 2, 2, 3, 4, 6]})
         assert r.status_code == 200 and r.json()["awaiting"] == "keep"

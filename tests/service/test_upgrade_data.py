@@ -16,9 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer, free_port
 from service.app import create_app
 from service.settings import Settings
+
+from dicecam_testing.servers import LiveServer, bound_socket
 
 # turns.sqlite3 as dicecam 85bcb0e .. 84773f2 created it (no 'rules' column yet)
 TURNS_SCHEMA_01A96AC = """
@@ -103,7 +104,8 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
         pytest.skip(f"cannot listen on {lan} here")
     data = tmp_path / "data"
     data.mkdir()
-    port = free_port(lan)
+    held = bound_socket(host=lan)  # the port stays ours until the server below listens on it
+    port = held.getsockname()[1]
     token = _tracker_player(data, "alice", midday_zone)
     old_url = f"http://127.0.0.1:{port}/tracker"
     turn_id, key = "1189f0fa459d", "dicecam-1189f0fa459d"
@@ -151,7 +153,7 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
     (pending / f"{key}.json").write_text(json.dumps(entry))
 
     settings = Settings(data_dir=data, host=lan, port=port, outbox_retry_s=0.2)
-    with BackgroundServer(create_app(settings), host=lan, port=port) as server:
+    with held, LiveServer(create_app(settings), host=lan, port=port) as server:
         url = server.url
         turn = _wait_for(
             lambda: httpx.get(f"{url}/api/v1/turns/{turn_id}").json(),

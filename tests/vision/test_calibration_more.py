@@ -11,11 +11,12 @@ import httpx
 import pytest
 from PIL import Image
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.cli import main
 from service.settings import Settings
 from vision.table import MAX_POINTS, Calibration, CalibrationError, check_polygon
+
+from dicecam_testing.servers import LiveServer
 
 pytestmark = pytest.mark.usefixtures("table_settings")
 
@@ -34,7 +35,7 @@ def api():
 
     with tempfile.TemporaryDirectory() as data:
         app = create_app(Settings(data_dir=data), reader=object(), tracker_app=None, submitter=None)
-        with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as client:
+        with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as client:
             yield client
 
 
@@ -218,7 +219,7 @@ def test_the_service_agrees_with_the_cli_on_a_photo_of_another_shape(detector, t
     )
     wide = save_photo(tmp_path / "wide.jpg", (1280, 720)).read_bytes()
     big = save_photo(tmp_path / "big.jpg", (1280, 960)).read_bytes()
-    with BackgroundServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
         r = c.post("/api/v1/read", files={"photo": ("big.jpg", big, "image/jpeg")})
         assert r.status_code == 200, r.text
         assert r.json()["outline_source"] == "calibration" and r.json()["off_table"] == 1

@@ -10,11 +10,12 @@ Example (not run: starts a server):
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from typing import Any
 
-__all__ = ["LiveServer", "bound_socket"]
+__all__ = ["LiveServer", "bound_socket", "wait_listening"]
 
 
 def bound_socket(port: int = 0, host: str = "127.0.0.1") -> socket.socket:
@@ -30,6 +31,22 @@ def bound_socket(port: int = 0, host: str = "127.0.0.1") -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+def wait_listening(
+    proc: subprocess.Popen, port: int, host: str = "127.0.0.1", timeout: float = 60.0
+) -> bool:
+    """Wait until something accepts TCP connections on ``host:port`` (a server ``proc``
+    started there on a port :func:`bound_socket` holds, which may then be closed); False if
+    ``proc`` ended first or ``timeout`` seconds passed (the caller's own wait says why)."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            with socket.create_connection((host, port), timeout=2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
 
 
 class LiveServer:
