@@ -13,7 +13,9 @@ it re-reads every die found from a crop of the photo at the die's own scale: the
 finds dice, and the classifier gives their value and cocked flag. Two more models beside it join
 when present: the die check ``NAME-verify.onnx`` (:mod:`vision.verify`) drops boxes that are not
 dice before the faces are read, and the cocked-die model ``NAME-cocked.onnx``
-(:mod:`vision.cocked`) sets the cocked flags. :mod:`vision.stages` finds and loads all three;
+(:mod:`vision.cocked`) sets the cocked flags. :mod:`vision.reader_model` loads the detector,
+:mod:`vision.stages` finds and loads those three (each model once per file:
+:func:`vision.model_files.kept_model`);
 :mod:`vision.passes` takes the looks at each photo (first, mirror, second) and reads its dice.
 
 Example:
@@ -41,11 +43,10 @@ from vision.faces import faces_model_for
 from vision.faint import SureFaint
 from vision.io import ImageError, ImageSource, LoadedImage, load_image
 from vision.looks import rect_input_shape
-from vision.model_files import check_model_file
 from vision.passes import read_chunk
+from vision.reader_model import open_reader_model
 from vision.stages import ModelError, default_table, load_stage
 from vision.types import Reading
-from vision.yolo_output import DetectorInfo
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -54,9 +55,6 @@ __all__ = ["DiceReader", "ModelError", "letterbox", "nms"]
 
 SECOND_LOOK_SCALE = 1.5
 """The default second look reads at this times the model's input size."""
-COMPANIONS = ("-faces", "-cocked", "-verify")
-"""The name endings of the second-stage models beside a detector: a folder named as the reader
-model is said with the detectors in it, not these."""
 DECODE_SCALE = 3
 """A JPEG read with the face classifier decodes with its longer side at least this times the
 first look's: a die the first look sees at 10 px keeps about 30 px for the classifier's crop."""
@@ -140,34 +138,16 @@ class DiceReader:
             raise ValueError(
                 f"expected 0 <= conf <= 1 and 0 < iou <= 1, got {self.conf}, {self.iou}"
             )
-        try:
-            check_model_file(self.model_path, "reader model", leave_out=COMPANIONS)
-        except ValueError as exc:
-            raise ModelError(str(exc)) from None
-
-        from vision.backends import open_detector, resolve_backend
-
-        backend = resolve_backend(settings.backend if backend is None else backend)
         n = int(threads or settings.threads)
-        try:
-            self._session = open_detector(
-                self.model_path, threads=n, backend=backend, providers=providers
-            )
-        except Exception as exc:  # the runtimes' messages run over several lines
-            why = " ".join(str(exc).split())
-            raise ModelError(
-                f"cannot load reader model {self.model_path} (expected an ONNX export of a dice "
-                f"detector; truncated or corrupt?): {why}"
-            ) from None
+        self._session, info = open_reader_model(
+            self.model_path,
+            threads=n,
+            backend=settings.backend if backend is None else backend,
+            providers=providers,
+        )
         self.backend: str = self._session.backend
         """The runtime that runs the detector: ``openvino`` or ``onnxruntime``."""
-
         self.metadata: dict[str, str] = self._session.metadata
-        session = self._session
-        try:
-            info = DetectorInfo.read(self.metadata, session.input_shape, session.output_shape)
-        except ValueError as exc:
-            raise ModelError(f"{self.model_path}: {exc}") from None
         self.fixed_batch: int | None = info.fixed_batch
         self.dynamic = info.dynamic
         """A model exported with dynamic height and width reads each photo at its own aspect: the

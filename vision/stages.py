@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.config import VisionSettings
+from vision.model_files import kept_model
 
 __all__ = ["STAGES", "ModelError", "default_table", "load_stage", "stage_path"]
 
@@ -109,8 +110,10 @@ def load_stage(
     path = stage_path(stage, arg, detector, settings)
     if path is None:
         return None
-    try:
-        return _open(stage, path, settings, threads)
+    tuning = {"faces": settings.faces_tta, "cocked": settings.cocked_threshold}
+    options = (stage, threads, tuning.get(stage, settings.verify_threshold))
+    try:  # once per file: dicecam serve's check at start and its first photo share it
+        return kept_model(path, options, lambda: _open(stage, path, settings, threads))
     except Exception as exc:  # the runtimes' messages run over several lines
         why = " ".join(str(exc).split())
         if not why.startswith(f"cannot load {STAGES[stage]}"):

@@ -109,7 +109,9 @@ def _check_named_models(vision: Any, table: Any, *, reader: bool) -> None:
     """Load now the models a ``DICECAM_*_MODEL`` variable names beside the reader's (its face
     classifier, cocked-die model and die check: with the shipped reader when ``reader``; the
     outline and off-table models): a file there that does not load stopped every photo with a
-    503, the service looking well until then. The error names the variable."""
+    503, the service looking well until then. The error names the variable. Each loads as the
+    service's reader loads it (its threads), so the first photo reads with the models loaded
+    here (:func:`vision.model_files.kept_model`) instead of loading them again."""
     from vision.reader import DiceReader, ModelError
     from vision.table import SurfaceModelError
     from vision.table.logic import learned_offtable, learned_outline
@@ -118,9 +120,9 @@ def _check_named_models(vision: Any, table: Any, *, reader: bool) -> None:
         if reader and {"faces_model", "cocked_model", "verify_model"} & vision.model_fields_set:
             DiceReader(warmup=False)
         if "surface_model" in table.model_fields_set:
-            learned_outline()
+            learned_outline(threads=vision.threads)
         if "offtable_model" in table.model_fields_set:
-            learned_offtable()
+            learned_offtable(threads=vision.threads)
     except (ModelError, SurfaceModelError, ValueError) as exc:
         raise UsageError(str(exc)) from None
 

@@ -49,7 +49,10 @@ def test_the_reader_and_a_setting_say_the_same_of_a_path_that_is_no_model(which,
     path, why = bad[which]
     with pytest.raises(ModelError) as caught:
         DiceReader(path, warmup=False)
-    assert str(caught.value) == f"expected the reader model (an ONNX file), got '{path}' ({why})"
+    assert str(caught.value) == (
+        f"expected the reader model (an ONNX file), got '{path}' ({why}): point DICECAM_MODEL "
+        "(or --model) at a detector's ONNX export (`dicecam train` makes one)"
+    )
     monkeypatch.setenv("DICECAM_FACES_MODEL", str(path))
     with pytest.raises(ValidationError) as invalid:
         VisionSettings()
@@ -61,14 +64,50 @@ def test_a_folder_names_the_models_in_it_and_the_reader_only_its_detectors(
     tmp_path, bad, monkeypatch
 ):
     folder = tmp_path / "runs"
-    with pytest.raises(ModelError, match=r"\(a folder; it holds mine\.onnx\)$"):
+    with pytest.raises(ModelError, match=r"\(a folder; it holds mine\.onnx\): point DICECAM_MODEL"):
         DiceReader(folder, warmup=False)
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(ModelError, match=r"\(a folder with no \.onnx in it\)$"):
+    with pytest.raises(ModelError, match=r"\(a folder with no \.onnx in it\): point"):
         DiceReader(empty, warmup=False)
     monkeypatch.setenv("DICECAM_VERIFY_MODEL", str(folder))
     with pytest.raises(
         ValidationError, match=r"\(a folder; it holds mine-faces\.onnx, mine\.onnx\)"
     ):
         VisionSettings()
+
+
+def test_a_model_is_loaded_once_per_file_and_options_and_again_once_the_file_changes(
+    tmp_path, monkeypatch
+):
+    from collections import OrderedDict
+
+    from vision import model_files
+
+    monkeypatch.setattr(model_files, "_kept", OrderedDict())
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"first")
+    made: list[object] = []
+
+    def load() -> object:
+        made.append(object())
+        return made[-1]
+
+    first = model_files.kept_model(model, ("outline", 2), load)
+    assert model_files.kept_model(tmp_path / "." / "m.onnx", ("outline", 2), load) is first
+    assert model_files.kept_model(model, ("outline", 1), load) is made[1]  # other threads
+    model.write_bytes(b"second, longer")  # written over (fine-tuned): loaded anew
+    assert model_files.kept_model(model, ("outline", 2), load) is made[2] is not first
+
+    def broken() -> object:
+        raise ValueError("cannot load it")
+
+    other = tmp_path / "other.onnx"
+    other.write_bytes(b"x")
+    with pytest.raises(ValueError, match="cannot load it"):
+        model_files.kept_model(other, (), broken)
+    assert model_files.kept_model(other, (), load) is made[3]  # the failure was not kept
+    monkeypatch.setattr(model_files, "MODELS_KEPT", 2)
+    model_files.kept_model(model, ("outline", 3), load)  # the oldest two go
+    assert model_files.kept_model(model, ("outline", 2), load) is made[5]
+    assert len(model_files._kept) == 2

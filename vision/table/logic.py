@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vision.model_files import kept_model
 from vision.table.calibration import Calibration, TableSettings
 from vision.table.dice import CONTEXT, DEFAULT_OFFTABLE_MODEL, OffTableModel
 from vision.table.edges import EDGE_MIN_CONTRAST, edge_contrast
@@ -299,6 +300,7 @@ def learned_outline(*, threads: int = 1) -> SurfaceModel | None:
     """The outline model of the settings (``DICECAM_SURFACE_MODEL``, else the shipped one) with
     its certainty gate (``DICECAM_SURFACE_MIN_CERTAINTY``, else the model's own), or None when
     the setting is ``none`` or, with none set, the shipped file is absent (a trimmed install).
+    Loaded once per file, threads and gate (:func:`vision.model_files.kept_model`).
 
     Raises:
         SurfaceModelError: the file is not an outline model dicecam can read (one the setting
@@ -309,11 +311,12 @@ def learned_outline(*, threads: int = 1) -> SurfaceModel | None:
         s.surface_model is None and not DEFAULT_SURFACE_MODEL.is_file()
     ):
         return None
+    path, certainty = s.surface_model or DEFAULT_SURFACE_MODEL, s.surface_min_certainty
     try:
-        return SurfaceModel(
-            s.surface_model or DEFAULT_SURFACE_MODEL,
-            min_certainty=s.surface_min_certainty,
-            threads=threads,
+        return kept_model(
+            path,
+            ("outline", threads, certainty),
+            lambda: SurfaceModel(path, min_certainty=certainty, threads=threads),
         )
     except SurfaceModelError as exc:
         if s.surface_model is None:
@@ -324,7 +327,8 @@ def learned_outline(*, threads: int = 1) -> SurfaceModel | None:
 def learned_offtable(*, threads: int = 1) -> OffTableModel | None:
     """The off-table die model of the settings (``DICECAM_OFFTABLE_MODEL``, else the shipped
     one) with its threshold (``DICECAM_OFFTABLE_THRESHOLD``), or None when the setting is
-    ``none`` or, with none set, the shipped file is absent (a trimmed install).
+    ``none`` or, with none set, the shipped file is absent (a trimmed install). Loaded once per
+    file, threads and threshold (:func:`vision.model_files.kept_model`).
 
     Raises:
         ValueError: the file is not an off-table die model dicecam can read (one the setting
@@ -333,15 +337,18 @@ def learned_offtable(*, threads: int = 1) -> OffTableModel | None:
     s = TableSettings()
     if s.offtable_model == "none":
         return None
-    if s.offtable_model is None:
-        if not DEFAULT_OFFTABLE_MODEL.is_file():
-            return None
-        return OffTableModel(
-            DEFAULT_OFFTABLE_MODEL, threshold=s.offtable_threshold, threads=threads
-        )
+    if s.offtable_model is None and not DEFAULT_OFFTABLE_MODEL.is_file():
+        return None
+    path, threshold = s.offtable_model or DEFAULT_OFFTABLE_MODEL, s.offtable_threshold
     try:
-        return OffTableModel(s.offtable_model, threshold=s.offtable_threshold, threads=threads)
+        return kept_model(
+            path,
+            ("offtable", threads, threshold),
+            lambda: OffTableModel(path, threshold=threshold, threads=threads),
+        )
     except (OSError, ValueError) as exc:  # gone since the settings were read, or not one
+        if s.offtable_model is None:
+            raise
         raise ValueError(f"{exc} (named by DICECAM_OFFTABLE_MODEL)") from None
 
 
