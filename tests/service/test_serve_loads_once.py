@@ -42,15 +42,16 @@ def loads(monkeypatch) -> Counter[str]:
 
 
 @pytest.mark.parametrize(
-    "variables",
+    ("variables", "model"),
     [
         # the reader's second-stage models: serve's check loads the shipped reader with them
-        ("DICECAM_FACES_MODEL", "DICECAM_SURFACE_MODEL", "DICECAM_OFFTABLE_MODEL"),
-        ("DICECAM_SURFACE_MODEL", "DICECAM_OFFTABLE_MODEL"),
+        (("DICECAM_FACES_MODEL", "DICECAM_SURFACE_MODEL", "DICECAM_OFFTABLE_MODEL"), False),
+        (("DICECAM_SURFACE_MODEL", "DICECAM_OFFTABLE_MODEL"), False),
+        ((), True),  # --model: the check loads that reader, with the models beside it
     ],
 )
 def test_each_model_serve_checks_at_start_is_loaded_once_through_the_first_photo(
-    variables, loads, tmp_path, monkeypatch
+    variables, model, loads, tmp_path, monkeypatch
 ):
     import service.cli.serve
     from service.cli import main
@@ -63,6 +64,7 @@ def test_each_model_serve_checks_at_start_is_loaded_once_through_the_first_photo
     for variable in variables:
         monkeypatch.setenv(variable, str(MODELS / named[variable]))
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("DICECAM_MODEL", raising=False)  # serve sets it to --model's: undone
     answers: dict[str, httpx.Response] = {}
 
     def serve_one_photo(app, **config):  # uvicorn.run, on a real server for one photo
@@ -73,6 +75,7 @@ def test_each_model_serve_checks_at_start_is_loaded_once_through_the_first_photo
 
     monkeypatch.setattr(service.cli.serve, "run_uvicorn", serve_one_photo)
     args = ["serve", "--port", "0", "--no-tracker", "--data-dir", str(tmp_path / "data")]
+    args += ["--model", str(MODELS / "dicecam-reader.onnx")] if model else []
     assert main(args) == 0
     assert answers["before"].json()["reader"]["loaded"] is False  # the reader loads at the photo
     assert answers["read"].status_code == 200, answers["read"].text
