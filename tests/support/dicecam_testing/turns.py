@@ -1,15 +1,20 @@
-"""A reader that reports the rolls a test queues, and photos for the service to take turns with."""
+"""A reader that reports the rolls a test queues, photos for the service to take turns with, and
+the service served with that reader."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import count
+from pathlib import Path
 
+import httpx
 from PIL import Image
 
 from vision import Die, Reading, load_image
 
-__all__ = ["QueueReader", "dice", "jpeg"]
+__all__ = ["QueueReader", "dice", "jpeg", "turns_service"]
 
 _shots = count(1)
 
@@ -46,3 +51,21 @@ def jpeg(width: int = 640, height: int = 480) -> bytes:
         buf, "JPEG", comment=f"shot {next(_shots)}"
     )
     return buf.getvalue()
+
+
+@contextmanager
+def turns_service(data_dir: Path) -> Iterator[object]:
+    """The service on ``data_dir`` (no tracker, no submitter) with a :class:`QueueReader`,
+    served for real; the server has ``app``, ``reader`` and ``client`` (of ``/api/v1``)."""
+    from service.app import create_app
+    from service.settings import Settings
+
+    from dicecam_testing.servers import LiveServer
+
+    reader = QueueReader()
+    app = create_app(Settings(data_dir=data_dir), reader=reader, tracker_app=None, submitter=None)
+    with LiveServer(app) as srv:
+        srv.app, srv.reader = app, reader
+        srv.client = httpx.Client(base_url=srv.url + "/api/v1", timeout=30)
+        yield srv
+        srv.client.close()

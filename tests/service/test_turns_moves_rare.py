@@ -1,0 +1,109 @@
+"""Moves on a turn against a real service that the random sequences of test_turns_stateful
+seldom make: a keep made while the roll's photo is read (another tab) leaves that roll refused,
+and a roll of every die off the table, typed or a photo's correction, is a roll."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import pytest
+
+from scoring import get_game
+from service.app import create_app
+from service.settings import Settings
+
+from dicecam_testing.servers import LiveServer
+from dicecam_testing.turns import QueueReader, dice, jpeg, turns_service
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with turns_service(tmp_path_factory.mktemp("data")) as srv:
+        yield srv
+
+
+class HeldReader(QueueReader):
+    """A :class:`QueueReader` that holds each photo until :attr:`release` is set (another move
+    lands meanwhile); :attr:`reading` is set once a photo is being read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading, self.release = threading.Event(), threading.Event()
+
+    def read(self, image, expected_dice=None):
+        self.reading.set()
+        assert self.release.wait(20), "the test never released the photo"
+        return super().read(image, expected_dice)
+
+
+@pytest.mark.parametrize(
+    ("route", "first", "keep", "shown"),
+    [
+        ("/turns", [1, 2, 3, 4, 6, 6], {"dice": [1]}, [2, 3, 4, 6]),  # read for 6, 5 to roll
+        ("/low-high/turns", [1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6], {"face": 1}, [2] * 9),
+    ],
+)
+def test_a_keep_made_while_a_rolls_photo_is_read_leaves_the_roll_refused(
+    tmp_path, route, first, keep, shown
+):
+    # the photo was read for the dice to roll before the keep (a keep from another tab): its
+    # missing dice were counted against them and the roll answered 500 (ValueError), or for a
+    # Low-High turn "1 die missing: the photo shows 9 of the 10 dice rolled" of 13
+    reader = HeldReader()
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url + "/api/v1") as c:
+        game = c.post(route, json={"player": "ann"}).json()
+        url = f"{route}/{game['id']}"
+        game = c.post(f"{url}/rolls", json={"values": first}).json()
+        reader.rolls.append(dice(shown))
+        answers: list[httpx.Response] = []
+        photo = {"photo": ("roll.jpg", jpeg(720), "image/jpeg")}
+        rolling = threading.Thread(
+            target=lambda: answers.append(c.post(f"{url}/rolls?rolls=1", files=photo))
+        )
+        rolling.start()
+        assert reader.reading.wait(20)
+        kept = c.post(f"{url}/keep", json=keep)
+        assert kept.status_code == 200, kept.text
+        reader.release.set()
+        rolling.join(20)
+        r = answers[0]
+        assert r.status_code == 409, r.text
+        assert "moved on while the photo was read" in r.json()["detail"], r.text
+        assert c.get(url).json() == kept.json()  # nothing changed
+
+
+def test_every_die_off_the_table_is_a_roll_typed_or_corrected(server):
+    # "values" left empty beside off_table (the page's corrections when every die left the
+    # table) was taken for no values: the photo's reading was used and the off_table dropped
+    c = server.client
+    for game, status, said in (
+        ("morning-roll", 200, "6 dice left the table"),
+        ("farkle-five", 422, "5 dice left the table: roll again"),
+    ):
+        n = get_game(game).n_dice
+        for typed in (True, False):
+            turn = c.post("/turns", json={"player": "zoe", "game": game}).json()
+            url = f"/turns/{turn['id']}/rolls"
+            if typed:
+                r = c.post(url, json={"values": [], "off_table": n})
+            else:
+                server.reader.rolls[:] = [dice([])]  # the reader saw none of them
+                photo = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+                r = c.post(url, files=photo, data={"values": "", "off_table": str(n)})
+                server.reader.rolls.clear()
+            assert r.status_code == status, (game, typed, r.text)
+            if status == 200:
+                assert r.json()["bust_reason"] == said
+                assert r.json()["last_roll"]["off_table"] == n
+                assert r.json()["last_roll"]["missing"] == 0
+            else:
+                assert said in r.json()["detail"]
+        r = c.post(url, json={"values": [], "off_table": 0})
+        assert r.status_code == 422 and "non-empty list" in r.json()["detail"], r.text
+        for score in (
+            c.post(f"/score?game={game}", json={"values": [], "off_table": 1}),
+            c.post(f"/score?game={game}", json={"values": [1, 5], "off_table": 1}),
+        ):
+            assert score.status_code < 500, score.text
