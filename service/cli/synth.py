@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Throw dice in a physics simulation and render photos of them. Writes DIR/images, "
             "DIR/labels (YOLO: classes 0-5 = faces 1-6, 6 = cocked), DIR/meta (JSON per image) "
             "and DIR/data.yaml (--out DIR). --preview draws a labelled contact sheet of the same "
-            "images, with or without --out (with it, the first 16)."
+            "images, with or without --out (with it, the first 16). A run stopped part way "
+            "(Ctrl-C, a full disk) leaves the images written so far, each whole beside its "
+            "labels; the same command writes the set again (--start I goes on from image I)."
         ),
     )
     p.add_argument(
@@ -149,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
 
     import cv2
 
+    from vision.atomic import atomic_write
     from vision.synth import preview_sheet, write_dataset
 
     options = {  # the scene options, for the dataset and the preview alike
@@ -174,8 +177,10 @@ def run(args: argparse.Namespace) -> int:
             start=args.start,
             **options,
         )
-        if not cv2.imwrite(str(args.preview), sheet):
-            raise UsageError(f"could not write {args.preview}")
+        ok, data = cv2.imencode(args.preview.suffix.lower(), sheet)
+        if not ok:
+            raise UsageError(f"could not encode the preview as {args.preview.suffix}")
+        atomic_write(args.preview, data.tobytes())  # a full disk: one line, no half a sheet
         print(f"wrote preview of {n} samples to {args.preview}")
     if args.out is not None:
         from vision.labelling.progress import ProgressBar
