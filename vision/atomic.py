@@ -24,13 +24,22 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_copy", "atomic_write", "file_lock", "fsync_dir", "replace_file", "replacing"]
+__all__ = [
+    "atomic_copy",
+    "atomic_write",
+    "file_lock",
+    "fsync_dir",
+    "replace_file",
+    "replacing",
+    "write_failure",
+]
 
 WINDOWS = os.name == "nt"
 REPLACE_TRIES = 10
@@ -139,18 +148,76 @@ def replacing(
             os.chmod(part, (0o666 & ~_umask()) if mode is None else mode)
         replace_file(part, path)
     except BaseException as exc:
+        # name the file the user knows, not our temporary one (nor the source of a copy)
+        failure = write_failure(exc, path, written=part)
         part.unlink(missing_ok=True)
-        # name the file the user knows, not our temporary one; an OSError with a message only
-        # (PIL's "cannot write mode RGBA as JPEG") keeps it: a filename would print in its place
-        if (
-            isinstance(exc, OSError)
-            and exc.strerror is not None
-            and exc.filename in (None, str(part))
-        ):
-            exc.filename = str(path)
-        raise
+        if failure is None or failure is exc:
+            raise
+        raise failure from exc
     if sync:
         fsync_dir(path.parent)
+
+
+WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""Errors of a write that stopped part way: a full disk, a quota, a file-size limit, the disk."""
+
+FULL_BELOW = 1 << 20
+"""Free bytes under which a disk counts as full when a write failed without saying why."""
+
+TORCH_WRITE_FAILED = ("PytorchStreamWriter failed writing", "unexpected pos")
+"""What torch.save's RuntimeError says when the file it writes cannot take its bytes."""
+
+
+def write_failure(
+    exc: BaseException, path: str | os.PathLike[str], *, written: str | os.PathLike[str] = ""
+) -> OSError | None:
+    """The OSError that says why writing ``path`` failed with ``exc``, naming ``path``; None
+    when ``exc`` is no failed write (raise it as it is).
+
+    - an OSError naming no file, or ``written`` (the temporary file ``path`` is written as):
+      ``exc`` itself, naming ``path``; one of ``shutil.copyfile``, which names its source and
+      then ``written``, names ``path`` alone. One with a message only (PIL's "cannot write mode
+      RGBA as JPEG") or naming another file is ``exc`` as it is.
+    - torch.save's RuntimeError of a file it could not write ("unexpected pos", "PytorchStreamWriter
+      failed writing"): the OSError it was raised over (torch writing a Python file: ENOSPC),
+      else (torch writing the path itself) ENOSPC when the disk holding ``path`` is full, under
+      :data:`FULL_BELOW` free, or an I/O error with torch's message.
+
+    Example:
+        >>> write_failure(RuntimeError("unexpected pos 576 vs 534"), "/nowhere/m.pt").filename
+        '/nowhere/m.pt'
+        >>> write_failure(ValueError("no"), "m.pt") is None
+        True
+    """
+    ours = {str(written)} if written else set()
+    if isinstance(exc, OSError):
+        if exc.strerror is None:  # a message only
+            return exc
+        if exc.filename2 is not None and str(exc.filename2) in ours:  # shutil's sendfile copy
+            return type(exc)(exc.errno, exc.strerror, str(path))  # filename2 = None: "-> None"
+        if exc.filename is None or str(exc.filename) in ours:
+            exc.filename = str(path)
+        return exc
+    if not isinstance(exc, RuntimeError) or not any(s in str(exc) for s in TORCH_WRITE_FAILED):
+        return None
+    cause = exc.__context__
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__context__
+    if cause is not None and cause.errno is not None:
+        return OSError(cause.errno, cause.strerror, str(path))
+    if _free_bytes(Path(path)) < FULL_BELOW:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    return OSError(errno.EIO, f"{os.strerror(errno.EIO)} ({exc})", str(path))
+
+
+def _free_bytes(path: Path) -> int:
+    """Bytes free on the disk holding ``path`` (the nearest folder of it that exists)."""
+    import shutil
+
+    for folder in (path, *path.parents):
+        with contextlib.suppress(OSError):
+            return shutil.disk_usage(folder).free
+    return FULL_BELOW  # pragma: no cover - no folder above it at all
 
 
 def _umask() -> int:
@@ -178,10 +245,13 @@ def atomic_write(
     return Path(path)
 
 
-def atomic_copy(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> Path:
-    """Copy the file ``src`` to ``dst`` atomically (``shutil.copyfile``'s bytes); returns dst."""
+def atomic_copy(
+    src: str | os.PathLike[str], dst: str | os.PathLike[str], *, sync: bool = True
+) -> Path:
+    """Copy the file ``src`` to ``dst`` atomically (``shutil.copyfile``'s bytes); returns dst.
+    ``sync`` as for :func:`replacing`."""
     import shutil
 
-    with replacing(dst) as part:
+    with replacing(dst, sync=sync) as part:
         shutil.copyfile(src, part)
     return Path(dst)

@@ -67,11 +67,13 @@ _DISK_ERRORS = {
     errno.ENOSPC,
     errno.EDQUOT,
     errno.EFBIG,
+    errno.EIO,
     errno.EROFS,
     errno.EACCES,
     errno.EPERM,
 }
-"""OSErrors of a disk or folder (full, read-only, not ours) that ``main`` names in one line."""
+"""OSErrors of a disk or folder (full, failing, read-only, not ours) that ``main`` names in
+one line."""
 
 
 class UsageError(Exception):

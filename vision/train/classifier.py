@@ -119,8 +119,8 @@ def save_classifier(model, path: Path) -> Path:
 
     members = getattr(model, "members", None)
     saved = {"members": [_saved(m) for m in members]} if members is not None else _saved(model)
-    with replacing(path) as part:
-        torch.save(saved, part)
+    with replacing(path) as part, open(part, "wb") as f:  # torch raises over its OSError
+        torch.save(saved, f)
     return Path(path)
 
 

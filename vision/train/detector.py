@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vision.atomic import atomic_copy
+from vision.atomic import WRITE_ERRORS, atomic_copy, write_failure
 
 from .env import prepare_ultralytics
 
@@ -71,12 +72,55 @@ def train_detector(
         args["time"] = time_hours
     args.update(augment or {})
     start = time.perf_counter()
-    yolo.train(**args)
     weights = out_dir / "train" / "weights"
+    try:
+        yolo.train(**args)
+    except BaseException as exc:  # Ctrl-C too: no checkpoint left cut
+        failure = _checkpoint_failure(exc, weights)
+        if failure is None or failure is exc:
+            raise
+        raise failure from exc
     best = weights / "best.pt"
     final = best if best.is_file() else weights / "last.pt"
     print(f"trained in {time.perf_counter() - start:.0f} s -> {final}")
     return final
+
+
+def _checkpoint_failure(exc: BaseException, weights: Path) -> OSError | None:
+    """Training stopped on ``exc``: remove the checkpoints in ``weights`` it left cut (a later
+    ``--soup`` or ``--init`` would take them for weights) and return the OSError of a disk error
+    while ultralytics wrote one (its ``write_bytes`` names no file; torch.save raises
+    RuntimeError), naming the cut checkpoint, else the training folder; None for other errors."""
+    import zipfile
+
+    cut = sorted(p for p in weights.glob("*.pt") if not zipfile.is_zipfile(p))
+    where = cut[0] if cut else weights.parent
+    failure = None
+    if isinstance(exc, RuntimeError) or (
+        isinstance(exc, OSError) and exc.errno in WRITE_ERRORS and exc.filename is None
+    ):
+        failure = write_failure(exc, where)  # before the cut file frees its space
+    for p in cut:
+        p.unlink(missing_ok=True)
+    return failure
+
+
+@contextlib.contextmanager
+def _quiet_export_failure() -> Iterator[None]:
+    """Without ultralytics' own "export failure" log line: the error it raises again is said
+    once, by the caller (``dicecam train`` in one line)."""
+    import logging
+
+    from ultralytics.utils import LOGGER
+
+    def keep(record: logging.LogRecord) -> bool:
+        return "export failure" not in record.getMessage()
+
+    LOGGER.addFilter(keep)
+    try:
+        yield
+    finally:
+        LOGGER.removeFilter(keep)
 
 
 def export_onnx(weights: Path, out_file: Path, *, imgsz: int = 320, dynamic: bool = True) -> Path:
@@ -93,13 +137,24 @@ def export_onnx(weights: Path, out_file: Path, *, imgsz: int = 320, dynamic: boo
     ultralytics = prepare_ultralytics()
     with tempfile.TemporaryDirectory(prefix="dicecam-export-") as tmp:
         copy = Path(tmp) / Path(weights).name
-        shutil.copyfile(weights, copy)
+        atomic_copy(weights, copy, sync=False)  # a full disk names the copy, not the weights
         yolo = ultralytics.YOLO(str(copy))
-        exported = Path(
-            yolo.export(
-                format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, opset=17, nms=False
-            )
-        )
+        try:
+            with _quiet_export_failure():
+                exported = Path(
+                    yolo.export(
+                        format="onnx",
+                        imgsz=imgsz,
+                        dynamic=dynamic,
+                        simplify=True,
+                        opset=17,
+                        nms=False,
+                    )
+                )
+        except OSError as exc:  # the export of a temporary folder on a full disk names no file
+            if exc.errno not in WRITE_ERRORS or exc.filename is not None:
+                raise
+            raise write_failure(exc, copy.with_suffix(".onnx")) from None
         out_file = Path(out_file)
         out_file.parent.mkdir(parents=True, exist_ok=True)
         atomic_copy(exported, out_file)  # a killed export never leaves half a model

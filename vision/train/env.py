@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+from vision.atomic import atomic_copy
+
 __all__ = ["prepare_ultralytics", "train_threads"]
 
 _PREPARED: ModuleType | None = None
@@ -72,8 +74,8 @@ def prepare_ultralytics(
         target = cfg / name
         if not target.exists():
             font = _find_ttf()
-            if font is not None:
-                shutil.copyfile(font, target)
+            if font is not None:  # whole or not at all: a later run takes it as it is
+                atomic_copy(font, target, sync=False)
 
     import torch
     from PIL import Image

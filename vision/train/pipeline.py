@@ -58,7 +58,7 @@ def prepare_data(
                 val_fraction=recipe.synth.val_fraction,
                 size=tuple(recipe.synth.size),
             )
-            done.write_text("ok\n")
+            atomic_write(done, "ok\n")  # a full disk names it
         train_dirs.append(synth_dir / "images" / "train")
         val_dirs.append(synth_dir / "images" / "val")
     real = recipe.real_dirs()

@@ -8,6 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from vision.atomic import atomic_write
+
 from .recipe import REPO, Recipe
 
 __all__ = ["evaluate_model", "synth_test_set", "train_reader"]
@@ -49,7 +51,7 @@ def synth_test_set(recipe: Recipe, work: Path) -> Path | None:
     done = out / "DONE"
     if not done.is_file():
         write_dataset(out, t.n, seed=t.seed, size=tuple(t.size), val_fraction=0.0)
-        done.write_text("ok\n")
+        atomic_write(done, "ok\n")  # a full disk names it
     return out
 
 
