@@ -129,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         SurfaceModel,
         SurfaceModelError,
         TableSettings,
+        calibration_path,
         check_polygon,
     )
 
@@ -139,9 +140,20 @@ def run(args: argparse.Namespace) -> int:
         if args.photo or args.points or args.accept:
             raise UsageError("expected --clear alone, got it with a photo or points")
         removed = Calibration.clear(target)
-        print("calibration removed" if removed else "no calibration was stored")
+        if args.json:
+            print(
+                json.dumps({"removed": removed, "calibration": str(target or calibration_path())})
+            )
+        else:
+            print("calibration removed" if removed else "no calibration was stored")
         return 0
     if not args.photo:
+        taken = next((p for p in args.points or [] if Path(p).is_file()), None)
+        if taken is not None:  # `--points 40,30 ... roll.jpg`: nargs="+" took the photo too
+            raise UsageError(
+                f"expected PHOTO before --points, got it among the points: {taken!r} "
+                f"(dicecam calibrate {taken} --points X,Y ...)"
+            )
         raise UsageError("expected PHOTO (a photo from the fixed camera), or --clear")
     if args.points and args.accept:
         raise UsageError("expected --points or --accept, not both")

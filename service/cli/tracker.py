@@ -103,8 +103,14 @@ def run_tracker(args: argparse.Namespace) -> int:
     from service.settings import Settings
 
     check_port(args.port)
+    if args.create_admin is not None and not args.create_admin.strip():
+        raise UsageError(
+            f"--create-admin: expected the administrator's name, got {args.create_admin!r}"
+        )
+    if args.timezone is not None and args.create_admin is None:
+        raise UsageError("expected --timezone with --create-admin (the administrator's time zone)")
     settings = Settings()
-    if args.create_admin:
+    if args.create_admin is not None:
         return _create_admin(args, settings)
     from service.cli.serve import held_port
 
@@ -216,6 +222,8 @@ def run_submit(args: argparse.Namespace) -> int:
         TurnSubmission,
     )
 
+    if not args.player.strip():  # the tracker would refuse it, after it was queued
+        raise UsageError(f"--player: expected your player name, got {args.player!r}")
     if args.score < 0 or args.score % 50:  # the tracker would refuse it, after it was queued
         raise UsageError(
             f"expected a Morning Roll score, 0 or more in steps of 50, got {args.score}"

@@ -3,14 +3,17 @@ options, an option given twice, an empty path (the current folder), a file named
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from service.cli import main
 
-from dicecam_testing.cli import SAMPLES
+from dicecam_testing.cli import DICECAM, ROOT, SAMPLES
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -156,3 +159,74 @@ def test_unrecognized_arguments_are_said_by_their_subcommand(capsys, tmp_path):
         "dicecam labels import: error: unrecognized arguments: --bogus "
         "(see dicecam labels import --help)\n"
     )
+
+
+def test_a_photo_after_the_points_is_said_to_come_first(capsys, tmp_path, photo):
+    out = tmp_path / "calibration.json"
+    argv = ["calibrate", "--points", "40,30", "600,25", "630,470", str(photo), "--out", str(out)]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err == (
+        f"dicecam calibrate: error: expected PHOTO before --points, got it among the points: "
+        f"{str(photo)!r} (dicecam calibrate {photo} --points X,Y ...)\n"
+    )
+    assert not out.exists()
+
+
+def test_clear_with_json_prints_json(capsys, tmp_path, photo):
+    stored = tmp_path / "calibration.json"
+    argv = ["calibrate", str(photo), "--points", "40,30", "600,25", "630,470", "--out", str(stored)]
+    assert run(capsys, *argv)[0] == 0
+    for removed in (True, False):
+        code, out, err = run(capsys, "calibrate", "--clear", "--json", "--out", str(stored))
+        assert (code, err) == (0, "")
+        assert json.loads(out) == {"removed": removed, "calibration": str(stored)}
+        assert not stored.exists()
+
+
+def tracker(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``dicecam tracker ARGV`` in a subprocess: a mistake that starts the server times out."""
+    env = {**os.environ, "DICECAM_DATA_DIR": str(tmp_path)}
+    env["DICECAM_TRACKER_ADMIN_PASSWORD"] = "x" * 12
+    cmd = [*DICECAM, "tracker", *argv, "--port", "0"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=30, cwd=ROOT, env=env)
+
+
+def test_an_empty_admin_name_is_refused_not_served(tmp_path):
+    # `if args.create_admin:` took '' for no --create-admin: the tracker started serving
+    proc = tracker(tmp_path, "--create-admin", "")
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "dicecam tracker: error: --create-admin: expected the administrator's name, got ''\n"
+    )
+    assert proc.stdout == ""
+    assert not (tmp_path / "tracker.sqlite3").exists()
+
+
+def test_a_time_zone_without_create_admin_is_refused_not_served(tmp_path):
+    proc = tracker(tmp_path, "--timezone", "Europe/Berlin")
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "dicecam tracker: error: expected --timezone with --create-admin (the administrator's "
+        "time zone)\n"
+    )
+    assert proc.stdout == ""
+
+
+def test_an_empty_player_is_refused_before_it_is_queued(capsys, tmp_path):
+    outbox = tmp_path / "outbox"
+    argv = [
+        "submit",
+        "--player",
+        "",
+        "--score",
+        "50",
+        "--url",
+        "http://127.0.0.1:9",
+        "--token",
+        "t",
+    ]
+    code, out, err = run(capsys, *argv, "--outbox-dir", str(outbox))
+    assert code == 2
+    assert err == "dicecam submit: error: --player: expected your player name, got ''\n"
+    assert not outbox.exists() or not any(outbox.rglob("*.json"))
