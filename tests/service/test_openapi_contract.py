@@ -25,10 +25,11 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
     status_code_conformance,
 )
 
-from service.api.server import BackgroundServer  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from service.tracker import create_app as create_tracker_app  # noqa: E402
+
+from dicecam_testing.servers import LiveServer  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +51,7 @@ FUZZ = settings(
 @pytest.fixture(scope="module")
 def service_url(tmp_path_factory):
     app = create_app(Settings(data_dir=tmp_path_factory.mktemp("contract")), tracker_app=None)
-    with BackgroundServer(app) as server:
+    with LiveServer(app) as server:
         yield server.url
 
 
@@ -61,7 +62,7 @@ def tracker_url(tmp_path_factory):
     # GET /api/v1/rollcall in a full run of the suite; four threads of requests at once give
     # 500s there, none on a file)
     url = f"sqlite:///{tmp_path_factory.mktemp('tracker') / 'tracker.sqlite3'}"
-    with BackgroundServer(create_tracker_app(url)) as server:
+    with LiveServer(create_tracker_app(url)) as server:
         yield server.url
 
 

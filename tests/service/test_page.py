@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from vision import Die, Reading
@@ -31,6 +30,7 @@ from dicecam_testing.page import (
     truth_dice,
     write_y4m,
 )
+from dicecam_testing.servers import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -44,7 +44,7 @@ def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
     truth = sorted(truth_dice(sample), key=lambda d: d.box[0])
     reader = TruthReader(truth)
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         errors: list[str] = []
@@ -132,7 +132,7 @@ def test_games_played_roll_by_roll_are_scored_on_the_page(tmp_path):
     video = write_y4m(sample.image, tmp_path / "roll.y4m")
     reader = TruthReader([])
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         errors: list[str] = []
@@ -176,7 +176,7 @@ def test_dice_missing_from_the_photo_bust_and_the_page_says_why(tmp_path):
     reader = TruthReader(truth)
     reader.script.append(truth[:4])  # two dice rolled out of view
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         page.goto(server.url + "/")
@@ -242,7 +242,7 @@ def test_live_mode_leaves_a_reading_with_a_faint_die_to_the_player(tmp_path, rea
     video = write_y4m(sample.image, tmp_path / "roll.y4m")
     reader = reader_class(sorted(truth_dice(sample), key=lambda d: d.box[0]))
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser, page, reads = open_turn(p, server, video)
         page.check("#live")
         expect(page.locator("#reading-note")).to_contain_text(note, timeout=20_000)
@@ -281,7 +281,7 @@ def test_a_value_the_reader_is_unsure_of_is_marked_and_waits_for_the_player(tmp_
     truth = sorted(truth_dice(sample), key=lambda d: d.box[0])
     reader = DoubtingReader(truth)
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser, page, reads = open_turn(p, server, video)
         page.check("#live")
         expect(page.locator("#reading-note")).to_contain_text(
@@ -307,36 +307,37 @@ def test_a_value_the_reader_is_unsure_of_is_marked_and_waits_for_the_player(tmp_
         browser.close()
 
 
-def test_a_turn_queued_while_the_tracker_is_down_shows_submitted_once_it_is_back(tmp_path):
+def test_a_turn_queued_while_the_tracker_is_down_shows_submitted_once_it_is_back(
+    tmp_path, unused_port
+):
     """The page logs in through the service to a remote tracker (``--tracker-url``); a turn
     finished while that tracker is down says queued, and the page shows it submitted once the
     service's own retries delivered it."""
     import httpx
     from playwright.sync_api import expect, sync_playwright
 
-    from service.api.server import free_port
     from service.tracker import create_app as create_tracker_app
 
     from .test_api_tracker import login
 
     chromium_or_skip()
     video = write_y4m(DrawnRoll().image, tmp_path / "roll.y4m")
-    port = free_port()
+    port = unused_port  # held for the test: the tracker comes back on it, nobody else
     tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
-    with BackgroundServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
+    with LiveServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
         login(rc, "olga", prefix="")  # an account on the remote tracker
     settings = Settings(
         data_dir=tmp_path / "svc", tracker_url=f"http://127.0.0.1:{port}", outbox_retry_s=0.5
     )
     app = create_app(settings, reader=TruthReader([]))
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(server.url + "/")
         page.fill("#player", "olga")
-        with BackgroundServer(tracker, port=port):
+        with LiveServer(tracker, port=port):
             page.click("#tracker summary")
             page.fill("#password", "correct horse")
             page.press("#password", "Enter")
@@ -346,7 +347,7 @@ def test_a_turn_queued_while_the_tracker_is_down_shows_submitted_once_it_is_back
         page.fill("#typed", "2 2 3 4 6 6")
         page.click("#typed-form button")
         expect(page.locator("#message")).to_contain_text("Tracker: queued")
-        with BackgroundServer(tracker, port=port) as remote:
+        with LiveServer(tracker, port=port) as remote:
             expect(page.locator("#message")).to_contain_text("Tracker: submitted", timeout=20_000)
             turns = httpx.get(f"{remote.url}/api/v1/players/olga/turns").json()["turns"]
         assert [t["score"] for t in turns] == [0]

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from vision import Die
@@ -25,6 +24,7 @@ from dicecam_testing.page import (
     truth_dice,
     write_y4m,
 )
+from dicecam_testing.servers import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -134,7 +134,7 @@ def test_the_page_fits_a_phone_and_its_text_and_targets_are_readable_and_tappabl
     reader = TruthReader([])
     sample, video, app = serve_page(tmp_path, reader)
     reader.dice = off_table_roll(sample)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         context = browser.new_context(
             viewport={"width": 360, "height": 640},
@@ -233,7 +233,7 @@ def test_controls_and_pictures_have_names_and_the_reading_and_score_are_announce
     reader = TruthReader([])
     sample, video, app = serve_page(tmp_path, reader)
     reader.dice = off_table_roll(sample)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
         page.on("filechooser", lambda chooser: None)  # intercepted from the start, not racing
@@ -313,7 +313,7 @@ def test_a_turn_is_played_by_keyboard_alone_with_the_focus_shown_and_following(t
     reader = TruthReader([])
     sample, video, app = serve_page(tmp_path, reader)
     reader.dice = sorted(truth_dice(sample), key=lambda d: d.box[0])  # 5 3 1 2 1 2
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 390, "height": 844})
         errors: list[str] = []
@@ -373,7 +373,7 @@ def test_the_page_names_the_model_configured_and_announces_a_read_that_fails(tmp
     sample = DrawnRoll()
     video = write_y4m(sample.image, tmp_path / "roll.y4m")
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 360, "height": 640}, is_mobile=True)
         page.goto(server.url + "/")

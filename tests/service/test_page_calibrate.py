@@ -7,11 +7,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
 from dicecam_testing.page import DrawnRoll, TruthReader, chromium_or_skip, launch, write_y4m
+from dicecam_testing.servers import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -41,7 +41,7 @@ def test_tap_corners_save_and_remove_the_calibration(tmp_path):
     )
     corners = [(40, 30), (600, 25), (630, 470), (10, 460)]
     with (
-        BackgroundServer(app) as server,
+        LiveServer(app) as server,
         sync_playwright() as p,
         httpx.Client(base_url=server.url) as api,
     ):
@@ -122,7 +122,7 @@ def test_corners_placed_moved_added_and_removed_by_keyboard_alone_are_saved_as_s
     app = create_app(
         Settings(data_dir=tmp_path), reader=TruthReader([]), tracker_app=None, submitter=None
     )
-    with BackgroundServer(app) as server, httpx.Client(base_url=server.url) as api:
+    with LiveServer(app) as server, httpx.Client(base_url=server.url) as api:
         page = chromium.new_page(viewport={"width": 412, "height": 915})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

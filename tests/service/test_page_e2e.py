@@ -13,12 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 from vision.backends import resolve_backend
 
 from dicecam_testing.page import chips, chromium_or_skip, launch, synthetic_roll, write_y4m
+from dicecam_testing.servers import LiveServer
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
@@ -59,7 +59,7 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
     image = cv2.resize(image, (int(w * scale) // 2 * 2, int(h * scale) // 2 * 2))
     video = write_y4m(image, tmp_path / "roll.y4m")
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         page.goto(server.url + "/")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
 from dicecam_testing.page import DrawnRoll, TruthReader, chromium_or_skip, launch, write_y4m
+from dicecam_testing.servers import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,7 +27,7 @@ def test_a_turn_is_played_under_the_house_rules_ticked_on_the_page(tmp_path):
     app = create_app(
         Settings(data_dir=tmp_path), reader=TruthReader([]), tracker_app=None, submitter=None
     )
-    with BackgroundServer(app) as server, sync_playwright() as p:
+    with LiveServer(app) as server, sync_playwright() as p:
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
         errors: list[str] = []

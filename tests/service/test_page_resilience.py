@@ -61,10 +61,13 @@ def roll(page, values: str, state: str = "awaiting_keep") -> None:
     expect(page.locator("#turn-state")).to_have_text(state)
 
 
-def test_a_reload_mid_turn_resumes_it_and_a_turn_the_service_forgot_is_named(chromium, tmp_path):
+def test_a_reload_mid_turn_resumes_it_and_a_turn_the_service_forgot_is_named(
+    chromium, tmp_path, unused_port
+):
     from playwright.sync_api import expect
 
-    server = service(tmp_path)
+    # the port is held for the test: the restart below gets it back, no other test process
+    server = service(tmp_path, port=unused_port)
     errors: list[str] = []
     try:
         page = open_page(chromium, server, errors=errors)
@@ -160,10 +163,11 @@ def test_the_network_dropping_mid_turn_loses_nothing_and_a_lost_answer_is_not_re
     assert not errors, errors
 
 
-def test_the_service_restarting_mid_turn_and_the_page_carries_on(chromium, tmp_path):
+def test_the_service_restarting_mid_turn_and_the_page_carries_on(chromium, tmp_path, unused_port):
     from playwright.sync_api import expect
 
-    server = service(tmp_path)
+    # the port is held for the test: the restart below gets it back, no other test process
+    server = service(tmp_path, port=unused_port)
     try:
         page = open_page(chromium, server)
         turn_id = start_turn(page)

@@ -8,10 +8,10 @@ import httpx
 import pytest
 
 from scoring import SolitaireSheet
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader
 
 pytestmark = [pytest.mark.browser]
@@ -23,7 +23,7 @@ def test_a_solitaire_dice_sheet_and_a_low_high_turn_played_with_typed_values(chr
     app = create_app(
         Settings(data_dir=tmp_path), reader=QueueReader(), tracker_app=None, submitter=None
     )
-    with BackgroundServer(app) as server:
+    with LiveServer(app) as server:
         page = chromium.new_page(viewport={"width": 412, "height": 915})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

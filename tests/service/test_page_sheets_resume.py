@@ -42,10 +42,11 @@ def held(server, route: str, game_id: str) -> dict:
     return httpx.get(f"{server.url}/api/v1/{route}/{game_id}", timeout=10).json()
 
 
-def test_a_reload_and_a_service_restart_resume_the_open_sheet(chromium, tmp_path):
+def test_a_reload_and_a_service_restart_resume_the_open_sheet(chromium, tmp_path, unused_port):
     from playwright.sync_api import expect
 
-    server = service(tmp_path)
+    # the port is held for the test: the restart below gets it back, no other test process
+    server = service(tmp_path, port=unused_port)
     errors: list[str] = []
     try:
         page = open_page(chromium, server, errors=errors)

@@ -14,10 +14,10 @@ import httpx
 
 from scoring import HOUSE_RULE_CHOICES, HOUSE_RULES
 from scoring.dice import distinct_rolls
-from service.api.server import BackgroundServer
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import QueueReader
 
 __all__ = [
@@ -72,7 +72,7 @@ def scoring_api() -> Iterator[httpx.Client]:
         app = create_app(
             Settings(data_dir=data_dir), reader=QueueReader(), tracker_app=None, submitter=None
         )
-        server = BackgroundServer(app).start()
+        server = LiveServer(app).start()
         try:
             with httpx.Client(base_url=server.url + "/api/v1", timeout=60) as client:
                 yield client
