@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -39,8 +40,8 @@ class SessionStore(Generic[S]):
     When none may go (a flood of new games from one client: a full store of games used in the
     last hour, or of finished turns the tracker's outbox cannot take yet), the new game is
     refused with TurnError 503 and nothing held is dropped (with a database only the latter
-    happens: a flood is taken, memory stays bounded, and the file holds the day's games).
-    Sessions are dropped, with their rows, a day after they started."""
+    happens: a flood is taken, memory stays bounded, and the file holds the day's games; a game
+    read back then is served without being held). Sessions are dropped, with their rows, a day after they started."""
 
     def __init__(
         self, database: Any = None, max_items: int = 500, clock: Callable[[], float] = time.time
@@ -49,7 +50,12 @@ class SessionStore(Generic[S]):
         """The sessions held, least recently used first."""
         self._used: dict[str, float] = {}
         """When each held session was last used (:attr:`clock`)."""
+        self._alive: weakref.WeakValueDictionary[str, S] = weakref.WeakValueDictionary()
+        """Every session in memory, held or still used by a request after memory let go of
+        it: the one copy :meth:`_find` gives."""
         self._lock = threading.Lock()
+        self._reading = threading.Lock()
+        """One read-back from the database at a time (:meth:`_find`)."""
         self.max_items = max_items
         self.max_age_s = 24 * 3600.0
         """Sessions are dropped a day after they started (Morning Roll: one turn a day): when
@@ -102,25 +108,45 @@ class SessionStore(Generic[S]):
 
     def _find(self, session_id: str) -> S | None:
         """The session ``session_id`` (now the most recently used), read back from the database
-        when memory let go of it; None when there is none (or it is a day old)."""
+        when memory let go of it; None when there is none (or it is a day old).
+
+        One copy of a session at a time: one let go of that a request still uses (a photo being
+        read) is that copy again, and read-backs go one at a time, so that none holds a copy
+        older than the file once another request has moved and let go of it."""
         with self._lock:
-            session = self._items.get(session_id)
+            session = self._in_memory(session_id)
             if session is not None:
-                self._hold(session)
+                self._use(session)
                 return session
         if self.database is None:
             return None
-        stale = self.clock() - self.max_age_s
-        saved = self.database.load(self._restore, since=stale, ids=[session_id])
-        if not saved:
-            return None
-        with self._lock:  # another request may have read it back meanwhile: one copy
-            session = self._items.get(session_id)
-            if session is None:
-                self._make_room()
-                session = saved[0]
-            self._hold(session)
+        with self._reading:
+            with self._lock:  # read back by the request before this one?
+                session = self._in_memory(session_id)
+                if session is not None:
+                    self._use(session)
+                    return session
+            stale = self.clock() - self.max_age_s
+            saved = self.database.load(self._restore, since=stale, ids=[session_id])
+            if not saved:
+                return None
+            with self._lock:
+                session = self._alive[session_id] = saved[0]
+                self._use(session)
         return session
+
+    def _in_memory(self, session_id: str) -> S | None:
+        """The copy of ``session_id`` in memory (the lock held): held, or with a database one a
+        request still uses (without one, a session let go of is gone)."""
+        if self.database is None:
+            return self._items.get(session_id)
+        return self._alive.get(session_id)
+
+    def _use(self, session: S) -> None:
+        """Hold ``session`` as the most recently used, letting go of another when full (the
+        lock held); when none may go it is served unheld, one copy while requests use it."""
+        if session.id in self._items or self._trim(self.max_items - 1) < self.max_items:
+            self._hold(session)
 
     def _admit(self, session: S) -> None:
         """Hold ``session`` (dropping day-old ones, and letting go of the least recently used
@@ -137,7 +163,7 @@ class SessionStore(Generic[S]):
 
     def _hold(self, session: S) -> None:
         """Hold ``session`` as the most recently used (the lock held)."""
-        self._items[session.id] = session
+        self._items[session.id] = self._alive[session.id] = session
         self._items.move_to_end(session.id)
         self._used[session.id] = self.clock()
 
@@ -179,6 +205,7 @@ class SessionStore(Generic[S]):
         dropped = [k for k, s in self._items.items() if s.created < stale]
         for old in dropped:
             del self._items[old], self._used[old]
+            self._alive.pop(old, None)
         return dropped
 
     def sweep(self) -> int:
@@ -214,8 +241,9 @@ class SessionStore(Generic[S]):
                 log.exception("%s %s could not be saved", noun, session.id)
             restored = self.database.load(self._restore, since=session.created, ids=[session.id])
             with self._lock:
+                self._alive.pop(session.id, None)  # not this copy: the file's, when held
                 if session.id in self._items and restored:
-                    self._items[session.id] = restored[0]
+                    self._items[session.id] = self._alive[session.id] = restored[0]
                 elif session.id in self._items:
                     del self._items[session.id], self._used[session.id]
             if conflict:

@@ -1,0 +1,121 @@
+"""The game stores when full (:class:`service.session_store.SessionStore`): one copy of a game
+however requests read it back, a bounded load at start, and the 503 of a full store in the
+schema and on the camera page."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from service.sheet_db import SheetDatabase
+from service.sheet_store import SheetStore
+from service.sheets import SheetSession
+from service.turn_db import TurnDatabase
+from service.turn_store import TurnStore
+from service.turns import MORNING_ROLL, TurnSession
+
+SOLITAIRE = SheetSession.game
+
+
+class Outbox:
+    """A submitter whose outbox cannot be written (a full disk): every turn ``failed``."""
+
+    def __init__(self) -> None:
+        self.tried: list[str] = []
+
+    def __call__(self, session: TurnSession) -> dict:
+        self.tried.append(session.id)
+        raise OSError("No space left on device")
+
+    def retry(self, session: TurnSession, *, now: bool = False) -> None:
+        return None
+
+
+def bust(store: TurnStore, player: str) -> str:
+    """A Morning Roll turn started, busted (a die off the table) and handed over; its id."""
+    turn = store.start(player, MORNING_ROLL, tracker_url="http://tracker.invalid")
+    turn.roll([2] * (turn.dice_left - 1), off_table=1)
+    store.finish(turn)
+    store.save(turn)
+    return turn.id
+
+
+def step(store: SheetStore, sheet_id: str) -> None:
+    """A player's next move on the sheet, as a request makes it: the sheet read (back), then
+    under its lock a roll when it waits for one, else a split of that roll; saved."""
+    sheet = store.get(sheet_id, SOLITAIRE)
+    with sheet.lock:
+        if sheet.awaiting == "roll":
+            sheet.roll([1, 2, 3, 4, 5])
+        else:
+            sheet.split(3, [3, 9])
+        store.save(sheet)
+
+
+def test_a_game_let_go_of_while_a_request_uses_it_is_read_back_as_that_copy(tmp_path: Path):
+    store = SheetStore(SheetDatabase(tmp_path / "turns.sqlite3"), max_games=1)
+    sheet_id = store.start(SOLITAIRE, "ann").id
+    in_use = store.get(sheet_id, SOLITAIRE)  # a request holds it (reading a photo, say)
+    store.start(SOLITAIRE, "bob")  # memory lets go of it meanwhile
+    again = store.get(sheet_id, SOLITAIRE)  # a second request reads it back
+    assert again is in_use
+    in_use.roll([1, 2, 3, 4, 5])
+    store.save(in_use)
+    assert again.awaiting == "split"
+    store.close()
+
+
+def test_two_requests_reading_back_one_game_at_once_lose_no_move(tmp_path: Path):
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    store = SheetStore(db, max_games=1)
+    sheet_id = store.start(SOLITAIRE, "ann").id
+    store.start(SOLITAIRE, "bob")  # ann's sheet is in the file only
+    loaded, go = threading.Event(), threading.Event()
+    load = db.load
+
+    def slow_load(*args, **kw):
+        """The slow thread's read-back reads the file, then is slow to hold what it read."""
+        out = load(*args, **kw)
+        if threading.current_thread().name == "slow":
+            loaded.set()
+            go.wait(1.0)
+        return out
+
+    db.load = slow_load
+    errors: list[Exception] = []
+
+    def slow_step() -> None:
+        try:
+            step(store, sheet_id)
+        except Exception as exc:
+            errors.append(exc)
+
+    slow = threading.Thread(target=slow_step, name="slow")
+    slow.start()
+    assert loaded.wait(5.0)
+    step(store, sheet_id)  # the other request reads it back and moves it meanwhile
+    store.start(SOLITAIRE, "cy")  # and memory lets go of it again
+    go.set()
+    slow.join(5.0)
+    assert errors == []
+    db.load = load
+    store.start(SOLITAIRE, "dee")
+    moves = [m["op"] for m in store.get(sheet_id, SOLITAIRE).moves]
+    assert moves == ["roll", "split"]  # both requests' moves, one after the other
+    store.close()
+
+
+def test_a_game_read_back_into_a_memory_full_of_unsent_turns_is_served(tmp_path: Path):
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(Outbox(), max_turns=2, database=db)
+    game = store.start("ann", "greed").id
+    unsent = [bust(store, "bob"), bust(store, "cy")]  # neither may go: ann's goes
+    assert list(store._items) == unsent
+    turn = store.get(game)  # no room: served without being held, not refused
+    assert turn.player == "ann" and list(store._items) == unsent
+    turn.roll([1, 1, 1, 2, 3])
+    store.save(turn)
+    assert store.get(game) is turn  # one copy while it is in use
+    del turn
+    assert store.get(game).rolls[0].values == [1, 1, 1, 2, 3]  # the file's, once let go of
+    db.dispose()
