@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "support")]
 EVAL = REPO.parent / "shared" / "datasets" / "roboflow-dice" / "eval" / "images"
 
 
@@ -66,14 +66,6 @@ def cpu() -> str:
     return platform.processor() or platform.machine()
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", type=Path, help="ONNX reader model (default: the shipped one)")
@@ -86,7 +78,10 @@ def main() -> int:
     if not model.is_file():
         print(f"bench_api: no reader model at {model}; pass --model PATH", file=sys.stderr)
         return 2
-    port = free_port()
+    from dicecam_testing.servers import bound_socket
+
+    held = bound_socket()  # the port stays this process's until the server listens on it
+    port = held.getsockname()[1]
     tmp = tempfile.TemporaryDirectory(prefix="dicecam-bench-")  # the server's data dir and log
     data = Path(tmp.name)
     log = (data / "server.log").open("w")  # a file, not a pipe: a full pipe would stall it

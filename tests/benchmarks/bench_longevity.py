@@ -180,7 +180,7 @@ def main() -> None:
         serve(Path(args.serve[0]), int(args.serve[1]))
         return
 
-    from service.api.server import free_port
+    from dicecam_testing.servers import bound_socket
 
     root = Path(tempfile.mkdtemp(prefix="dicecam-longevity-"))
     data, tmp = root / "data", root / "tmp"
@@ -188,7 +188,8 @@ def main() -> None:
     tmp.mkdir()
     clock = FileClock(data / "clock.txt")
     clock.set(START)
-    port = free_port()
+    held = bound_socket()  # the port stays this process's until the server listens on it
+    port = held.getsockname()[1]
     env = {**os.environ, "TMPDIR": str(tmp), "DICECAM_DATA_DIR": str(data)}
     env["DICECAM_KEEP_PHOTOS_DAYS"] = str(args.keep_days)
     env.pop("DICECAM_TURNS_DATABASE", None)
