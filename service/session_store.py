@@ -27,7 +27,7 @@ class SessionStore(Generic[S]):
     """Sessions by id. Subclasses say how a saved row is played again (:meth:`_restore`), what
     a session is called in messages (:meth:`_noun`) and which must stay held
     (:meth:`_pending`). With a ``database`` (it has ``save``, ``load(restore, since, ids=)``,
-    ``players(since)`` and ``delete(ids or before=)``) every change is saved (:meth:`save`).
+    ``players(since)``, ``recent(since, limit)`` and ``delete(ids or before=)``) every change is saved (:meth:`save`).
 
     Memory holds at most ``max_items`` sessions. A new one (or one read back) takes the place of
     the least recently used (started, fetched or moved) that may go:
@@ -69,9 +69,18 @@ class SessionStore(Generic[S]):
             stale = self.clock() - self.max_age_s
             database.delete(before=stale)
             with self._lock:
-                for session in database.load(self._restore, since=stale):
+                for session in self._load_recent(stale):
                     self._hold(session)
-                self._trim(self.max_items)
+
+    def _load_recent(self, since: float) -> list[S]:
+        """The sessions memory holds at start: those that must stay held
+        (:meth:`_pending_ids`) and the most recently saved of the others, up to
+        :attr:`max_items` in all (a flood's day of rows is never read whole)."""
+        pending = self._pending_ids(since)
+        room = self.max_items - len(pending)
+        recent = [i for i in self.database.recent(since, room + len(pending)) if i not in pending]
+        ids = {*pending, *recent[: max(room, 0)]}
+        return self.database.load(self._restore, since=since, ids=ids) if ids else []
 
     def _restore(self, row: Any, *saved: Any) -> S:
         """A saved session played again from its row (and what else the database keeps)."""
@@ -85,6 +94,11 @@ class SessionStore(Generic[S]):
         """Whether ``session`` must stay held whatever the store's size (none here; a finished
         turn the tracker's outbox does not hold yet in :class:`service.turn_store.TurnStore`)."""
         return False
+
+    def _pending_ids(self, since: float) -> set[str]:
+        """The ids of the rows started at or after ``since`` whose sessions are
+        :meth:`_pending` (none here)."""
+        return set()
 
     def open_of(self, player: str) -> list[S]:
         """The sessions of ``player`` (the name as the games were started with it, ignoring case

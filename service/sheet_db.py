@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import JSON, Float, Integer, String, delete, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from service.turn_db import TurnConflict, move_names, played_before, private_file
+from service.turn_db import TurnConflict, move_names, played_before, private_file, recent_ids
 
 if TYPE_CHECKING:
     from service.sheets import RollGame
@@ -126,6 +126,10 @@ class SheetDatabase:
         with self._sessions() as db:
             query = select(SheetRow.id, SheetRow.player).where(SheetRow.created >= since)
             return [(i, p) for i, p in db.execute(query)]
+
+    def recent(self, since: float, limit: int) -> list[str]:
+        """The ids of the ``limit`` rows started at or after ``since`` saved last, last first."""
+        return recent_ids(self._sessions, SheetRow, FORMAT, since, limit)
 
     def delete(self, ids: Iterable[str] = (), *, before: float | None = None) -> None:
         """Delete these rows, and those started before ``before``."""

@@ -43,6 +43,7 @@ __all__ = [
     "move_names",
     "played_before",
     "private_file",
+    "recent_ids",
 ]
 
 log = logging.getLogger("dicecam.service")
@@ -249,6 +250,18 @@ class TurnDatabase:
             query = select(TurnRow.id, TurnRow.player).where(TurnRow.created >= since)
             return [(i, p) for i, p in db.execute(query)]
 
+    def recent(self, since: float, limit: int) -> list[str]:
+        """The ids of the ``limit`` turns started at or after ``since`` saved last, last first."""
+        return recent_ids(self._sessions, TurnRow, FORMAT, since, limit)
+
+    def finished(self, since: float) -> list[tuple[str, dict[str, Any] | None]]:
+        """Each finished turn started at or after ``since``: its id and submission."""
+        with self._sessions() as db:
+            query = select(TurnRow.id, TurnRow.submission).where(
+                TurnRow.created >= since, TurnRow.format == FORMAT, TurnRow.outcome.is_not(None)
+            )
+            return [(i, s) for i, s in db.execute(query)]
+
     def delete(self, turn_ids: Iterable[str] = (), *, before: float | None = None) -> None:
         """Delete these turns, and those started before ``before``, with their photos."""
         ids = list(turn_ids)
@@ -276,6 +289,22 @@ class TurnDatabase:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def recent_ids(
+    sessions: Callable[[], Any], table: Any, version: int, since: float, limit: int
+) -> list[str]:
+    """The ids of the ``limit`` rows of ``table`` (a row class with ``id``, ``format``,
+    ``created`` and ``updated``) of layout ``version`` started at or after ``since`` saved
+    last, last first."""
+    query = (
+        select(table.id)
+        .where(table.created >= since, table.format == version)
+        .order_by(table.updated.desc())
+        .limit(max(limit, 0))
+    )
+    with sessions() as db:
+        return list(db.scalars(query))
 
 
 def played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) -> bool:

@@ -23,6 +23,12 @@ ROLL_GAME_ROUTES = {
 """Where the games that are not keep-and-reroll turns are played across rolls."""
 
 
+def undelivered(submission: dict[str, Any] | None) -> bool:
+    """Whether a finished turn with this receipt is not yet delivered: never handed over,
+    failed (the outbox could not take it) or queued (sent only with the turn's token)."""
+    return submission is None or submission.get("status") in ("queued", "failed")
+
+
 class TurnStore(SessionStore[TurnSession]):
     """Turn sessions by id: at most ``max_turns`` in memory (the least recently used let go of
     first, never a finished turn the submitter has not taken yet: :meth:`_pending`; see
@@ -84,12 +90,11 @@ class TurnStore(SessionStore[TurnSession]):
         """A finished turn the tracker's outbox does not hold yet (never handed over, or it
         failed), or that the outbox holds and only this turn sends (queued: its token): it
         stays held for :meth:`retry_queued`, :meth:`relogin` and :meth:`sweep`."""
-        if not session.over:
-            return False
-        return session.submission is None or session.submission.get("status") in (
-            "queued",
-            "failed",
-        )
+        return session.over and undelivered(session.submission)
+
+    def _pending_ids(self, since: float) -> set[str]:
+        """The finished turns of the file not yet delivered (:meth:`_pending`)."""
+        return {i for i, receipt in self.database.finished(since) if undelivered(receipt)}
 
     def _restore(self, row: Any, photos: list[Any]) -> TurnSession:
         """A saved turn (a :class:`service.turn_db.TurnRow`) played again from its moves, its

@@ -119,3 +119,47 @@ def test_a_game_read_back_into_a_memory_full_of_unsent_turns_is_served(tmp_path:
     del turn
     assert store.get(game).rolls[0].values == [1, 1, 1, 2, 3]  # the file's, once let go of
     db.dispose()
+
+
+class Counted:
+    """A database's ``load`` that counts the games it rebuilds (what memory takes in)."""
+
+    def __init__(self, database) -> None:
+        self.loaded = 0
+        self._load = database.load
+        database.load = self
+
+    def __call__(self, *args, **kw) -> list:
+        out = self._load(*args, **kw)
+        self.loaded += len(out)
+        return out
+
+
+def test_a_restart_after_a_flood_loads_the_newest_games_and_every_unsent_turn(tmp_path: Path):
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(Outbox(), max_turns=20, database=db)
+    unsent = bust(store, "ann")  # the least recently saved of all
+    flood = [store.start(f"p{i}", "greed").id for i in range(12)]
+    db.dispose()
+
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    counted = Counted(db)
+    outbox = Outbox()
+    restarted = TurnStore(outbox, max_turns=3, database=db)
+    assert counted.loaded == 3  # not the 13 the file holds
+    assert sorted(restarted._items) == sorted([unsent, *flood[-2:]])
+    restarted.retry_queued()
+    assert outbox.tried == [unsent]  # handed over again after the restart
+    assert restarted.get(flood[0]).player == "p0"  # the others are read back when asked for
+    db.dispose()
+
+
+def test_a_restart_loads_no_more_sheets_than_memory_holds(tmp_path: Path):
+    store = SheetStore(SheetDatabase(tmp_path / "turns.sqlite3"), max_games=20)
+    ids = [store.start(SOLITAIRE, f"p{i}").id for i in range(8)]
+    store.close()
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    counted = Counted(db)
+    restarted = SheetStore(db, max_games=2)
+    assert counted.loaded == 2 and list(restarted._items) == ids[-2:]
+    restarted.close()
