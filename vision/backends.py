@@ -189,7 +189,9 @@ class OpenVINODetector:
     def run(self, blob: NDArray[np.float32], *, lane: int = 0) -> NDArray[np.float32]:
         with self._lock:
             request = self._request(tuple(blob.shape))
-            request.infer({0: blob})
+            # the blob is read where it lies (no copy into the request's tensor); the output
+            # is copied once, here, out of the request's memory, which the next run reuses
+            request.infer({0: blob}, share_inputs=True, share_outputs=True)
             return np.array(request.get_output_tensor(0).data, copy=True)
 
     def _request(self, shape: tuple[int, ...]) -> Any:

@@ -11,7 +11,16 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["PAD_VALUE", "Letterbox", "box_centre", "box_iou", "box_side", "letterbox", "nms"]
+__all__ = [
+    "PAD_VALUE",
+    "Letterbox",
+    "box_centre",
+    "box_iou",
+    "box_side",
+    "letterbox",
+    "nms",
+    "to_planes",
+]
 
 PAD_VALUE = 114
 
@@ -44,14 +53,40 @@ def letterbox(
     top, left = round(dh - 0.1), round(dw - 0.1)
     if out is None:
         out = np.empty((th, tw, 3), np.uint8)
-    out[...] = PAD_VALUE
-    if (nw, nh) != (w, h):
-        out[top : top + nh, left : left + nw] = cv2.resize(
-            rgb, (nw, nh), interpolation=cv2.INTER_LINEAR
-        )
-    else:
-        out[top : top + nh, left : left + nw] = rgb
+    # only the margins are painted: a 640x480 photo fills a 512x384 input whole
+    out[:top] = out[top + nh :] = PAD_VALUE
+    out[top : top + nh, :left] = out[top : top + nh, left + nw :] = PAD_VALUE
+    inside = out[top : top + nh, left : left + nw]
+    if (nw, nh) == (w, h):
+        inside[...] = rgb
+    else:  # in place where the photo spans the width (OpenCV writes a contiguous view)
+        dst = inside if inside.flags.c_contiguous else None
+        resized = cv2.resize(rgb, (nw, nh), dst=dst, interpolation=cv2.INTER_LINEAR)
+        if resized is not inside:
+            inside[...] = resized
     return out, Letterbox(gain, left, top)
+
+
+def to_planes(image: NDArray[np.uint8], out: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``image`` (H x W x C uint8) as C x H x W float32 in 0..1, written into ``out``: a model
+    input row. Split into planes first, as a transposed multiply reads the pixels 3 apart
+    (half again as slow); the same values to the bit.
+
+    Example:
+        >>> to_planes(np.full((2, 2, 3), 255, np.uint8), np.empty((3, 2, 2), np.float32))[2]
+        array([[1., 1.],
+               [1., 1.]], dtype=float32)
+    """
+    import cv2
+
+    if out.shape != (image.shape[2], *image.shape[:2]):
+        raise ValueError(
+            f"expected an output of shape {(image.shape[2], *image.shape[:2])} for an image of "
+            f"shape {image.shape}, got {out.shape}"
+        )
+    for channel, plane in enumerate(cv2.split(image)):
+        np.multiply(plane, np.float32(1 / 255), out=out[channel])
+    return out
 
 
 def box_centre(box: Sequence[float]) -> tuple[float, float]:

@@ -100,7 +100,7 @@ def mirror_outputs(
         for r in rows:
             outputs[r] = flipped[r]
         return outputs
-    flipped = run(np.ascontiguousarray(blob[list(rows)][..., ::-1]))
+    flipped = run(np.stack([blob[r, ..., ::-1] for r in rows]))  # one copy of each row
     for k, r in enumerate(rows):
         outputs[r] = flipped[k]
     return outputs

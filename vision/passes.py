@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from vision.boxes import Letterbox, letterbox
+from vision.boxes import Letterbox, letterbox, to_planes
 from vision.dice_stages import DiceStages, photo_dice
 from vision.io import LoadedImage
 from vision.looks import (
@@ -126,12 +126,13 @@ def _detect(
     second = size is not None
     for (th, tw), members in groups.items():
         t0 = time.perf_counter()
-        blob = np.zeros((reader.fixed_batch or len(members), 3, th, tw), np.float32)
+        blob = np.empty((reader.fixed_batch or len(members), 3, th, tw), np.float32)
+        blob[len(members) :] = 0  # a fixed batch's rows past the photos
         buf = np.empty((th, tw, 3), np.uint8)
         boxes: list[Letterbox] = []
         for row, i in enumerate(members):
             _, lb = letterbox(loaded[i][0].rgb, (th, tw), out=buf)
-            np.multiply(buf.transpose(2, 0, 1), np.float32(1 / 255), out=blob[row])
+            to_planes(buf, blob[row])
             boxes.append(lb)
         prep = time.perf_counter()
         out = reader._run(blob, second=second)
