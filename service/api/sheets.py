@@ -17,7 +17,13 @@ from starlette.concurrency import run_in_threadpool
 from scoring import GAME_NAMES, unknown_game
 from service.api.errors import errors
 from service.api.reading import posted_roll
-from service.api.turns import SEEN_ROLLS, check_read_for, check_seen, refused_roll
+from service.api.turns import (
+    SEEN_ROLLS,
+    check_read_for,
+    check_seen,
+    refused_roll,
+    start_errors,
+)
 from service.api.uploads import PHOTO_OR_VALUES_BODY
 from service.sheet_store import SheetStore
 from service.sheets import LowHighSession, RollGame, SheetSession
@@ -166,7 +172,10 @@ async def _roll(
 
 # -- Solitaire Dice -------------------------------------------------------------------------
 @router.post(
-    "/sheets", status_code=201, summary="Start a Solitaire Dice sheet", responses=errors(400, 422)
+    "/sheets",
+    status_code=201,
+    summary="Start a Solitaire Dice sheet",
+    responses=start_errors(400, 422),
 )
 async def start_sheet(request: Request, body: NewGame) -> dict[str, Any]:
     return await _start(request, SOLITAIRE, body)
@@ -209,7 +218,7 @@ async def split(
     "/low-high/turns",
     status_code=201,
     summary="Start a Low-High turn",
-    responses=errors(400, 422),
+    responses=start_errors(400, 422),
 )
 async def start_low_high(request: Request, body: NewGame) -> dict[str, Any]:
     return await _start(request, LOW_HIGH, body)

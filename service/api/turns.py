@@ -16,10 +16,18 @@ from service.api.errors import errors
 from service.api.reading import PostedRoll, posted_roll
 from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY
+from service.http_errors import error_responses
 from service.turn_store import TurnStore
 from service.turns import TurnError, TurnSession, dice_words
 
-__all__ = ["SEEN_ROLLS", "check_read_for", "check_seen", "refused_roll", "router"]
+__all__ = [
+    "SEEN_ROLLS",
+    "check_read_for",
+    "check_seen",
+    "refused_roll",
+    "router",
+    "start_errors",
+]
 
 router = APIRouter(prefix="/turns", tags=["turns"])
 
@@ -55,6 +63,20 @@ class Keep(BaseModel):
     forced_reroll: bool | None = Field(
         None, description="for a combo that scores both ways: take it with the forced re-roll"
     )
+
+
+STORE_FULL = (
+    "the service holds as many games as it may and can let go of none of them yet (finished "
+    "turns the tracker's outbox has not taken, or, when its database cannot be opened, games "
+    "used in the last hour; the detail says which): start the game again later; or the new "
+    "game could not be saved (a full disk)"
+)
+"""What a 503 means to a route that starts a game (:class:`service.session_store.SessionStore`)."""
+
+
+def start_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that starts a game: these error statuses, and 503."""
+    return {**errors(*codes), **error_responses({503: STORE_FULL}, 503)}
 
 
 def _store(request: Request) -> TurnStore:
@@ -121,7 +143,7 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     return session.to_dict()
 
 
-@router.post("", status_code=201, summary="Start a turn", responses=errors(400, 413, 422))
+@router.post("", status_code=201, summary="Start a turn", responses=start_errors(400, 413, 422))
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(body.game))

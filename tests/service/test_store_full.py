@@ -7,12 +7,19 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import httpx
+
+from service.app import create_app
+from service.settings import Settings
 from service.sheet_db import SheetDatabase
 from service.sheet_store import SheetStore
 from service.sheets import SheetSession
 from service.turn_db import TurnDatabase
 from service.turn_store import TurnStore
 from service.turns import MORNING_ROLL, TurnSession
+
+from dicecam_testing.servers import LiveServer
+from dicecam_testing.turns import QueueReader
 
 SOLITAIRE = SheetSession.game
 
@@ -163,3 +170,34 @@ def test_a_restart_loads_no_more_sheets_than_memory_holds(tmp_path: Path):
     restarted = SheetStore(db, max_games=2)
     assert counted.loaded == 2 and list(restarted._items) == ids[-2:]
     restarted.close()
+
+
+def full_service(tmp_path: Path):
+    """The service with stores of one game each, in memory only (the turns' file could not
+    be opened): a second game is refused 503 within the hour."""
+    app = create_app(
+        Settings(data_dir=tmp_path), reader=QueueReader(), tracker_app=None, submitter=None
+    )
+    app.state.turns, app.state.sheets = TurnStore(max_turns=1), SheetStore(max_games=1)
+    return app
+
+
+def test_a_full_store_refuses_a_new_game_with_a_503_the_schema_documents(tmp_path: Path):
+    app = full_service(tmp_path)
+    paths = app.openapi()["paths"]
+    starts = {
+        "/api/v1/turns": {"player": "ann", "game": "greed"},
+        "/api/v1/sheets": {"player": "ann"},
+        "/api/v1/low-high/turns": {"player": "ann"},  # the store of sheets holds ann's
+    }
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        assert c.post("/api/v1/turns", json=starts["/api/v1/turns"]).status_code == 201
+        assert c.post("/api/v1/sheets", json=starts["/api/v1/sheets"]).status_code == 201
+        for path, body in starts.items():
+            r = c.post(path, json={**body, "player": "flood"})
+            assert r.status_code == 503, (path, r.text)
+            assert "can let go of none of them yet" in r.json()["detail"]
+            documented = paths[path]["post"]["responses"]["503"]
+            assert "holds as many games" in documented["description"]
+            schema = documented["content"]["application/json"]["schema"]
+            assert schema == {"$ref": "#/components/schemas/ErrorBody"}
