@@ -23,6 +23,11 @@ log = logging.getLogger("dicecam.service")
 S = TypeVar("S")
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` of ``noun`` in words: "1 game", "3 games"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 class SessionStore(Generic[S]):
     """Sessions by id. Subclasses say how a saved row is played again (:meth:`_restore`), what
     a session is called in messages (:meth:`_noun`) and which must stay held
@@ -202,13 +207,16 @@ class SessionStore(Generic[S]):
         """Make room for one more session (the lock held); TurnError 503 when none may go."""
         if self._trim(self.max_items - 1) < self.max_items:
             return
+        held = len(self._items)
         pending = sum(self._pending(s) for s in self._items.values())
-        why = [f"{pending} finished turns not yet handed to the tracker"] if pending else []
-        if len(self._items) > pending:
-            why.append(f"{len(self._items) - pending} used in the last {self.idle_s / 3600:g} h")
+        why = []
+        if pending:
+            why.append(f"{_count(pending, 'finished turn')} not yet handed to the tracker")
+        if held > pending:
+            why.append(f"{held - pending} used in the last {self.idle_s / 3600:g} h")
         raise TurnError(
-            f"the service holds {len(self._items)} games ({'; '.join(why)}), the most it "
-            f"holds, and can let go of none of them yet: try again later",
+            f"the service holds {_count(held, 'game')} ({'; '.join(why)}), the most it holds, "
+            "and can let go of none of them yet: try again later",
             503,
         )
 

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from service.app import create_app
 from service.settings import Settings
@@ -196,8 +197,38 @@ def test_a_full_store_refuses_a_new_game_with_a_503_the_schema_documents(tmp_pat
         for path, body in starts.items():
             r = c.post(path, json={**body, "player": "flood"})
             assert r.status_code == 503, (path, r.text)
-            assert "can let go of none of them yet" in r.json()["detail"]
+            assert r.json()["detail"].startswith("the service holds 1 game (1 used in the last")
             documented = paths[path]["post"]["responses"]["503"]
             assert "holds as many games" in documented["description"]
             schema = documented["content"]["application/json"]["schema"]
             assert schema == {"$ref": "#/components/schemas/ErrorBody"}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_camera_page_says_why_a_full_service_refused_a_game_and_starts_it_again(
+    chromium, tmp_path: Path
+):
+    from playwright.sync_api import expect
+
+    app = full_service(tmp_path)
+    with LiveServer(app) as srv:
+        for path, body in (("/turns", {"player": "bob", "game": "greed"}), ("/sheets", {})):
+            r = httpx.post(f"{srv.url}/api/v1{path}", json={"player": "bob", **body}, timeout=30)
+            assert r.status_code == 201  # each store holds bob's game: full
+        games = (("greed", "turns", "awaiting_roll"), ("low-high", "sheets", "roll"))
+        for game, store, started in games:
+            page = chromium.new_context().new_page()
+            page.goto(srv.url + "/")
+            page.fill("#player", "ann")
+            page.select_option("#game", game)
+            page.click("#new-turn")
+            message = page.locator("#message")
+            expect(message).to_contain_text("the service holds 1 game (1 used in the last 1 h)")
+            expect(message).to_contain_text("can let go of none of them yet: try again later")
+            expect(page.locator("#turn-state")).to_have_text("no turn")
+            expect(page.locator("#new-turn")).to_be_enabled()
+            getattr(app.state, store).max_items = 2  # room again: the player tries again
+            page.click("#new-turn")
+            expect(page.locator("#turn-state")).to_have_text(started)
+            assert "try again later" not in message.text_content()
