@@ -145,7 +145,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, with a usage error in one line (argparse writes the usage first),
     numbers and X,Y pairs below 0 taken as values (:data:`_NUMBERS`), an option given twice
     refused (:class:`_StoreOnce`), an empty path refused (:func:`given_path`, for every
-    ``type=Path``) and unrecognized arguments said by the subcommand that has them."""
+    ``type=Path``), positionals of many values taken among the options (:meth:`_intermixed`)
+    and unrecognized arguments said by the subcommand that has them."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -160,9 +161,44 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        parsed, extras = super().parse_known_args(args, namespace)
+        positionals = self._get_positional_actions()
+        if any(action.nargs in ("*", "+") for action in positionals):
+            args = sys.argv[1:] if args is None else list(args)
+            parsed, extras = self._intermixed(args, positionals, namespace)
+        else:
+            parsed, extras = super().parse_known_args(args, namespace)
         parsed.__dict__.pop(_GIVEN, None)
         return parsed, extras
+
+    def _intermixed(
+        self,
+        args: list[str],
+        positionals: list[argparse.Action],
+        namespace: argparse.Namespace | None,
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Options first, then the positionals from wherever they stood (``dicecam read a.jpg
+        --json b.jpg``; argparse left b.jpg unrecognized), all after ``--`` among them: Python
+        3.11's ``parse_known_intermixed_args`` lost a ``--`` before them (``read -- -x.jpg``)."""
+        cut = args.index("--") if "--" in args else len(args)
+        kept = [(action, action.nargs, action.default) for action in positionals]
+        try:  # options only: each positional takes none, its strings are left over
+            for action in positionals:
+                action.nargs = action.default = argparse.SUPPRESS
+            namespace, rest = super().parse_known_args(args[:cut], namespace)
+        finally:
+            for action, nargs, default in kept:
+                action.nargs, action.default = nargs, default
+        unknown = [arg for arg in rest if self._parse_optional(arg) is not None]
+        values = [arg for arg in rest if arg not in unknown]
+        optionals = [(action, action.required) for action in self._get_optional_actions()]
+        try:  # the positionals, the options given already (a required one too)
+            for action, _ in optionals:
+                action.required = False
+            namespace, extras = super().parse_known_args([*values, *args[cut:]], namespace)
+        finally:
+            for action, required in optionals:
+                action.required = required
+        return namespace, [*unknown, *extras]
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
