@@ -110,8 +110,9 @@ class FarkleTurn:
         )
         self._current = None
         self.state = "awaiting_roll"
-        if chosen.wins_game:
+        if chosen.wins_game:  # F4 ends the turn and the game: no roll is due (F2)
             self.wins_game = True
+            self.must_roll = False
             self.state = "banked"
         return chosen
 
@@ -237,7 +238,7 @@ class FarkleGame:
         given, points = points, as_int(points)
         if points is None or points < 0 or points % 50:
             raise ScoringError(f"turn points must be a non-negative multiple of 50, got {given!r}")
-        if self.game.no_bank_on_50 and points % 100:
+        if self.game.no_bank_on_50 and points % 100 and not wins_game:
             raise ScoringError(
                 f"{self.game.name} banks no total ending in 50 (F2): got {points}; "
                 "the turn had to roll again"

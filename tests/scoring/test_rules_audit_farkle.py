@@ -280,6 +280,20 @@ def test_forced_reroll_after_boxcars_cannot_bank() -> None:  # M5, M7
         turn.bank()
 
 
+def test_five_ones_win_even_after_a_total_ending_in_50() -> None:  # F4 over F2
+    # "five ones which wins the game with 5000 points": the win ends the turn, whatever the
+    # total was before; F2's "must roll again" no longer applies
+    game = FarkleGame(get_game(FIVE), ["ann", "bob"])
+    turn = game.new_turn()
+    turn.roll([2, 2, 2, 5, 1])
+    turn.keep([1, 2, 2, 2, 5])  # 350: must roll again (F2), all five dice
+    turn.roll([1, 1, 1, 1, 1])
+    turn.keep([1, 1, 1, 1, 1])
+    assert turn.state == "banked" and turn.wins_game and not turn.must_roll
+    assert game.finish(turn) == 5350
+    assert game.finished and game.winner == "ann"
+
+
 def test_farkle_five_final_round_gives_each_other_player_one_turn() -> None:  # F8
     game = FarkleGame(get_game(FIVE), ["ann", "bob", "cy"])
     for points in (4500, 500, 0, 500):  # ann reaches 5000 on her second turn
