@@ -31,6 +31,25 @@ def _pairings(four: tuple[int, ...]) -> set[tuple[int, int]]:
     }  # type: ignore[return-value]
 
 
+def _split_choice(reject: Any, combos: Any) -> tuple[int | None, tuple[int, ...]]:
+    """``(reject, sorted combos)`` as plain ints; ``ValueError`` naming what was expected."""
+    face = None if reject is None else as_int(reject)
+    if reject is not None and (face is None or not 1 <= face <= 6):
+        raise ValueError(f"expected a reject face 1 to 6 (None: a free ride), got {reject!r}")
+    sums = None if isinstance(combos, str | bytes) else _ints(combos)
+    if sums is None or len(sums) != 2 or not all(2 <= s <= 12 for s in sums):
+        raise ValueError(f"expected two combo sums, each 2 to 12, got {combos!r}")
+    return face, tuple(sorted(sums))
+
+
+def _ints(values: Any) -> list[int] | None:
+    try:
+        out = [as_int(v) for v in values]
+    except TypeError:
+        return None
+    return None if None in out else out  # type: ignore[return-value]
+
+
 class SolitaireSheet:
     """One player's score pad: reject marks per face and marks per combo sum (2 to 12)."""
 
@@ -54,6 +73,11 @@ class SolitaireSheet:
         given, face = face, as_int(face)
         if face is None or not 1 <= face <= 6:
             raise ValueError(f"a reject face must be 1 to 6, got {given!r}")
+        if self.finished:
+            raise ValueError(
+                f"this sheet's game is over (eighth reject of one face, S4): "
+                f"no reject of {face} can follow"
+            )
         if face not in self.reject_faces and len(self.reject_faces) == 3:
             raise ValueError(
                 f"a sheet has three reject faces at most, {self.reject_faces}; "
@@ -74,8 +98,13 @@ class SolitaireSheet:
     @staticmethod
     def combo_score(total: int, marks: int) -> int:
         """Score of one combo row: -200 while opened with 1-4 marks, 0 at 5, then value per
-        mark for marks 6 to 10; the 11th and later add nothing (S2)."""
-        if marks <= 0:
+        mark for marks 6 to 10; the 11th and later add nothing (S2). Raises ``ValueError``
+        for a total that is not 2 to 12 or a count of marks that is not a whole number."""
+        if as_int(total) not in COMBO_VALUES:
+            raise ValueError(f"a combo total must be 2 to 12, got {total!r}")
+        if as_int(marks) is None or marks < 0:
+            raise ValueError(f"a combo's marks must be a whole number from 0, got {marks!r}")
+        if marks == 0:
             return 0
         if marks < 5:
             return -OPENING_COST
@@ -122,8 +151,9 @@ class SolitaireSheet:
         }
 
     def apply(self, dice: Any, reject: int | None, combos: Any) -> dict[str, Any]:
-        """Mark a split chosen from :meth:`options`; raises ``ValueError`` if it is not legal."""
-        want = (reject, tuple(sorted(combos)))
+        """Mark a split chosen from :meth:`options`; raises ``ValueError`` if it is not legal
+        (``reject`` is a face 1 to 6, or None for a free ride; ``combos`` two sums 2 to 12)."""
+        want = _split_choice(reject, combos)
         legal = {(o["reject"], tuple(o["combos"])): o for o in self.options(dice)}
         if want not in legal:
             shown = ", ".join(f"reject {r} combos {list(c)}" for r, c in legal)
@@ -184,8 +214,8 @@ class SolitaireGame:
     game when every player's has; the highest score wins."""
 
     def __init__(self, players: list[str]) -> None:
-        if not players or len(set(players)) != len(players):
-            raise ValueError(f"expected distinct player names, got {players}")
+        if isinstance(players, str | bytes) or not players or len(set(players)) != len(players):
+            raise ValueError(f"expected a list of distinct player names, got {players!r}")
         self.sheets = {p: SolitaireSheet() for p in players}
         self.roll: tuple[int, ...] | None = None
         self._chosen: set[str] = set()
