@@ -51,8 +51,9 @@ class LowHigh:
     def split(self, dice: Any, highest_kept: int = 0) -> tuple[list[int], list[int]]:
         """``(good, bad)``: dice at or below the highest face kept this turn go bad (L1)."""
         roll = self.check(dice)
-        if not 0 <= highest_kept <= 6:
-            raise ValueError(f"highest kept face must be 0 (none yet) to 6, got {highest_kept}")
+        given, highest_kept = highest_kept, as_int(highest_kept)
+        if highest_kept is None or not 0 <= highest_kept <= 6:
+            raise ValueError(f"highest kept face must be 0 (none yet) to 6, got {given!r}")
         return [d for d in roll if d > highest_kept], [d for d in roll if d <= highest_kept]
 
     def options(self, dice: Any, highest_kept: int = 0) -> list[dict[str, Any]]:
@@ -72,10 +73,18 @@ class LowHigh:
         """
         g = sorted(check_dice(good, min_count=0), reverse=self.cancel == "descending")
         b = sorted(check_dice(bad, min_count=0), reverse=self.cancel == "descending")
+        if len(g) + len(b) > self.n_dice:
+            raise ValueError(f"a turn has {self.n_dice} dice, got {len(g)} good and {len(b)} bad")
         if self.scoring == "dice":
             return len(g) - len(b)
         k = min(len(g), len(b))
         return sum(g[k:]) - sum(b[k:])
+
+    def turn_range(self) -> range:
+        """The scores a turn can make: a set is kept from the first roll and cancels one of at
+        most ``n_dice - 1`` bad dice (dice scoring: -11 to 13; pips: -66 to 78)."""
+        pips = 6 if self.scoring == "pips" else 1
+        return range(-(self.n_dice - 2) * pips, self.n_dice * pips + 1)
 
     def score(self, dice: Any, highest_kept: int = 0) -> dict[str, Any]:
         good, bad = self.split(dice, highest_kept)
@@ -123,8 +132,9 @@ class LowHighTurn:
     def keep(self, face: int) -> None:
         if self.state != "awaiting_keep":
             raise ValueError(f"cannot keep now: the turn is {self.state}")
+        given, face = face, as_int(face)  # type: ignore[assignment]
         if face not in self._roll_good:
-            raise ValueError(f"no good {face} to keep; good dice: {self._roll_good}")
+            raise ValueError(f"no good {given!r} to keep; good dice: {self._roll_good}")
         self.good.extend(d for d in self._roll_good if d == face)
         self._roll_good = []
         self.state = "awaiting_roll" if self.dice_left else "over"
@@ -150,8 +160,9 @@ class LowHighGame:
     """2 to 6 players in turn; the first to reach the target at the end of a turn wins."""
 
     def __init__(self, rules: LowHigh, players: list[str]) -> None:
-        if not 2 <= len(players) <= 6 or len(set(players)) != len(players):
-            raise ValueError(f"low-high needs 2 to 6 distinct players, got {players}")
+        bad = isinstance(players, str | bytes) or not 2 <= len(players) <= 6
+        if bad or len(set(players)) != len(players):
+            raise ValueError(f"low-high needs a list of 2 to 6 distinct players, got {players!r}")
         self.rules = rules
         self.players = list(players)
         self.scores = {p: 0 for p in players}
@@ -163,10 +174,17 @@ class LowHighGame:
         return None if self.winner else self.players[self._index]
 
     def record(self, points: int) -> None:
+        """Add the current player's turn score (:meth:`LowHighTurn.end`) and pass the dice."""
         if self.winner:
             raise ValueError(f"the game is over: {self.winner} won")
+        given, points = points, as_int(points)  # type: ignore[assignment]
+        span = self.rules.turn_range()
+        if points not in span:
+            raise ValueError(
+                f"expected a turn score, a whole number {span[0]} to {span[-1]}, got {given!r}"
+            )
         player = self.players[self._index]
-        self.scores[player] += int(points)
+        self.scores[player] += points
         if self.scores[player] >= self.rules.target:
             self.winner = player
         self._index = (self._index + 1) % len(self.players)

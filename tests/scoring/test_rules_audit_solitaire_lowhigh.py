@@ -4,7 +4,7 @@ test_solitaire.py and test_lowhigh.py already hold are not repeated."""
 
 import pytest
 
-from scoring import COMBO_VALUES, SolitaireGame, SolitaireSheet
+from scoring import COMBO_VALUES, LowHighGame, LowHighTurn, SolitaireGame, SolitaireSheet, get_game
 
 
 def sheet_with(rejects=(), marks=None):
@@ -191,3 +191,156 @@ def test_players_given_as_one_string_are_refused():
     """ "ab" made two players, 'a' and 'b'."""
     with pytest.raises(ValueError, match="expected a list of distinct player names, got 'ab'"):
         SolitaireGame("ab")
+
+
+# --- Low-High: a turn, step by step --------------------------------------------------------------
+def play(rules, steps):
+    turn = LowHighTurn(get_game("low-high", **rules))
+    for op, arg in steps:
+        turn.roll(arg) if op == "roll" else turn.keep(arg)
+    return turn
+
+
+@pytest.mark.parametrize(
+    ("rules", "steps", "good", "bad", "state", "score"),
+    [
+        # "first roll all thirteen dice ... You must choose a set to keep": all the same, one set;
+        # no unlocked die is left, so the turn is over (+1 per good die)
+        ({}, [("roll", [5] * 13), ("keep", 5)], [5] * 13, [], "over", 13),
+        ({"scoring": "pips"}, [("roll", [5] * 13), ("keep", 5)], [5] * 13, [], "over", 65),
+        # "set aside any results that are equal to or lower than a set you've already kept":
+        # after keeping a 6 every re-rolled die goes bad (L1), and the turn ends (L3)
+        (
+            {},
+            [("roll", [6] + [1] * 12), ("keep", 6), ("roll", [6, 5] * 6)],
+            [6],
+            [6, 5] * 6,
+            "over",
+            -11,
+        ),
+        # "discard one good die for each bad die": as many good as bad scores 0
+        (
+            {},
+            [("roll", [2] * 3 + [1] * 10), ("keep", 2), ("roll", [1, 2, 2] + [4] * 7), ("keep", 4)],
+            [2, 2, 2] + [4] * 7,
+            [1, 2, 2],
+            "over",
+            10 - 3,
+        ),
+        (
+            {},
+            [("roll", [3] * 3 + [1] * 10), ("keep", 3), ("roll", [1, 2, 3] + [6] * 7)],
+            [3, 3, 3],
+            [1, 2, 3],
+            "awaiting_keep",
+            0,
+        ),
+        # pips, ascending: "The lowest results in your good track are canceled out first"
+        (
+            {"scoring": "pips"},
+            [("roll", [2] * 2 + [1] * 11), ("keep", 2), ("roll", [1] + [5] * 10), ("keep", 5)],
+            [2, 2] + [5] * 10,
+            [1],
+            "over",
+            2 + 50,  # a 2 cancels the bad 1
+        ),
+        # "Alternately, you can cancel out the highest results first for a lower scoring game"
+        (
+            {"scoring": "pips", "cancel": "descending"},
+            [("roll", [2] * 2 + [1] * 11), ("keep", 2), ("roll", [1] + [5] * 10), ("keep", 5)],
+            [2, 2] + [5] * 10,
+            [1],
+            "over",
+            2 + 2 + 45,  # a 5 cancels the bad 1
+        ),
+    ],
+)
+def test_turns(rules, steps, good, bad, state, score):
+    turn = play(rules, steps)
+    assert sorted(turn.good) == sorted(good) and sorted(turn.bad) == sorted(bad)
+    assert turn.state == state and turn.score == score
+
+
+def test_a_set_must_be_kept_before_rolling_again_or_ending():
+    """ "Out of the remaining dice, keep another set": a re-roll with good dice needs a keep."""
+    turn = play({}, [("roll", [3] * 3 + [1] * 10), ("keep", 3), ("roll", [1, 2, 3] + [6] * 7)])
+    with pytest.raises(ValueError, match="cannot roll now: the turn is awaiting_keep"):
+        turn.roll([1, 2])
+    with pytest.raises(ValueError, match="a set must be kept before the turn can end"):
+        turn.end()
+    with pytest.raises(ValueError, match="no good 3 to keep"):
+        turn.keep(3)  # the 3 went bad (L1), only the 6s are good
+    turn.keep(6)
+    assert turn.dice_left == 0 and turn.state == "over" and turn.end() == 10 - 3
+    with pytest.raises(ValueError, match="cannot roll now: the turn is over"):
+        turn.roll([1])
+
+
+@pytest.mark.parametrize(
+    ("rules", "turns", "winner", "scores"),
+    [
+        # "The first player to earn 30 points wins": past 30 wins too, in the middle of a round
+        ({}, [13, -11, 13, 13, 5], "ann", {"ann": 31, "bob": 2}),
+        ({}, [-11, 13, -11, 13, 13, 4], "bob", {"ann": -9, "bob": 30}),
+        ({"scoring": "pips", "target": 100}, [78, 0, 22], "ann", {"ann": 100, "bob": 0}),
+    ],
+)
+def test_games_to_the_target(rules, turns, winner, scores):
+    g = LowHighGame(get_game("low-high", **rules), ["ann", "bob"])
+    for points in turns:
+        assert g.winner is None
+        g.record(points)
+    assert g.winner == winner and g.scores == scores and g.current_player is None
+
+
+# --- Low-High: inputs that are not a move ---------------------------------------------------------
+@pytest.mark.parametrize("highest", ["2", True, 2.5, None])
+def test_highest_kept_must_be_a_face(highest):
+    """'2' raised a bare TypeError; True was taken as 1, 2.5 split the dice at 2.5."""
+    with pytest.raises(
+        ValueError, match=f"highest kept face must be 0 \\(none yet\\) to 6, got {highest!r}"
+    ):
+        get_game("low-high").options([1, 3], highest)
+
+
+@pytest.mark.parametrize("face", [True, 6.0, "6"])
+def test_a_keep_names_a_face(face):
+    """keep(True) kept the 1s and keep(6.0) the 6s."""
+    turn = play({}, [("roll", [1] * 12 + [6])])
+    with pytest.raises(ValueError, match=f"no good {face!r} to keep"):
+        turn.keep(face)
+    assert turn.good == [] and turn.state == "awaiting_keep"
+
+
+def test_a_turn_has_thirteen_dice():
+    """turn_score([1] * 13, [1]) scored 12: fourteen dice."""
+    with pytest.raises(ValueError, match="a turn has 13 dice, got 13 good and 1 bad"):
+        get_game("low-high").turn_score([1] * 13, [1])
+
+
+@pytest.mark.parametrize(
+    ("rules", "points"),
+    [
+        ({}, 2.7),
+        ({}, True),
+        ({}, "x"),
+        ({}, 14),
+        ({}, -12),
+        ({"scoring": "pips"}, 79),
+        ({"scoring": "pips"}, -67),
+    ],
+)
+def test_a_recorded_turn_is_a_score_a_turn_can_make(rules, points):
+    """2.7 was recorded as 2, True as 1, 'x' said "invalid literal for int()", and 14 (more
+    than thirteen dice make) was recorded; nothing is recorded and the turn stays."""
+    g = LowHighGame(get_game("low-high", **rules), ["ann", "bob"])
+    with pytest.raises(
+        ValueError, match=f"expected a turn score, a whole number .* got {points!r}"
+    ):
+        g.record(points)
+    assert g.scores == {"ann": 0, "bob": 0} and g.current_player == "ann"
+
+
+def test_low_high_players_given_as_one_string_are_refused():
+    with pytest.raises(ValueError, match="a list of 2 to 6 distinct players, got 'abc'"):
+        LowHighGame(get_game("low-high"), "abc")
