@@ -53,6 +53,8 @@ def check_dice(
     """
     if isinstance(dice, str | bytes):
         raise ValueError(f"expected a sequence of die faces, got the string {dice!r}")
+    if not isinstance(dice, Iterable):
+        raise ValueError(f"expected a sequence of die faces, got {dice!r}")
     values = []
     for value in dice:
         face = as_int(value)

@@ -53,8 +53,10 @@ class FarkleTurn:
         ``off_table`` dice that left it, which busts the turn)."""
         if self.state != "awaiting_roll":
             raise ScoringError(f"cannot roll now: the turn is {self.state}")
-        if off_table < 0:
-            raise ScoringError(f"off_table must be >= 0, got {off_table}")
+        count = as_int(off_table)
+        if count is None or count < 0:
+            raise ScoringError(f"off_table must be a whole number of dice >= 0, got {off_table!r}")
+        off_table = count
         try:
             seen = check_dice(dice, min_count=0, max_count=self.game.n_dice)
         except ValueError as exc:
@@ -90,9 +92,16 @@ class FarkleTurn:
             raise ScoringError(f"{self.game.name}: {exc}") from None
         if not is_submultiset(kept, self._current):
             raise ScoringError(f"cannot keep {list(kept)}: the roll was {list(self._current)}")
+        if forced_reroll is not None and not isinstance(forced_reroll, bool):
+            raise ScoringError(f"forced_reroll must be true, false or None, got {forced_reroll!r}")
         matches = [k for k in self._keeps if k.dice == kept]
-        if forced_reroll is not None:
+        if matches and forced_reroll is not None:
             matches = [k for k in matches if k.forced_reroll == forced_reroll]
+            if not matches:
+                why = "is no 2500 combo" if forced_reroll else "scores only as a 2500 combo"
+                raise ScoringError(
+                    f"{list(kept)} {why}: keep it with forced_reroll={not forced_reroll} or None"
+                )
         if not matches:
             legal = ", ".join(str(list(k.dice)) for k in self._keeps)
             raise ScoringError(
@@ -177,8 +186,13 @@ class FarkleGame:
     """
 
     def __init__(self, game: FarkleRules, players: list[str]) -> None:
+        if isinstance(players, str | bytes):
+            raise ValueError(f"expected a list of player names, got the string {players!r}")
         if not players:
             raise ValueError("a game needs at least one player")
+        odd = [p for p in players if not isinstance(p, str) or not p.strip()]
+        if odd:
+            raise ValueError(f"a player name must be a non-empty string, got {odd[0]!r}")
         if len(set(players)) != len(players):
             raise ValueError(f"player names must be distinct, got {players}")
         self.game = game

@@ -37,6 +37,15 @@ def test_bools_floats_and_strings_are_not_dice(bad):
         get_advisor("morning-roll").advise([5, 1, 2], banked=bad)
 
 
+@pytest.mark.parametrize("bad", [None, 5])
+def test_a_roll_that_is_no_sequence_is_refused(bad):
+    """None and a bare number raised a bare TypeError ('not iterable')."""
+    with pytest.raises(ValueError, match=f"expected a sequence of die faces, got {bad}"):
+        check_dice(bad)
+    with pytest.raises(ValueError, match="greed: expected a sequence of die faces"):
+        get_game("greed").keeps(bad)
+
+
 def test_farkle_five_with_free_keeps_advises_exactly_under_the_50_rule():
     """Where a total ending in 50 cannot be banked (F2), a smaller keep can beat a larger one
     (keep the 5 alone to bank, or all five 5s to roll on); the advisor kept only the largest

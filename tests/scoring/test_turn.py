@@ -208,3 +208,50 @@ def test_to_dict_round_trip_fields():
     d = turn.to_dict()
     assert d["state"] == "awaiting_keep" and d["dice_left"] == 6
     assert {"dice": [1], "points": 100, "forced_reroll": False, "wins_game": False} in d["keeps"]
+
+
+@pytest.mark.parametrize("off_table", ["1", 1.5, True, None, -1])
+def test_off_table_that_is_not_a_count_of_dice_is_refused(off_table):
+    """'1' and None raised a bare TypeError, 1.5 was counted as dice; the turn is unchanged."""
+    turn = mr_turn()
+    with pytest.raises(ScoringError, match=r"off_table must be a whole number of dice >= 0, got"):
+        turn.roll([1, 2, 3, 4, 5], off_table=off_table)
+    assert turn.state == "awaiting_roll" and turn.rolls == []
+
+
+@pytest.mark.parametrize("dice", [None, 5])
+def test_roll_or_keep_of_no_sequence_is_refused(dice):
+    turn = mr_turn()
+    with pytest.raises(ScoringError, match=f"expected a sequence of die faces, got {dice}"):
+        turn.roll(dice)
+    turn.roll([1, 2, 3, 4, 5, 6])
+    with pytest.raises(ScoringError, match=f"expected a sequence of die faces, got {dice}"):
+        turn.keep(dice)
+    assert turn.state == "awaiting_keep" and turn.turn_points == 0
+
+
+def test_forced_reroll_choice_that_does_not_fit_the_keep_says_why():
+    turn = mr_turn()
+    turn.roll([1, 2, 3, 4, 5, 6])
+    # the message listed [1] among the legal keeps while refusing it
+    with pytest.raises(ScoringError, match=r"\[1\] is no 2500 combo: keep it with forced_reroll"):
+        turn.keep([1], forced_reroll=True)
+    with pytest.raises(ScoringError, match=r"\[1, 2, 3, 4, 5, 6\] scores only as a 2500 combo"):
+        turn.keep([1, 2, 3, 4, 5, 6], forced_reroll=False)
+    with pytest.raises(ScoringError, match="forced_reroll must be true, false or None, got 'yes'"):
+        turn.keep([1], forced_reroll="yes")  # was read as 'no such keep'
+    assert turn.state == "awaiting_keep" and turn.turn_points == 0
+    assert turn.keep([1, 2, 3, 4, 5, 6], forced_reroll=True).points == 2500
+
+
+@pytest.mark.parametrize(
+    ("players", "message"),
+    [
+        ("ab", "expected a list of player names, got the string 'ab'"),  # was players a and b
+        (["ann", 3], "a player name must be a non-empty string, got 3"),
+        (["ann", " "], "a player name must be a non-empty string, got ' '"),
+    ],
+)
+def test_players_that_are_not_names_are_refused(players, message):
+    with pytest.raises(ValueError, match=message):
+        FarkleGame(get_game("greed"), players)
