@@ -67,6 +67,7 @@ class FarkleRules:
     skip_after_pass: bool = False
     """Banking after every die has scored skips the player's next turn (F3)."""
     wins_on_keep: bool = False
+    """A keep can win the game at once (F4: five 1s)."""
 
     # --- per-game scoring -------------------------------------------------------------------
     def kind_points(self, face: int, k: int) -> int | None:
@@ -243,6 +244,7 @@ class FarkleFive(FarkleRules):
     target = 5000
     no_bank_on_50 = True
     skip_after_pass = True
+    wins_on_keep = True
 
     def __init__(self, *, free_keep: bool = False) -> None:
         self.free_keep = bool(free_keep)

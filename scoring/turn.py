@@ -252,6 +252,8 @@ class FarkleGame:
         given, points = points, as_int(points)
         if points is None or points < 0 or points % 50:
             raise ScoringError(f"turn points must be a non-negative multiple of 50, got {given!r}")
+        if wins_game and not self.game.wins_on_keep:
+            raise ScoringError(f"{self.game.name} has no keep that wins the game at once")
         if self.game.no_bank_on_50 and points % 100 and not wins_game:
             raise ScoringError(
                 f"{self.game.name} banks no total ending in 50 (F2): got {points}; "

@@ -255,3 +255,12 @@ def test_forced_reroll_choice_that_does_not_fit_the_keep_says_why():
 def test_players_that_are_not_names_are_refused(players, message):
     with pytest.raises(ValueError, match=message):
         FarkleGame(get_game("greed"), players)
+
+
+@pytest.mark.parametrize("game", ["greed", "morning-roll"])
+def test_only_five_dice_farkle_has_a_keep_that_wins_at_once(game):  # F4
+    """A turn recorded as won ended a Greed or Morning Roll game with an instant winner."""
+    g = FarkleGame(get_game(game), ["ann", "bob"])
+    with pytest.raises(ScoringError, match=f"{game} has no keep that wins the game at once"):
+        g.record(5000, wins_game=True)
+    assert not g.finished and g.scores == {"ann": 0, "bob": 0} and g.current_player == "ann"
