@@ -239,6 +239,8 @@ class FarkleGame:
 
     def finish(self, turn: FarkleTurn) -> int:
         """Credit a finished turn to the current player; returns the points added."""
+        if turn.game != self.game:
+            raise ScoringError(f"expected a turn of {self.game!r}, got one of {turn.game!r}")
         if not turn.finished:
             raise ScoringError(f"the turn is not over: it is {turn.state}")
         return self.record(
@@ -254,6 +256,8 @@ class FarkleGame:
             raise ScoringError(f"turn points must be a non-negative multiple of 50, got {given!r}")
         if wins_game and not self.game.wins_on_keep:
             raise ScoringError(f"{self.game.name} has no keep that wins the game at once")
+        if skips_next_turn and not self.game.skip_after_pass:
+            raise ScoringError(f"{self.game.name} skips no turn after a pass (F3 is farkle-five's)")
         if self.game.no_bank_on_50 and points % 100 and not wins_game:
             raise ScoringError(
                 f"{self.game.name} banks no total ending in 50 (F2): got {points}; "

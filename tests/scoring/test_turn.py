@@ -264,3 +264,24 @@ def test_only_five_dice_farkle_has_a_keep_that_wins_at_once(game):  # F4
     with pytest.raises(ScoringError, match=f"{game} has no keep that wins the game at once"):
         g.record(5000, wins_game=True)
     assert not g.finished and g.scores == {"ann": 0, "bob": 0} and g.current_player == "ann"
+
+
+@pytest.mark.parametrize("game", ["greed", "morning-roll"])
+def test_only_five_dice_farkle_skips_a_turn_after_a_pass(game):  # F3
+    """A Greed or Morning Roll turn recorded with skips_next_turn skipped the player's next."""
+    g = FarkleGame(get_game(game), ["ann", "bob"])
+    with pytest.raises(ScoringError, match=f"{game} skips no turn after a pass"):
+        g.record(300, skips_next_turn=True)
+    assert g.scores == {"ann": 0, "bob": 0} and g.current_player == "ann"
+
+
+def test_a_turn_of_another_game_is_refused():
+    """A five-dice Farkle turn credited to a Greed game carried its F3 skip into Greed."""
+    g = FarkleGame(get_game("greed"), ["ann", "bob"])
+    turn = FarkleTurn(get_game("farkle-five"))
+    turn.roll([2, 2, 2, 1, 1])
+    turn.keep([1, 1, 2, 2, 2])
+    turn.bank()
+    with pytest.raises(ScoringError, match=r"expected a turn of Greed\(\), got one of FarkleFive"):
+        g.finish(turn)
+    assert g.history == [] and g.current_player == "ann"
