@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
@@ -14,6 +15,7 @@ from service.tracker.rules import zone
 
 __all__ = [
     "MAX_PASSWORD",
+    "MAX_READING_BYTES",
     "Credentials",
     "CorrectionIn",
     "CorrectionOut",
@@ -33,6 +35,10 @@ __all__ = [
 DAY_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\- ]{0,38}[A-Za-z0-9_.\-]$|^[A-Za-z0-9]$")
 MAX_PHOTO_BYTES = 8 * 1024 * 1024
+MAX_READING_BYTES = 16 * 1024
+"""The largest reading of one roll, as compact JSON: a reading of six dice with a table
+outline is about 2 KB. Every page and history that lists a turn loads its readings, so 18 MB
+ones made each history page view of their player cost about 65 MB of memory per turn."""
 MAX_SCORE = 1_000_000
 MAX_PASSWORD = 256
 """The longest password the tracker takes (argon2 hashes it whole)."""
@@ -141,6 +147,19 @@ class RollIn(_In):
     reading: dict[str, Any] | None = None
     photo_jpeg_b64: str | None = None
     """The roll's photo, a JPEG, base64-encoded."""
+
+    @field_validator("reading")
+    @classmethod
+    def _small(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is None:
+            return v
+        size = len(json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode())
+        if size > MAX_READING_BYTES:
+            raise ValueError(
+                f"expected a reading of at most {MAX_READING_BYTES} bytes as JSON (a roll's "
+                f"dice as dicecam reads them), got {size} bytes"
+            )
+        return v
 
     @field_validator("photo_jpeg_b64")
     @classmethod

@@ -1,0 +1,64 @@
+"""A hostile player or web page against a real server: what an attack found, fixed, and what
+held up. A roll's reading is stored with its turn and loaded by every page and history that
+lists the turn, so a huge one is refused; what a player writes is shown as text on the pages."""
+
+from __future__ import annotations
+
+import re
+
+from service.tracker.schemas import MAX_READING_BYTES
+
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'"
+
+
+def _reading(size: int) -> dict:
+    """A reading of about ``size`` bytes as compact JSON: six dice and padding in a note."""
+    dice = [{"value": v, "box": [10.0, 20.0, 30.0, 40.0], "confidence": 0.9} for v in range(1, 7)]
+    body = {"dice": dice, "values": [1, 2, 3, 4, 5, 6], "note": ""}
+    body["note"] = "x" * max(0, size - len(str(body).replace(" ", "")))
+    return body
+
+
+def test_a_huge_reading_is_refused_and_nothing_is_stored(sqlite_tracker, join, turn):
+    http, _ = sqlite_tracker
+    auth = join(http, "mal")
+    huge = [{"values": [1, 5], "reading": _reading(MAX_READING_BYTES + 1000)}]
+    r = http.post("/api/v1/turns", json=turn("mal", rolls=huge), headers=auth)
+    assert r.status_code == 422, r.text[:300]
+    detail = r.json()["detail"]
+    assert f"expected a reading of at most {MAX_READING_BYTES} bytes" in detail, detail
+    assert "'rolls.0.reading'" in detail and "xxxx" not in detail  # named, not echoed
+    assert http.get("/api/v1/players/mal/turns").json()["turns"] == []
+    usual = [{"values": [1, 5], "reading": _reading(2000)}]  # the day is still free
+    r = http.post("/api/v1/turns", json=turn("mal", rolls=usual), headers=auth)
+    assert r.status_code == 201, r.text[:300]
+    (stored,) = http.get("/api/v1/players/mal/turns").json()["turns"]
+    assert stored["rolls"][0]["reading"] == usual[0]["reading"]
+
+
+def test_what_a_player_writes_is_shown_as_text_on_every_page(sqlite_tracker, join, turn):
+    """Held up: comments, readings, names in addresses and errors echoing input are escaped,
+    and the pages' Content-Security-Policy would not run an injected script anyway."""
+    http, _ = sqlite_tracker
+    auth = join(http, "eve")
+    rolls = [{"values": [1, 5], "reading": {HOSTILE: HOSTILE, "note": "</pre>" + HOSTILE}}]
+    r = http.post("/api/v1/turns", json=turn("eve", comment=HOSTILE, rolls=rolls), headers=auth)
+    assert r.status_code == 201, r.text
+    pages = [
+        http.get(f"/turns/{r.json()['id']}"),
+        http.get("/players/eve"),
+        http.get("/"),
+        http.get("/players/" + HOSTILE),  # 404, echoing the name
+        http.get("/players/eve", params={"before": HOSTILE}),  # 422, echoing the value
+        http.post("/register", data={"name": HOSTILE, "password": "p" * 8, "timezone": HOSTILE}),
+        http.post("/timezone", data={"name": "eve", "password": "wrong", "timezone": HOSTILE}),
+    ]
+    assert [p.status_code for p in pages] == [200, 200, 200, 404, 422, 422, 401]
+    for page in pages:
+        assert page.headers["content-type"].startswith("text/html")
+        assert "<script>alert" not in page.text and "<img src=x" not in page.text, page.url
+        scripts = re.findall(r"<script[^>]*>", page.text)
+        assert scripts in ([], ["<script>"]), scripts  # only the page's own, allowed by hash
+        csp = page.headers["content-security-policy"]
+        assert "'unsafe-inline'" not in csp.split("script-src", 1)[1].split(";", 1)[0]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[0].text  # the comment, as text
