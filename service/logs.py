@@ -90,5 +90,11 @@ def _log(scope: Scope, status: int, body: bytes) -> None:
         detail = json.loads(body).get("detail")
     except (ValueError, AttributeError):  # a page (the tracker's forms), or a cut body
         detail = scope.get("state", {}).get(WHY)  # what the page's route said (say_why)
-    why = f": {detail}" if isinstance(detail, str) else ""
-    log.warning("refused %s %s (%d)%s", scope["method"], scope["path"], status, why)
+    why = f": {_printable(detail)}" if isinstance(detail, str) else ""
+    log.warning("refused %s %s (%d)%s", scope["method"], _printable(scope["path"]), status, why)
+
+
+def _printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``, ``\\x1b``): a path or a detail
+    that echoes what a client sent cannot start a forged line of its own in the log."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -1,12 +1,21 @@
 """A hostile player or web page against a real server: what an attack found, fixed, and what
 held up. A roll's reading is stored with its turn and loaded by every page and history that
-lists the turn, so a huge one is refused; what a player writes is shown as text on the pages."""
+lists the turn, so a huge one is refused; a path or a message that echoes what a client sent
+cannot forge lines in the server's log; what a player writes is shown as text on the pages."""
 
 from __future__ import annotations
 
+import logging
 import re
 
+import httpx
+import pytest
+
+from service.app import create_app
+from service.settings import Settings
 from service.tracker.schemas import MAX_READING_BYTES
+
+from dicecam_testing.turns import QueueReader
 
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'"
 
@@ -34,6 +43,49 @@ def test_a_huge_reading_is_refused_and_nothing_is_stored(sqlite_tracker, join, t
     assert r.status_code == 201, r.text[:300]
     (stored,) = http.get("/api/v1/players/mal/turns").json()["turns"]
     assert stored["rolls"][0]["reading"] == usual[0]["reading"]
+
+
+@pytest.fixture
+def refusals():
+    """The lines of ``dicecam.requests`` (a WARNING per refused request), as logged."""
+    lines: list[str] = []
+    handler = logging.Handler(level=logging.WARNING)
+    handler.emit = lambda record: lines.append(record.getMessage())
+    logger = logging.getLogger("dicecam.requests")
+    before = logger.level
+    logger.setLevel(logging.WARNING)
+    logger.addHandler(handler)
+    yield lines
+    logger.removeHandler(handler)
+    logger.setLevel(before)
+
+
+@pytest.fixture
+def service(tmp_path, serve):
+    """The service with its embedded tracker on a real server."""
+    app = create_app(Settings(data_dir=tmp_path, outbox_retry_s=0), reader=QueueReader())
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        yield http
+
+
+FORGED = "refused POST /tracker/api/v1/tokens (429): too many wrong passwords for 'bob'"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/x%0A" + FORGED.replace(" ", "%20"),  # a 404 of the service (JSON)
+        "/tracker/players/x%0D%0A" + FORGED.replace(" ", "%20"),  # a page of the tracker
+        "/tracker/api/v1/players/x%E2%80%A8%1B%5B2J/turns",  # a line separator, a terminal code
+    ],
+)
+def test_a_refused_request_cannot_forge_a_line_of_the_log(service, refusals, path):
+    assert service.get(path).status_code == 404
+    assert refusals, "the refusal was logged"
+    for line in refusals:
+        assert line.isprintable(), repr(line)  # one line, no control character
+    assert not any(line.startswith("refused POST") for line in "\n".join(refusals).splitlines())
+    assert "\\n" in refusals[-1] or "\\u2028" in refusals[-1], refusals[-1]  # shown escaped
 
 
 def test_what_a_player_writes_is_shown_as_text_on_every_page(sqlite_tracker, join, turn):
