@@ -68,6 +68,8 @@ def parse_house_rules(pairs: Iterable[str]) -> dict[str, Any]:
 
     Raises ``ValueError`` for an item that is not ``KEY=VALUE``.
     """
+    if isinstance(pairs, str | bytes):
+        raise ValueError(f"expected a list of KEY=VALUE house rules, got the string {pairs!r}")
     rules: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = str(pair).partition("=")
@@ -94,7 +96,7 @@ def get_game(name: str, **house_rules: Any) -> Any:
 
     Raises ``ValueError`` naming the valid games, or the valid house rules of this game.
     """
-    if name not in _CLASSES:
+    if not isinstance(name, str) or name not in _CLASSES:
         raise ValueError(unknown_game(name))
     allowed = HOUSE_RULES[name]
     unknown = sorted(set(house_rules) - set(allowed))

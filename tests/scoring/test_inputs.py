@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring import SolitaireSheet, get_advisor, get_game
+from scoring import SolitaireSheet, get_advisor, get_game, parse_house_rules
 from scoring.dice import check_dice
 
 
@@ -62,3 +62,15 @@ def test_a_farkle_five_game_banks_no_total_ending_in_50():
     with pytest.raises(ScoringError, match="banks no total ending in 50"):
         game.record(550)
     assert game.record(600) == 600
+
+
+def test_game_names_and_house_rules_of_the_wrong_type_are_refused():
+    """get_game(['greed']) raised 'unhashable type'; parse_house_rules('a=1') read the
+    string letter by letter and named 'a' as the bad item."""
+    with pytest.raises(
+        ValueError, match=r"unknown game \['greed'\] \(did you mean 'greed'\?\); expected one of"
+    ):
+        get_game(["greed"])
+    with pytest.raises(ValueError, match="a list of KEY=VALUE house rules, got the string 'a=1'"):
+        parse_house_rules("a=1")
+    assert parse_house_rules(("free_keep=true",)) == {"free_keep": True}
