@@ -247,12 +247,25 @@ class SessionStore(Generic[S]):
     def save(self, session: S) -> None:
         """Write ``session`` to the database (nothing without one). When that fails it goes
         back to its last saved state and TurnError says so: 409 when another process moved it
-        meanwhile (:class:`service.turn_db.TurnConflict`), else 503."""
+        meanwhile (:class:`service.turn_db.TurnConflict`), else 503.
+
+        Going back swaps the file's copy in for ``session``, which is then stale for every
+        request that still holds it (one waiting on its lock): saving a stale copy is refused
+        with 409, so a move reported undone is never written by the next one."""
         if self.database is None:
             return
         from service.turn_db import TurnConflict
 
         noun = self._noun(session)
+        with self._lock:
+            current = self._alive.get(session.id) is session
+        if not current:
+            raise TurnError(
+                f"this {noun} changed while this move waited (a move made meanwhile could not "
+                f"be saved and was undone, or the {noun} was dropped): this move was not made; "
+                f"GET the {noun} again",
+                409,
+            )
         try:
             self.database.save(session)
         except Exception as exc:
@@ -261,21 +274,40 @@ class SessionStore(Generic[S]):
                 log.warning("%s", exc)
             else:
                 log.exception("%s %s could not be saved", noun, session.id)
-            restored = self.database.load(self._restore, since=session.created, ids=[session.id])
-            with self._lock:
-                self._alive.pop(session.id, None)  # not this copy: the file's, when held
-                if session.id in self._items and restored:
-                    self._items[session.id] = self._alive[session.id] = restored[0]
-                elif session.id in self._items:
-                    del self._items[session.id], self._used[session.id]
+            self._go_back(session)
             if conflict:
                 raise TurnError(
                     f"{exc}: this move was not made; the {noun} is as the file holds it now "
                     "(GET it again), and one dicecam serve per data folder avoids this",
                     409,
                 ) from None
+            undone = "its last move was undone" if session.moves else f"the {noun} was not started"
             raise TurnError(
-                f"the {noun} could not be saved ({type(exc).__name__}: {exc}); "
-                "its last move was undone, try again",
-                503,
+                f"the {noun} could not be saved ({_reason(exc)}); {undone}, try again", 503
             ) from None
+
+    def _go_back(self, session: S) -> None:
+        """Put the file's copy of ``session`` in its place (a save of it failed): held when it
+        was, else read back when next asked for; ``session`` is stale from now on."""
+        try:
+            restored = self.database.load(self._restore, since=session.created, ids=[session.id])
+        except Exception:  # the file cannot be read either: read back when next asked for
+            log.exception("%s %s could not be read back", self._noun(session), session.id)
+            restored = []
+        with self._lock:
+            if self._alive.get(session.id) is session:
+                del self._alive[session.id]
+            if session.id in self._items and restored:
+                self._items[session.id] = self._alive[session.id] = restored[0]
+            elif session.id in self._items:
+                del self._items[session.id], self._used[session.id]
+
+
+def _reason(exc: Exception) -> str:
+    """Why a save failed, in a sentence a client may read: the database driver's own error for
+    one SQLAlchemy wraps (its text carries the statement and its values: a tracker token)."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        exc = exc.orig
+    return f"{type(exc).__name__}: {exc}"

@@ -21,6 +21,7 @@ from service.api.turns import (
     SEEN_ROLLS,
     check_read_for,
     check_seen,
+    move_errors,
     refused_roll,
     start_errors,
 )
@@ -190,7 +191,7 @@ async def get_sheet(request: Request, sheet_id: str) -> dict[str, Any]:
     "/sheets/{sheet_id}/rolls",
     summary="Post a Solitaire Dice roll (photo or values): its legal splits",
     openapi_extra=PHOTO_OR_VALUES_BODY,
-    responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
+    responses=move_errors(400, 404, 408, 409, 413, 415, 422, 503),
 )
 async def post_sheet_roll(request: Request, sheet_id: str, rolls: int | None = SEEN_ROLLS) -> Any:
     """Five dice: a photo (multipart ``photo``, optional ``values`` corrections) or JSON values.
@@ -202,7 +203,7 @@ async def post_sheet_roll(request: Request, sheet_id: str, rolls: int | None = S
 @router.post(
     "/sheets/{sheet_id}/split",
     summary="Mark a split of the last roll",
-    responses=errors(400, 404, 409, 422),
+    responses=move_errors(400, 404, 409, 422),
 )
 async def split(
     request: Request, sheet_id: str, body: Split, rolls: int | None = SEEN_ROLLS
@@ -233,7 +234,7 @@ async def get_low_high(request: Request, turn_id: str) -> dict[str, Any]:
     "/low-high/turns/{turn_id}/rolls",
     summary="Post a Low-High roll (photo or values): its bad dice and sets",
     openapi_extra=PHOTO_OR_VALUES_BODY,
-    responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
+    responses=move_errors(400, 404, 408, 409, 413, 415, 422, 503),
 )
 async def post_low_high_roll(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> Any:
     """The unlocked dice (13 at first). Dice at or below the highest face kept go to the bad
@@ -244,7 +245,7 @@ async def post_low_high_roll(request: Request, turn_id: str, rolls: int | None =
 @router.post(
     "/low-high/turns/{turn_id}/keep",
     summary="Keep a set of good dice",
-    responses=errors(400, 404, 409, 422),
+    responses=move_errors(400, 404, 409, 422),
 )
 async def keep_set(
     request: Request, turn_id: str, body: KeepSet, rolls: int | None = SEEN_ROLLS
@@ -256,7 +257,7 @@ async def keep_set(
 @router.post(
     "/low-high/turns/{turn_id}/end",
     summary="End the Low-High turn and score it",
-    responses=errors(404, 409, 422),
+    responses=move_errors(404, 409, 422),
 )
 async def end_low_high(
     request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
-from service.api.errors import errors
+from service.api.errors import WHY, errors
 from service.api.reading import PostedRoll, posted_roll
 from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY
@@ -24,6 +24,7 @@ __all__ = [
     "SEEN_ROLLS",
     "check_read_for",
     "check_seen",
+    "move_errors",
     "refused_roll",
     "router",
     "start_errors",
@@ -74,9 +75,30 @@ STORE_FULL = (
 """What a 503 means to a route that starts a game (:class:`service.session_store.SessionStore`)."""
 
 
+UNSAVED = (
+    "the move could not be saved (a full disk, a database that cannot be written; the detail "
+    "says why): it was undone, the game is as it was before it; send it again later"
+)
+"""What a 503 means to a route that moves a game (:meth:`service.session_store.SessionStore.save`
+undid it)."""
+
+
+def _with_503(why: str, codes: tuple[int, ...]) -> dict[int | str, dict[str, Any]]:
+    """These error statuses, and 503 saying ``why`` (after what it says anyway, when listed)."""
+    said = [WHY[503]] if 503 in codes else []
+    others = errors(*(code for code in codes if code != 503))
+    return {**others, **error_responses({503: "; or ".join([*said, why])}, 503)}
+
+
 def start_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The ``responses`` of a route that starts a game: these error statuses, and 503."""
-    return {**errors(*codes), **error_responses({503: STORE_FULL}, 503)}
+    return _with_503(STORE_FULL, codes)
+
+
+def move_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that moves a game: these error statuses, and 503 (the move
+    could not be saved, besides what 503 says of a roll's photo)."""
+    return _with_503(UNSAVED, codes)
 
 
 def _store(request: Request) -> TurnStore:
@@ -173,7 +195,7 @@ async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
     "/{turn_id}/rolls",
     summary="Post a roll (photo or values)",
     openapi_extra=PHOTO_OR_VALUES_BODY,
-    responses=errors(400, 404, 408, 409, 413, 415, 422, 503),
+    responses=move_errors(400, 404, 408, 409, 413, 415, 422, 503),
 )
 async def post_roll(
     request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS
@@ -222,7 +244,9 @@ def refused_roll(exc: TurnError, reading: dict[str, Any] | None) -> JSONResponse
 
 
 @router.post(
-    "/{turn_id}/keep", summary="Set aside scoring dice", responses=errors(400, 404, 409, 413, 422)
+    "/{turn_id}/keep",
+    summary="Set aside scoring dice",
+    responses=move_errors(400, 404, 409, 413, 422),
 )
 async def keep(
     request: Request, turn_id: str, body: Keep, rolls: int | None = SEEN_ROLLS
@@ -242,7 +266,7 @@ async def keep(
 
 
 @router.post(
-    "/{turn_id}/bank", summary="End the turn and score it", responses=errors(404, 409, 422)
+    "/{turn_id}/bank", summary="End the turn and score it", responses=move_errors(404, 409, 422)
 )
 async def bank(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> dict[str, Any]:
     session = _session(request, turn_id, rolls)
