@@ -209,13 +209,15 @@ def run(args: argparse.Namespace) -> int:
 def _staged(out: Path) -> Iterator[Path]:
     """A hidden folder beside a new (or empty) ``out`` to write into, put in place as ``out``
     when the block ends: a run stopped before (Ctrl-C, a full disk, a refused label) leaves no
-    half-written ``out``. An ``out`` with files in it already (``--overwrite``) is written in
-    place."""
+    half-written ``out``, and a failed write is said at its place in ``out`` (the staging
+    folder is gone by then). An ``out`` with files in it already (``--overwrite``) is written
+    in place."""
     from vision.atomic import replace_file
 
     if out.is_dir() and any(out.iterdir()):
         yield out
         return
+    made = [folder for folder in out.parents if not folder.exists()]  # by --out new/sub/out
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = out.parent / f".{out.name}.{os.getpid()}.partial"
     shutil.rmtree(stage, ignore_errors=True)  # a killed run's, of the same process id
@@ -225,9 +227,28 @@ def _staged(out: Path) -> Iterator[Path]:
         if out.is_dir():
             out.rmdir()  # empty: checked above
         replace_file(stage, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(stage, ignore_errors=True)
+        for folder in made:  # innermost first; one a concurrent run wrote into stays
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        said = _said_in_out(exc, stage, out) if isinstance(exc, OSError) else None
+        if said is not None:
+            raise said from exc
         raise
+
+
+def _said_in_out(exc: OSError, stage: Path, out: Path) -> OSError | None:
+    """``exc``, raised writing a file in ``stage``, naming that file at its place in ``out``
+    (the folder the user gave) and saying what was left behind; None when it names no such
+    file (a photo that could not be read)."""
+    names = [Path(os.fsdecode(f)) for f in (exc.filename, exc.filename2) if f is not None]
+    where = next((out / n.relative_to(stage) for n in names if n.is_relative_to(stage)), None)
+    if where is None or exc.strerror is None:
+        return None
+    left = f"{stage} is left, delete it" if stage.exists() else "nothing was left behind"
+    kept = f"--out {out} is as it was" if out.exists() else f"--out {out} was not made"
+    return type(exc)(exc.errno, f"{exc.strerror}: {where} ({kept}; {left})")
 
 
 def _write_kwargs(args: argparse.Namespace, version: str) -> dict[str, object]:

@@ -4,6 +4,7 @@ b.jpg``), ``dicecam label``'s errors naming ``--out`` rather than its hidden sta
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from service.cli import main
 
 from dicecam_testing.cli import SAMPLES
+from dicecam_testing.disk import FULL, full_disk
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -110,3 +112,79 @@ def test_points_still_end_at_the_next_option(capsys, tmp_path, photos):
     assert (code, err) == (0, "")
     points = json.loads(out.read_text())["points"]  # fractions of the 640x480 photo
     assert len(points) == 3 and points[0] == [40 / 640, 30 / 480]
+
+
+def _labelled(tmp_path: Path, names: list[str]) -> Path:
+    """A folder of sample photos named ``names``."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for sample, name in zip(SAMPLES, names, strict=False):
+        shutil.copyfile(sample, folder / name)
+    return folder
+
+
+@pytest.mark.parametrize("fmt", ["yolo", "coco"])
+def test_label_on_a_full_disk_names_out_and_leaves_nothing(capsys, tmp_path, monkeypatch, fmt):
+    photos = _labelled(tmp_path, ["a.jpg"])
+    out = tmp_path / "new" / "labelled"  # its parent made by the run, and taken away again
+    full_disk(monkeypatch, tmp_path, room=100)
+    argv = ["label", str(photos), "--out", str(out), "--format", fmt, "--no-progress"]
+    code, _, err = run(capsys, *argv, "--images", "none")
+    assert code == 1
+    file = {"yolo": "labels/train/a.txt", "coco": "annotations/instances_default.json"}[fmt]
+    assert err == (
+        f"dicecam label: error: {FULL}: {out}/{file} (--out {out} was not made; nothing was "
+        "left behind)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
+
+
+def test_labels_convert_into_an_empty_out_on_a_full_disk_keeps_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    photos = _labelled(tmp_path, ["a.jpg"])
+    labelled = tmp_path / "labelled"
+    argv = ["label", str(photos), "--out", str(labelled), "--images", "none", "--no-progress"]
+    assert run(capsys, *argv)[0] == 0
+    out = tmp_path / "coco"
+    out.mkdir()
+    full_disk(monkeypatch, tmp_path, room=0)
+    code, _, err = run(
+        capsys,
+        "labels",
+        "convert",
+        "labelled",
+        "--images-from",
+        "photos",
+        "--to",
+        "coco",
+        "--out",
+        "coco",
+    )
+    assert code == 1
+    assert ".partial" not in err and err.startswith(
+        f"dicecam labels: error: {FULL}: coco/annotations/"
+    )
+    assert err.endswith(" (--out coco is as it was; nothing was left behind)\n")
+    assert list(out.iterdir()) == [] and not list(tmp_path.glob(".*"))
+
+
+def test_a_staged_out_that_cannot_be_put_in_place_is_named(capsys, tmp_path, monkeypatch):
+    import vision.atomic
+
+    monkeypatch.chdir(tmp_path)
+    photos = _labelled(tmp_path, ["a.jpg"])
+
+    def refused(src, dst, real=vision.atomic.replace_file) -> None:  # the folder only
+        if not Path(src).is_dir():
+            return real(src, dst)
+        raise PermissionError(errno.EACCES, "Permission denied", str(src), None, str(dst))
+
+    monkeypatch.setattr(vision.atomic, "replace_file", refused)
+    argv = ["label", str(photos), "--out", "labelled", "--images", "none", "--no-progress"]
+    code, _, err = run(capsys, *argv)
+    assert code == 1
+    assert err == (
+        "dicecam label: error: Permission denied: labelled (--out labelled was not made; "
+        "nothing was left behind)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]

@@ -11,10 +11,8 @@ after writing part of its bytes, as a full disk does.
 
 from __future__ import annotations
 
-import builtins
 import errno
 import importlib.util
-import io
 import os
 import shutil
 from pathlib import Path
@@ -25,8 +23,8 @@ import vision.atomic as atomic
 from service.cli import main
 
 from dicecam_testing.cli import SAMPLES
+from dicecam_testing.disk import FULL, TINY, full_disk
 
-FULL = "No space left on device"
 TORCH_CUT = "[enforce fail at inline_container.cc:672] . unexpected pos 576 vs 534"
 """What torch.save raises when the file it writes to itself (a path) cannot take its bytes."""
 
@@ -34,37 +32,6 @@ needs_train = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")),
     reason="dicecam train needs the [train] extra",
 )
-
-
-class _FullFile(io.FileIO):
-    """A file on a disk with ``room`` bytes left: a write past them writes what fits and fails."""
-
-    room = 0
-
-    def write(self, data) -> int:
-        data = memoryview(data).cast("B")
-        if len(data) > _FullFile.room:
-            super().write(data[: _FullFile.room])
-            _FullFile.room = 0
-            raise OSError(errno.ENOSPC, FULL)
-        _FullFile.room -= len(data)
-        return super().write(data)
-
-
-def full_disk(monkeypatch, folder: Path, room: int = 0) -> None:
-    """Files opened for writing under ``folder`` are on a disk with ``room`` bytes left."""
-    real_open = builtins.open
-    _FullFile.room = room
-
-    def open_(file, mode="r", *args, **kwargs):
-        if isinstance(file, int | bytes) or not Path(file).resolve().is_relative_to(folder):
-            return real_open(file, mode, *args, **kwargs)
-        if not any(m in mode for m in "wax+"):
-            return real_open(file, mode, *args, **kwargs)
-        raw = _FullFile(file, mode.replace("b", "").replace("t", "") or "r")
-        return raw if "b" in mode else io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8")
-
-    monkeypatch.setattr(builtins, "open", open_)
 
 
 def _one_line(capsys, command: str) -> str:
@@ -112,8 +79,10 @@ def test_label_copying_photos_onto_a_full_disk_names_the_copy(tmp_path, monkeypa
     argv = ["label", str(photos), "--out", str(out), "--format", "yolo", "--no-progress"]
     assert main(argv) == 1
     line = _one_line(capsys, "label")
-    assert line.startswith(f"dicecam label: error: {FULL}: {tmp_path}/.labelled."), line
-    assert line.rsplit("/", 1)[1] in {p.name for p in SAMPLES[:2]} and str(photos) not in line
+    assert line.startswith(f"dicecam label: error: {FULL}: {out}/images/train/"), line
+    assert line.endswith(f" (--out {out} was not made; nothing was left behind)"), line
+    name = line.removeprefix(f"dicecam label: error: {FULL}: {out}/images/train/").split(" ")[0]
+    assert name in {p.name for p in SAMPLES[:2]} and str(photos) not in line
     assert not out.exists() and _litter(tmp_path) == []  # no half-labelled --out
     monkeypatch.undo()
     assert main(argv) == 0
@@ -193,23 +162,6 @@ def test_torch_writing_a_path_that_fails_is_said_by_what_the_disk_holds(
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(RuntimeError, match="mat1 and mat2"), atomic.replacing(target):
         raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")  # not a write's
-
-
-TINY = """
-name: tiny
-synth: {{n: 4, seed: 3, size: [128, 128], val_fraction: 0.25}}
-test: {{n: 0, seed: 5, size: [128, 128]}}
-real: []
-detector:
-  model: {model}
-  imgsz: 64
-  epochs: 1
-  batch: 4
-  cache: false
-  single_cls: true
-  augment: {{mosaic: 0.0}}
-faces: {{epochs: 1, batch: 32, jitter: 0}}
-"""
 
 
 def _fail_checkpoint(monkeypatch, how: str) -> None:
