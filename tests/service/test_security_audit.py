@@ -114,3 +114,36 @@ def test_what_a_player_writes_is_shown_as_text_on_every_page(sqlite_tracker, joi
         csp = page.headers["content-security-policy"]
         assert "'unsafe-inline'" not in csp.split("script-src", 1)[1].split(";", 1)[0]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[0].text  # the comment, as text
+
+
+PWN = '<img src=x onerror="window.pwned=1">'
+
+
+@pytest.mark.browser
+def test_the_camera_page_shows_a_hostile_players_name_and_messages_as_text(service, chromium):
+    """Held up: a name another device started games under, and the service's answers that echo
+    it, are written into the camera page as text (Debian's chromium)."""
+    from playwright.sync_api import expect
+
+    for game in ("morning-roll", "greed"):  # open games of another device, one with a roll
+        r = service.post("/api/v1/turns", json={"player": PWN, "game": game})
+        assert r.status_code == 201, r.text
+    r = service.post(f"/api/v1/turns/{r.json()['id']}/rolls", json={"values": [1, 1, 1, 5, 2]})
+    assert r.status_code == 200, r.text
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(str(service.base_url) + "/")
+    page.fill("#player", PWN)
+    page.dispatch_event("#player", "change")
+    resume = page.locator("#open-games-list button")
+    expect(resume).to_have_count(2)
+    resume.filter(has_text="greed").click()
+    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    expect(page.locator("#message")).to_contain_text(f"Resumed {PWN}'s turn")
+    page.fill("#typed", "1 2 3")  # a roll the turn does not allow: the service's 422, shown
+    page.press("#typed", "Enter")
+    expect(page.locator("#message")).not_to_be_empty()
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("img[src=x]").count() == 0
+    assert errors == []
