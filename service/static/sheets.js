@@ -21,24 +21,20 @@ export function clearSheet() {
 const dice = (values) => values.join(" ");
 const signed = (n) => (n > 0 ? `+${n}` : String(n));
 
-// Start a sheet or Low-High turn when the game chosen is one; else clear any on screen and
+// Start a sheet or Low-High turn when the game chosen is one and return true (a start the
+// service refuses throws as api() does: the caller says why); else clear any on screen and
 // return false (the caller starts a keep-and-reroll turn).
 export async function startSheet(player) {
   const route = ROUTES[ui.game.value];
   if (!route) { clearSheet(); return false; }
-  try {
-    const view = await api(route, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ player, rules: chosenRules() }),
-    });
-    state.live.taken = null;
-    showSheet(view);
-    focusFirst(rollControl());
-  } catch (err) {
-    clearSheet();
-    say(err.message, "bust");
-  }
+  const view = await api(route, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ player, rules: chosenRules() }),
+  });
+  state.live.taken = null;
+  showSheet(view);
+  focusFirst(rollControl());
   return true;
 }
 

@@ -5,7 +5,7 @@ import { api, focusFirst, rollControl, rollRequest, say, state, ui } from "./pag
 import { rollFromScreen } from "./reading.js";
 import { listOpenGames, remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
-import { sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
+import { clearSheet, sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
 
 // ---------------------------------------------------------------- turns
 export async function newTurn(evt, { anyway = false } = {}) {
@@ -27,8 +27,8 @@ export async function newTurn(evt, { anyway = false } = {}) {
 }
 
 async function startTurn(player) {
-  if (await startSheet(player)) return; // solitaire-dice, low-high: a sheet or a Low-High turn
   try {
+    if (await startSheet(player)) return; // solitaire-dice, low-high: a sheet or a Low-High turn
     const token = localStorage.getItem(`dicecam.token.${player}`) || null;
     const turn = await api("/api/v1/turns", {
       method: "POST",
@@ -39,8 +39,11 @@ async function startTurn(player) {
     renderTurn(turn);
     focusFirst(rollControl());
   } catch (err) {
-    clearTurn(); // the turn on screen is not the one asked for: nothing to keep or bank
-    say(err.message);
+    // whatever game is on screen (a turn, a sheet) is not the one asked for: nothing to keep,
+    // bank or split there, and a roll goes to no game; one still open is listed to resume
+    clearTurn();
+    clearSheet();
+    say(err.message, "bust");
   }
 }
 

@@ -18,6 +18,7 @@ from service.app import create_app
 from service.settings import Settings
 from service.sheet_db import SheetDatabase
 from service.sheet_store import SheetStore
+from service.turn_store import TurnStore
 from service.turns import TurnError
 
 from dicecam_testing.servers import LiveServer
@@ -203,3 +204,60 @@ def test_a_game_whose_file_cannot_be_read_back_either_keeps_no_undone_move(tmp_p
     assert stale.value.status == 409
     assert store.get(sheet.id, "solitaire-dice").moves == []
     store.close()
+
+
+# -- the camera page ------------------------------------------------------------------------
+def service_of_one_game_each(tmp_path: Path) -> Any:
+    """The service with stores of one game each, in memory only: a second game is refused 503
+    within the hour (as :func:`test_store_full.full_service`), a reader that reads nothing."""
+    app = create_app(
+        Settings(data_dir=tmp_path), reader=QueueReader(), tracker_app=None, submitter=None
+    )
+    app.state.turns, app.state.sheets = TurnStore(max_turns=1), SheetStore(max_games=1)
+    return app
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_refused_start_clears_the_game_on_screen_whichever_game_was_asked_for(
+    chromium, tmp_path: Path
+):
+    from playwright.sync_api import expect
+
+    app = service_of_one_game_each(tmp_path)
+    reason = "can let go of none of them yet: try again later"
+    with LiveServer(app) as srv:
+        page = chromium.new_context().new_page()
+        page.goto(srv.url + "/")
+        page.fill("#player", "ann")
+
+        def start(game: str) -> None:
+            page.select_option("#game", game)
+            page.click("#new-turn")
+
+        def cleared(earlier: str) -> None:
+            """The reason said, no game on screen, the earlier one listed to resume."""
+            expect(page.locator("#message")).to_contain_text(reason)
+            expect(page.locator("#message")).to_have_class("bust")
+            expect(page.locator("#turn-state")).to_have_text("no turn")
+            expect(page.locator("#turn-total")).to_have_text("0")
+            expect(page.locator("#bank")).to_be_disabled()
+            expect(page.locator("#sheet")).to_be_hidden()
+            assert page.evaluate("[window.dicecam.turn, window.dicecam.sheet]") == [None, None]
+            expect(page.locator("#open-games-list")).to_contain_text(f"Resume {earlier}")
+
+        start("greed")  # each store now holds ann's game: full
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        httpx.post(f"{srv.url}/api/v1/sheets", json={"player": "bob"}, timeout=30)
+        for game in ("low-high", "solitaire-dice"):  # a Farkle turn on screen, a sheet refused
+            start(game)
+            cleared("greed turn")
+            page.click("#open-games-list button")  # nothing lost: it is played on
+            expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+            expect(page.locator("#message")).to_contain_text("Resumed ann's turn")
+
+        app.state.sheets.max_items = 2  # a Low-High turn on screen, a Farkle turn refused
+        start("low-high")
+        expect(page.locator("#turn-state")).to_have_text("roll")
+        start("farkle-five")
+        cleared("low-high turn")
