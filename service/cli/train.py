@@ -42,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         help="folder for the exported models (default models/, or runs/finetune for --from); "
-        "with --from, a model of that --name already there is kept until the new one is "
-        "complete, then replaced whole",
+        "a model of that --name already there is kept until the new one is complete, then "
+        "replaced whole (a --stage other than all writes its files as it goes)",
     )
     p.add_argument(
         "--name", default=None, help="model name (default: the recipe's, or NAME-ft for --from)"

@@ -5,6 +5,7 @@ b.jpg``), ``dicecam label``'s errors naming ``--out`` rather than its hidden sta
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from service.cli import main
 
 from dicecam_testing.cli import SAMPLES
-from dicecam_testing.disk import FULL, full_disk
+from dicecam_testing.disk import FULL, TINY, full_disk
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -188,3 +189,104 @@ def test_a_staged_out_that_cannot_be_put_in_place_is_named(capsys, tmp_path, mon
         "nothing was left behind)\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
+
+
+needs_train = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("ultralytics", "torch")),
+    reason="dicecam train needs the [train] extra",
+)
+
+EARLIER = [
+    "tiny-cocked.onnx",
+    "tiny-faces.onnx",
+    "tiny-faces.pt",
+    "tiny.md",
+    "tiny.onnx",
+    "tiny.pt",
+]
+"""An earlier model ``tiny`` in --out, with a cocked-die model the recipe does not train."""
+
+
+@pytest.fixture
+def training(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> list[str]:
+    """``dicecam train`` of the tiny recipe into ``tmp_path/out``, where an earlier model is
+    (:data:`EARLIER`, each file holding ``b"earlier " + its name``), its data rendered already;
+    the detector and face classifier steps stood in for by files of 1000 bytes written whole, as
+    the real ones are, the evaluations measuring nothing. Returns its argv."""
+    import vision.train.detector as detector
+    import vision.train.pipeline as pipeline
+    import vision.train.run as run_
+    from vision.atomic import atomic_write
+    from vision.train.recipe import REPO
+
+    def ship_detector(weights: Path, onnx: Path, *, imgsz: int) -> Path:
+        atomic_write(onnx, b"d" * 1000)
+        atomic_write(onnx.with_suffix(".pt"), b"p" * 1000)
+        return onnx
+
+    def train_faces(recipe, dirs, onnx: Path, **kwargs) -> Path:
+        atomic_write(onnx, b"f" * 1000)
+        atomic_write(onnx.with_suffix(".pt"), b"w" * 1000)
+        return onnx
+
+    monkeypatch.setattr(detector, "train_detector", lambda *a, **kw: tmp_path / "best.pt")
+    monkeypatch.setattr(pipeline, "ship_detector", ship_detector)
+    monkeypatch.setattr(pipeline, "train_faces", train_faces)
+    monkeypatch.setattr(run_, "evaluate_model", lambda *a, **kw: None)
+    recipe = tmp_path / "tiny.yaml"
+    recipe.write_text(TINY.format(model=REPO / "datasets" / "recipes" / "yolo11-dice.yaml"))
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in EARLIER:
+        (out / name).write_bytes(b"earlier " + name.encode())
+    argv = ["train", "--recipe", str(recipe), "--work", str(tmp_path / "work"), "--out", str(out)]
+    assert run(capsys, *argv, "--stage", "data")[0] == 0
+    return argv
+
+
+def _room(tmp_path: Path, files: int) -> int:
+    """Bytes for the run's data.yaml, written again, and ``files`` stood-in files and a half."""
+    return len((tmp_path / "work" / "data.yaml").read_bytes()) + files * 1000 + 500
+
+
+@needs_train
+def test_train_on_a_full_disk_leaves_the_earlier_model_whole(
+    capsys, tmp_path, monkeypatch, training
+):
+    out = tmp_path / "out"
+    full_disk(monkeypatch, tmp_path, room=_room(tmp_path, 2))  # the detector's two files fit
+    code, _, err = run(capsys, *training)
+    assert code == 1
+    faces = tmp_path / "work" / "model" / "tiny-faces.onnx"
+    assert err.endswith(
+        f"dicecam train: error: {FULL}: {faces}; {out} left as it was (no model of this run "
+        "there); the same command starts again\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == EARLIER
+    assert all((out / n).read_bytes() == b"earlier " + n.encode() for n in EARLIER)
+    full_disk(monkeypatch, tmp_path, room=10**6)  # a rerun once there is room
+    code, said, err = run(capsys, *training)
+    assert (code, err) == (0, "")
+    assert said.splitlines()[-1].startswith(f"model -> {out / 'tiny.onnx'} (")
+    assert sorted(p.name for p in out.iterdir()) == sorted([*EARLIER, "tiny.json"])
+    assert (out / "tiny.onnx").read_bytes() == b"d" * 1000
+    assert (out / "tiny-faces.pt").read_bytes() == b"w" * 1000
+    assert (out / "tiny-cocked.onnx").read_bytes() == b"earlier tiny-cocked.onnx"  # not trained
+
+
+@needs_train
+def test_a_step_run_alone_says_which_files_in_out_are_new(capsys, tmp_path, monkeypatch, training):
+    out = tmp_path / "out"
+    full_disk(monkeypatch, tmp_path, room=_room(tmp_path, 1))  # the classifier's ONNX fits
+    code, _, err = run(capsys, *training, "--stage", "faces")
+    assert code == 1
+    assert err.endswith(
+        f"dicecam train: error: {FULL}: {out / 'tiny-faces.pt'}; new in {out}: tiny-faces.onnx; "
+        "earlier there: tiny-cocked.onnx, tiny-faces.pt, tiny.md, tiny.onnx, tiny.pt (the "
+        "reader loads them together: run the step again)\n"
+    )
+    assert (out / "tiny-faces.pt").read_bytes() == b"earlier tiny-faces.pt"
+    full_disk(monkeypatch, tmp_path, room=0)
+    code, _, err = run(capsys, *training, "--stage", "detector")
+    assert code == 1
+    assert err.endswith(f"; {out} left as it was (no file of this run there)\n")

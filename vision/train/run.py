@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
 
-from vision.atomic import atomic_write
+from vision.atomic import atomic_copy, atomic_write
 
+from .pipeline import Prepared
+from .publish import _model_files
 from .recipe import REPO, Recipe
 
 __all__ = ["evaluate_model", "synth_test_set", "train_reader"]
@@ -72,38 +75,96 @@ def _quantize_faces(faces: Path, train_dirs: list[Path]) -> Path:
 
 
 def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
-    from .card import write_card
-    from .detector import train_detector
-    from .pipeline import prepare_data, ship_detector, train_faces
+    """Make the model of ``recipe`` in ``args.out``: the steps of ``args.stage`` (``all``:
+    every one). A whole run makes the set in the work folder and puts it into ``--out`` in one
+    step (:func:`vision.train.publish.publish`); a step run alone writes into ``--out``, and a
+    KeyboardInterrupt or OSError (a full disk) it stops on says which files there are new."""
+    from .pipeline import prepare_data
+    from .publish import publish, said
 
     name = args.name or recipe.name
     out = (args.out or REPO / "models").resolve()
     work = args.work.resolve()
-    onnx = out / f"{name}.onnx"
-    faces = out / f"{name}-faces.onnx"
     stage = args.stage
     soup = getattr(args, "soup", None)
-    if stage == "int8" and not faces.with_suffix(".pt").is_file():  # before rendering any data
+    faces_pt = out / f"{name}-faces.pt"
+    if stage == "int8" and not faces_pt.is_file():  # before rendering any data
         raise FileNotFoundError(
-            f"expected the face classifier's float weights at {faces.with_suffix('.pt')}: the "
-            "int8 build is made from them (train them with --stage faces)"
+            f"expected the face classifier's float weights at {faces_pt}: the int8 build is "
+            "made from them (train them with --stage faces)"
         )
-    if soup and stage == "detector":  # averaging needs no data
-        return _ship_soup(soup, work, onnx, imgsz=recipe.detector.imgsz)
-    prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
-    if stage == "data":
-        print(f"data ready: {prepared.data_yaml}")
+    if stage != "all":
+        before = _model_state(out, name)
+        try:
+            if soup and stage == "detector":  # averaging needs no data
+                return _ship_soup(soup, work, out / f"{name}.onnx", imgsz=recipe.detector.imgsz)
+            prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
+            if stage == "data":
+                print(f"data ready: {prepared.data_yaml}")
+            elif stage == "int8":
+                _quantize_faces(out / f"{name}-faces.onnx", prepared.train_dirs)
+            else:
+                _steps(recipe, args, prepared, out, name)
+        except (KeyboardInterrupt, OSError) as exc:
+            raise said(exc, _what_changed(out, name, before)) from exc
         return 0
-    if stage == "int8":
-        _quantize_faces(faces, prepared.train_dirs)
-        return 0
+    made = work / "model"  # the whole set, put into --out at the end
+    try:
+        shutil.rmtree(made, ignore_errors=True)  # what a stopped run had made
+        made.mkdir(parents=True)
+        for earlier in _model_files(out, name):  # the models the recipe does not train
+            if earlier.name.startswith((f"{name}-cocked.", f"{name}-verify.")):
+                atomic_copy(earlier, made / earlier.name)
+        prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
+        _steps(recipe, args, prepared, made, name)
+    except (KeyboardInterrupt, OSError) as exc:
+        note = f"{out} left as it was (no model of this run there); the same command starts again"
+        raise said(exc, note) from exc
+    files = publish(made, out, name)  # says itself what it left
+    print(f"model -> {out / f'{name}.onnx'} ({', '.join(f.name for f in files)})")
+    return 0
+
+
+def _model_state(out: Path, name: str) -> dict[str, tuple[int, int, int]]:
+    """The files of model ``name`` in ``out``, each by its inode, size and change time (every
+    file of a model is written whole, as a new file put in place)."""
+    stats = {f.name: f.stat() for f in _model_files(out, name)}
+    return {f: (st.st_ino, st.st_size, st.st_mtime_ns) for f, st in stats.items()}
+
+
+def _what_changed(out: Path, name: str, before: dict[str, tuple[int, int, int]]) -> str:
+    """What a step stopped part way left in ``out``: the files of ``name`` it wrote, and those of
+    an earlier run beside them, which the reader would load together."""
+    after = _model_state(out, name)
+    new = sorted(f for f, state in after.items() if before.get(f) != state)
+    if not new:
+        return f"{out} left as it was (no file of this run there)"
+    earlier = sorted(f for f in after if f not in new)
+    return (
+        f"new in {out}: {', '.join(new)}; earlier there: {', '.join(earlier) or 'none'} "
+        "(the reader loads them together: run the step again)"
+    )
+
+
+def _steps(
+    recipe: Recipe, args: argparse.Namespace, prepared: Prepared, dest: Path, name: str
+) -> None:
+    """The detector, face classifier and card steps of ``args.stage``, written into ``dest``."""
+    from .card import write_card
+    from .detector import train_detector
+    from .pipeline import ship_detector, train_faces
+
+    stage = args.stage
+    soup = getattr(args, "soup", None)
+    onnx = dest / f"{name}.onnx"
+    faces = dest / f"{name}-faces.onnx"
     if stage == "all" and soup:
-        _ship_soup(soup, work, onnx, imgsz=recipe.detector.imgsz)
+        _ship_soup(soup, args.work.resolve(), onnx, imgsz=recipe.detector.imgsz)
     elif stage in ("all", "detector"):
         d = recipe.detector
         weights = train_detector(
             prepared.data_yaml,
-            work / "detector",
+            args.work.resolve() / "detector",
             model=d.model_path(),
             cache=d.cache,
             imgsz=d.imgsz,
@@ -132,7 +193,7 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
         evaluations = {}
         if prepared.synth_dir is not None:
             evaluations["synthetic val"] = evaluate_model(onnx, prepared.synth_dir, split="val")
-        test = synth_test_set(recipe, work)
+        test = synth_test_set(recipe, args.work.resolve())
         if test is not None:
             evaluations[f"synthetic test (seed {recipe.test.seed}, held out)"] = evaluate_model(
                 onnx, test, split="train"
@@ -141,7 +202,7 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             onnx, ROBOFLOW_EVAL, all_on_table=True
         )
         card = write_card(
-            out / f"{name}.md",
+            dest / f"{name}.md",
             name=name,
             summary=(
                 "Dice reader: a YOLO detector (ultralytics, exported to ONNX) finds every die; a "
@@ -165,7 +226,6 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             overview=recipe.card_overview_text(),
         )
         print(f"model card -> {card}")
-    return 0
 
 
 def _ship_soup(checkpoints: list[Path], work: Path, onnx: Path, *, imgsz: int) -> int:
