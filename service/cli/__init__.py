@@ -29,7 +29,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from service.cli._parser import Parser, given_path
+from service.cli._parser import Parser as _Parser
+from service.cli._parser import given_path
 
 __all__ = [
     "BROKEN_PIPE",
@@ -99,7 +100,7 @@ def use_colors() -> bool | None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
+    parser = _Parser(
         prog="dicecam",
         description="Read physical dice from photos, score and advise, submit Morning Roll turns.",
     )
