@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any
 
 from scoring.dice import as_int, check_dice
@@ -42,6 +44,23 @@ def _split_choice(reject: Any, combos: Any) -> tuple[int | None, tuple[int, ...]
     return face, tuple(sorted(sums))
 
 
+def _counts(given: Any, keys: range, what: str, span: str) -> dict[int, int]:
+    """``{key: count}`` for every key, from ``given`` (missing keys 0); ``ValueError`` for a
+    key off ``keys`` or a count that is not a whole number from 0."""
+    counts = dict.fromkeys(keys, 0)
+    if given is None:
+        return counts
+    if not isinstance(given, Mapping):
+        raise ValueError(f"expected a mapping of {what} to count, got {given!r}")
+    for key, count in given.items():
+        if as_int(key) not in counts:
+            raise ValueError(f"expected a {what} {span}, got {key!r}")
+        if as_int(count) is None or count < 0:
+            raise ValueError(f"expected a whole number from 0 for {what} {key}, got {count!r}")
+        counts[int(key)] = int(count)
+    return counts
+
+
 def _ints(values: Any) -> list[int] | None:
     try:
         out = [as_int(v) for v in values]
@@ -51,13 +70,65 @@ def _ints(values: Any) -> list[int] | None:
 
 
 class SolitaireSheet:
-    """One player's score pad: reject marks per face and marks per combo sum (2 to 12)."""
+    """One player's score pad: reject marks per face and marks per combo sum (2 to 12).
 
-    def __init__(self) -> None:
-        self.rejects: dict[int, int] = {f: 0 for f in range(1, 7)}
-        self.marks: dict[int, int] = {s: 0 for s in range(2, 13)}
-        self.free_rides = 0
-        self.turns = 0
+    ``rejects`` and ``marks`` are read-only views: the sheet changes only through
+    :meth:`apply` and :meth:`add_reject`. A sheet carried over from earlier rolls is made with
+    its counts, which are checked (faces 1 to 6, three of them at most, none past its eighth
+    reject, S3-S4; totals 2 to 12; whole numbers from 0).
+
+    Example:
+        >>> sheet = SolitaireSheet(rejects={1: 7, 5: 1}, marks={7: 6})
+        >>> sheet.score, sheet.reject_faces
+        (30, [1, 5])
+        >>> sheet.marks[7] = 99
+        Traceback (most recent call last):
+        ...
+        TypeError: 'mappingproxy' object does not support item assignment
+    """
+
+    def __init__(
+        self,
+        rejects: Mapping[int, int] | None = None,
+        marks: Mapping[int, int] | None = None,
+        free_rides: int = 0,
+    ) -> None:
+        self._rejects = _counts(rejects, range(1, 7), "reject face", "1 to 6")
+        self._marks = _counts(marks, range(2, 13), "combo total", "2 to 12")
+        faces = [f for f, c in self._rejects.items() if c]
+        if len(faces) > 3:
+            raise ValueError(f"a sheet has three reject faces at most (S3), got {faces}")
+        if any(c > MAX_REJECTS + 1 for c in self._rejects.values()) or (
+            sum(c > MAX_REJECTS for c in self._rejects.values()) > 1
+        ):
+            raise ValueError(
+                "the eighth reject of one face ends the game (S4): expected 8 rejects of one "
+                f"face at most, and of one face only, got {dict(rejects or {})}"
+            )
+        if as_int(free_rides) is None or free_rides < 0:
+            raise ValueError(f"expected free_rides a whole number from 0, got {free_rides!r}")
+        self._free_rides = int(free_rides)
+        self._turns = 0
+
+    @property
+    def rejects(self) -> Mapping[int, int]:
+        """Reject marks per face 1 to 6 (read-only)."""
+        return MappingProxyType(self._rejects)
+
+    @property
+    def marks(self) -> Mapping[int, int]:
+        """Marks per combo total 2 to 12 (read-only)."""
+        return MappingProxyType(self._marks)
+
+    @property
+    def free_rides(self) -> int:
+        """Splits made with no reject (S3)."""
+        return self._free_rides
+
+    @property
+    def turns(self) -> int:
+        """Splits marked through :meth:`apply`."""
+        return self._turns
 
     def add_reject(self, face: int) -> None:
         """Mark one reject of ``face`` (as a sheet carried over from earlier rolls). Raises
@@ -83,7 +154,7 @@ class SolitaireSheet:
                 f"a sheet has three reject faces at most, {self.reject_faces}; "
                 f"{face} would be a fourth (S3)"
             )
-        self.rejects[face] += 1
+        self._rejects[face] += 1
 
     @property
     def reject_faces(self) -> list[int]:
@@ -160,13 +231,13 @@ class SolitaireSheet:
             raise ValueError(
                 f"reject {reject} with combos {list(want[1])} is not legal; legal: {shown}"
             )
-        if reject is None:
-            self.free_rides += 1
+        if want[0] is None:
+            self._free_rides += 1
         else:
-            self.rejects[reject] += 1
+            self._rejects[want[0]] += 1
         for s in want[1]:
-            self.marks[s] += 1
-        self.turns += 1
+            self._marks[s] += 1
+        self._turns += 1
         return legal[want]
 
     def to_dict(self) -> dict[str, Any]:

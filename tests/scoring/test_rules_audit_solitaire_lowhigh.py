@@ -8,11 +8,7 @@ from scoring import COMBO_VALUES, LowHighGame, LowHighTurn, SolitaireGame, Solit
 
 
 def sheet_with(rejects=(), marks=None):
-    s = SolitaireSheet()
-    for f in rejects:
-        s.rejects[f] += 1
-    s.marks.update(marks or {})
-    return s
+    return SolitaireSheet(rejects={f: list(rejects).count(f) for f in rejects}, marks=marks)
 
 
 def splits(options):
@@ -123,7 +119,7 @@ def test_a_finished_player_sits_out_and_the_game_ends_with_the_last():
     """ "The game continues for the other players. The game is over when all the players are
     done and the winner is the player with the highest score.\""""
     g = SolitaireGame(["ann", "bob"])
-    g.sheets["ann"].rejects.update({1: 7, 5: 1, 6: 1})
+    g.sheets["ann"] = SolitaireSheet(rejects={1: 7, 5: 1, 6: 1})
     g.new_roll([1, 2, 2, 3, 3])
     g.choose("ann", 1, [4, 6])
     g.choose("bob", 2, [3, 6])
@@ -132,7 +128,8 @@ def test_a_finished_player_sits_out_and_the_game_ends_with_the_last():
     with pytest.raises(ValueError, match="ann's game is over"):
         g.choose("ann", None, [4, 6])
     g.choose("bob", 2, [5, 7])
-    g.sheets["bob"].rejects.update({2: 7})
+    for _ in range(5):  # bob's sheet carried on to seven rejects of 2
+        g.sheets["bob"].add_reject(2)
     g.new_roll([2, 3, 3, 3, 3])
     g.choose("bob", 2, [6, 6])
     assert g.finished and g.winners == ["ann"]  # ann -400 (4, 6), bob -800 (3, 5, 6, 7)

@@ -16,12 +16,7 @@ def test_the_texts_first_roll_has_exactly_its_four_splits():
 
 
 def sheet_with(rejects=(), marks=None):
-    s = SolitaireSheet()
-    for f in rejects:
-        s.rejects[f] += 1
-    for total, m in (marks or {}).items():
-        s.marks[total] = m
-    return s
+    return SolitaireSheet(rejects={f: list(rejects).count(f) for f in rejects}, marks=marks)
 
 
 def test_after_three_rejects_a_roll_must_reject_one_of_them():  # S3
@@ -101,10 +96,58 @@ def test_multi_player_game_on_shared_rolls():
 
 def test_game_ends_when_every_player_is_done():
     g = SolitaireGame(["ann", "bob"])
-    for p in ("ann", "bob"):
-        g.sheets[p].rejects.update({1: 7, 5: 1, 6: 1})
-    g.sheets["bob"].marks[7] = 6
+    g.sheets["ann"] = SolitaireSheet(rejects={1: 7, 5: 1, 6: 1})
+    g.sheets["bob"] = SolitaireSheet(rejects={1: 7, 5: 1, 6: 1}, marks={7: 6})
     g.new_roll([1, 3, 3, 4, 4])
     g.choose("ann", 1, [7, 7])
     g.choose("bob", 1, [7, 7])
     assert g.finished and g.winners == ["bob"]
+
+
+def test_a_sheets_counts_cannot_be_set_from_outside():
+    """marks and rejects were plain dicts: a negative mark, a face 7 or a ninth reject scored
+    nonsense. They are read-only views now; the sheet changes through apply and add_reject."""
+    s = sheet_with([1, 1], {7: 6})
+    for change in (
+        lambda: s.marks.__setitem__(7, -3),
+        lambda: s.marks.update({13: 1}),
+        lambda: s.rejects.__setitem__(7, 1),
+        lambda: s.rejects.update({1: 9}),
+        lambda: s.rejects.pop(1),
+    ):
+        with pytest.raises((TypeError, AttributeError)):
+            change()
+    for name in ("free_rides", "turns"):
+        with pytest.raises(AttributeError):
+            setattr(s, name, -1)
+    assert dict(s.marks) == {t: 6 if t == 7 else 0 for t in range(2, 13)}
+    assert dict(s.rejects) == {1: 2, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0} and s.score == 30
+    s.apply([1, 3, 4, 3, 4], 1, [7, 7])  # the views follow the sheet
+    assert s.marks[7] == 8 and s.rejects[1] == 3 and s.turns == 1 and s.score == 90
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        ({"marks": {7: -1}}, "expected a whole number from 0 for combo total 7, got -1"),
+        ({"marks": {7: 2.5}}, "expected a whole number from 0 for combo total 7, got 2.5"),
+        ({"marks": {13: 1}}, "expected a combo total 2 to 12, got 13"),
+        ({"rejects": {7: 1}}, "expected a reject face 1 to 6, got 7"),
+        ({"rejects": {True: 1}}, "expected a reject face 1 to 6, got True"),
+        ({"rejects": {1: 9}}, "expected 8 rejects of one face at most, and of one face only"),
+        ({"rejects": {1: 8, 2: 8}}, "expected 8 rejects of one face at most, and of one face"),
+        ({"rejects": {1: 1, 2: 1, 3: 1, 4: 1}}, "three reject faces at most \\(S3\\), got"),
+        ({"rejects": [1, 1]}, "expected a mapping of reject face to count, got \\[1, 1\\]"),
+        ({"free_rides": -2}, "expected free_rides a whole number from 0, got -2"),
+    ],
+)
+def test_a_sheet_carried_over_is_made_only_with_counts_a_game_can_reach(counts, message):
+    with pytest.raises(ValueError, match=message):
+        SolitaireSheet(**counts)
+
+
+def test_a_sheet_carried_over_to_its_eighth_reject_is_finished():
+    s = SolitaireSheet(rejects={4: 8, 2: 3}, marks={6: 5, 8: 11}, free_rides=2)
+    assert s.finished and s.free_rides == 2 and s.score == 0 + 40 * 5
+    with pytest.raises(ValueError, match="game is over"):
+        s.options([1, 2, 3, 4, 5])
