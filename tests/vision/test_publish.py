@@ -213,6 +213,6 @@ def test_train_help_says_what_becomes_of_a_model_already_in_out(capsys):
     said = " ".join(capsys.readouterr().out.split())
     assert (
         "--out OUT folder for the exported models (default models/, or runs/finetune for "
-        "--from); with --from, a model of that --name already there is kept until the new one "
-        "is complete, then replaced whole" in said
+        "--from); a model of that --name already there is kept until the new one is complete, "
+        "then replaced whole (a --stage other than all writes its files as it goes)" in said
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from vision.atomic import atomic_copy, fsync_dir, replace_file
 
-__all__ = ["COMPANIONS", "fine_tuned_model", "publish", "said"]
+__all__ = ["COMPANIONS", "fine_tuned_model", "model_set_files", "publish", "said"]
 
 
 def fine_tuned_model(base: Path, out: Path | None, name: str | None) -> Path:
@@ -31,7 +31,9 @@ COMPANIONS = ("", "-faces", "-cocked", "-verify")
 ``.json`` (the detector, its face classifier, cocked-die model and die check, the card)."""
 
 
-def _model_files(folder: Path, name: str) -> list[Path]:
+def model_set_files(folder: Path, name: str) -> list[Path]:
+    """The files of the model ``name`` in ``folder`` that are there: the detector and each of
+    its :data:`COMPANIONS`, as ONNX, checkpoint, card and sidecar."""
     return [
         folder / f"{name}{part}{ext}"
         for part in COMPANIONS
@@ -81,7 +83,7 @@ def publish(stage: Path, out: Path, name: str) -> list[Path]:
         for f in made:
             _move(f, incoming / f.name)
         (out / detector).unlink(missing_ok=True)  # from here on no model is selectable
-        for old in _model_files(out, name):
+        for old in model_set_files(out, name):
             if not (incoming / old.name).is_file():
                 old.unlink()
         for f in made:  # the detector last

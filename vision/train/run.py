@@ -12,7 +12,7 @@ from pathlib import Path
 from vision.atomic import atomic_copy, atomic_write
 
 from .pipeline import Prepared
-from .publish import _model_files
+from .publish import model_set_files
 from .recipe import REPO, Recipe
 
 __all__ = ["evaluate_model", "synth_test_set", "train_reader"]
@@ -112,7 +112,7 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
     try:
         shutil.rmtree(made, ignore_errors=True)  # what a stopped run had made
         made.mkdir(parents=True)
-        for earlier in _model_files(out, name):  # the models the recipe does not train
+        for earlier in model_set_files(out, name):  # the models the recipe does not train
             if earlier.name.startswith((f"{name}-cocked.", f"{name}-verify.")):
                 atomic_copy(earlier, made / earlier.name)
         prepared = prepare_data(recipe, work, extra=args.data, workers=args.workers)
@@ -128,7 +128,7 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
 def _model_state(out: Path, name: str) -> dict[str, tuple[int, int, int]]:
     """The files of model ``name`` in ``out``, each by its inode, size and change time (every
     file of a model is written whole, as a new file put in place)."""
-    stats = {f.name: f.stat() for f in _model_files(out, name)}
+    stats = {f.name: f.stat() for f in model_set_files(out, name)}
     return {f: (st.st_ino, st.st_size, st.st_mtime_ns) for f, st in stats.items()}
 
 
