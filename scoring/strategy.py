@@ -30,7 +30,8 @@ Five-dice Farkle's skipped turn (F3)
     point of ``lambda = R_lambda(5, 0)`` (Dinkelbach/secant iteration, a few solves). Reported
     values of such banks are ``t - lambda``. A player not yet on the board (``on_board=False``)
     banks nothing below the entry threshold (F7, G3); by default the advisor assumes the
-    player is on the board.
+    player is on the board. A pass worth making banks the entry, so the turn it skips is an
+    on-board one: ``lambda`` is the on-board fixed point either way.
 """
 
 from __future__ import annotations
@@ -332,12 +333,14 @@ class FarkleAdvisor:
         return total
 
     def _fixed_point_penalty(self) -> float:
-        """Points per turn slot when a pass on hot dice skips a turn: ``lam = R_lam(N, 0)``."""
+        """Points per turn slot when a pass on hot dice skips a turn: ``lam = R_lam(N, 0)``,
+        solved on the board whatever ``on_board`` says (the skipped turn follows a bank)."""
 
         def h(lam: float) -> float:
             R, _s, _t = self._solve(lam, upper=True)
             return R[self.n][0] - lam
 
+        on_board, self.on_board = self.on_board, True
         a, b = 0.0, self._solve(0.0, upper=True)[0][self.n][0]
         ha, hb = h(a), h(b)
         for _ in range(30):
@@ -345,6 +348,7 @@ class FarkleAdvisor:
                 break
             a, b, ha = b, b - hb * (b - a) / (hb - ha), hb
             hb = h(b)
+        self.on_board = on_board
         return b
 
 
