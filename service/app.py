@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, build_api_router
@@ -25,7 +25,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
-from service.logs import RefusalLog
+from service.logs import CrashLog, RefusalLog, crash_answer, log_crash
 from service.retention import EVERY_S, schedule, slim_delivered
 from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
@@ -114,6 +114,9 @@ def create_app(
     app.state.sheets = open_sheet_store(settings)  # Solitaire Dice sheets, Low-High turns
     app.router.add_event_handler("shutdown", app.state.sheets.close)
 
+    # innermost: a crash of a route, of the tracker's too, is logged and answered 500 inside
+    # the other layers (its answer carries the security headers)
+    app.add_middleware(CrashLog)
     max_bytes = int(settings.max_upload_mb * 1_000_000)
     app.add_middleware(
         BodyLimitMiddleware,
@@ -138,13 +141,10 @@ def create_app(
             {"detail": describe_validation_errors(errors)}, status_code=validation_status(errors)
         )
 
-    @app.exception_handler(Exception)
-    async def _crash(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s", request.url.path)
-        return JSONResponse(
-            {"detail": f"internal error ({type(exc).__name__}: {exc}); nothing was changed"},
-            status_code=500,
-        )
+    @app.exception_handler(Exception)  # a crash of a middleware outside CrashLog
+    async def _crash(request: Request, exc: Exception) -> Response:
+        status, body = crash_answer(log_crash(request.scope, exc))
+        return Response(body, status_code=status, media_type="application/json")
 
     app.include_router(build_api_router())
 

@@ -11,6 +11,11 @@ never a header, a cookie, a body or a query string (passwords and tokens travel 
 refusal answered with a page (the tracker's forms and error pages) says why through
 :func:`say_why`.
 
+:class:`CrashLog` answers an exception no route handled with a 500 that says only that the
+service failed and the error's id, and logs that id with the method, the path and the traceback
+at ERROR; what a client sent (the path, an exception's message echoing it) is escaped there as in
+a refusal's line, the traceback indented under it.
+
 Example:
     >>> config = log_config("info")
     >>> config["loggers"]["dicecam"]["level"]
@@ -22,14 +27,17 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import traceback
+import uuid
 from typing import Any
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["RefusalLog", "log_config", "say_why"]
+__all__ = ["CrashLog", "RefusalLog", "crash_answer", "log_config", "log_crash", "say_why"]
 
 log = logging.getLogger("dicecam.requests")
+crashes = logging.getLogger("dicecam.service")
 
 DETAIL_BYTES = 4096
 """The most of an error answer's body read for its detail (answers are a sentence or two)."""
@@ -98,3 +106,70 @@ def _printable(text: str) -> str:
     """``text`` with its control characters escaped (``\\n``, ``\\x1b``): a path or a detail
     that echoes what a client sent cannot start a forged line of its own in the log."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def log_crash(scope: Scope, exc: BaseException) -> str:
+    """Log ``exc``, raised and not handled while answering ``scope``, at ERROR: a line with a
+    new error id, the method and the path, then the traceback, indented. Returns the id."""
+    error_id = uuid.uuid4().hex[:12]
+    crashes.error(
+        "unhandled error %s on %s %s (500): %s\n%s",
+        error_id,
+        scope.get("method", "-"),
+        _printable(scope.get("path", "")),
+        type(exc).__name__,
+        "\n".join("    " + line for line in _traceback(exc)),
+    )
+    return error_id
+
+
+def _traceback(exc: BaseException) -> list[str]:
+    """``exc``'s traceback as lines: a frame's lines as Python gives them (the code's own), each
+    message on one line with its control characters escaped (it may echo what a client sent)."""
+    lines: list[str] = []
+    for chunk in traceback.format_exception(exc):
+        if chunk.lstrip(" ").startswith('File "'):
+            lines += chunk.rstrip("\n").split("\n")
+        elif chunk.strip("\n"):
+            lines.append(_printable(chunk.strip("\n")))
+    return lines
+
+
+def crash_answer(error_id: str) -> tuple[int, bytes]:
+    """The 500's status and JSON body for the error ``error_id``: no internals, the id."""
+    detail = f"the service failed unexpectedly: error {error_id}, told in the server's log"
+    return 500, json.dumps({"detail": detail, "error_id": error_id}).encode()
+
+
+class CrashLog:
+    """ASGI middleware: an exception the app did not handle is logged (:func:`log_crash`) and
+    answered :func:`crash_answer`, or the answer already begun is left cut short; it is not
+    raised on, so the server does not log it again, unescaped."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            error_id = log_crash(scope, exc)
+            if started:
+                return
+            status, body = crash_answer(error_id)
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
