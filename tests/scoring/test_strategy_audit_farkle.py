@@ -40,24 +40,32 @@ def _face_points(face: int, c: int) -> int | None:
     return 0 if c == 0 else best
 
 
-def morning_keeps(roll: tuple[int, ...]) -> list[tuple[tuple[int, ...], int, str]]:
-    """Every legal keep of a Morning Roll roll (M2: any scoring sub-multiset, at its best
-    value, M3); boxcars (three different pairs, M4) and the straight of six dice are 2500 and
-    force a re-roll of all six (M5)."""
-    n = len(roll)
+def _free_keeps(roll: tuple[int, ...]) -> list[tuple[tuple[int, ...], int, str]]:
+    """Every sub-multiset of ``roll`` whose dice all score, at its best value (M2, M3)."""
     counts = Counter(roll)
     faces = sorted(counts)
     out = []
-    if n == 6 and (len(faces) == 6 or sorted(counts.values()) == [2, 2, 2]):
-        out.append((roll, 2500, FORCED))
     for sub in product(*(range(counts[f] + 1) for f in faces)):
         kept = tuple(f for f, c in zip(faces, sub, strict=True) for _ in range(c))
-        if not kept:
-            continue
         parts = [_face_points(f, c) for f, c in zip(faces, sub, strict=True)]
-        if None in parts:
-            continue
-        out.append((kept, sum(parts), HOT if len(kept) == n else FREE))
+        if kept and None not in parts:
+            out.append((kept, sum(parts), HOT if len(kept) == len(roll) else FREE))
+    return out
+
+
+def morning_keeps(
+    roll: tuple[int, ...], any_pairs: bool = False
+) -> list[tuple[tuple[int, ...], int, str]]:
+    """Every legal keep of a Morning Roll roll (M2: any scoring sub-multiset, at its best
+    value, M3); boxcars (three different pairs, M4) and the straight of six dice are 2500 and
+    force a re-roll of all six (M5). ``any_pairs`` (M4 option): four of a kind and a pair, or
+    six of a kind, are boxcars too, kept as such where 2500 is their best value (M3)."""
+    out = _free_keeps(roll)
+    shape = sorted(Counter(roll).values())
+    pairs = shape == [2, 2, 2] or (any_pairs and shape in ([2, 4], [6]))
+    best = max((pts for kept, pts, _kind in out if kept == roll), default=0)
+    if len(roll) == 6 and (len(shape) == 6 or pairs) and best < 2500:
+        out.append((roll, 2500, FORCED))
     return out
 
 
@@ -84,7 +92,22 @@ def farkle_keeps(roll: tuple[int, ...]) -> list[tuple[tuple[int, ...], int, str]
     return [(tuple(kept), points, HOT if len(kept) == n else FREE)]
 
 
-GAMES = {"morning-roll": (6, morning_keeps, 0), "farkle-five": (5, farkle_keeps, 500)}
+def farkle_free_keeps(roll: tuple[int, ...]) -> list[tuple[tuple[int, ...], int, str]]:
+    """F1 option: any scoring dice may be kept; five 1s win (F4), and a Big Roll is the whole
+    of a five-dice 1-2-3-4-5 (F6)."""
+    if roll == (1, 1, 1, 1, 1):
+        return [k for k in _free_keeps(roll) if len(k[0]) < 5] + [(roll, 5000, WIN)]
+    if roll == (1, 2, 3, 4, 5):
+        return [*_free_keeps(roll), (roll, 500, HOT)]
+    return _free_keeps(roll)
+
+
+GAMES = {
+    "morning-roll": (6, morning_keeps, 0),
+    "morning-roll/three_pairs_any": (6, lambda roll: morning_keeps(roll, any_pairs=True), 0),
+    "farkle-five": (5, farkle_keeps, 500),
+    "farkle-five/free_keep": (5, farkle_free_keeps, 500),
+}
 
 
 @cache
@@ -144,29 +167,34 @@ class Solver:
 
 
 def options(solver: Solver, roll: tuple[int, ...], banked: int) -> dict[tuple, float]:
-    """``{(keep, 'bank' or 'roll'): value}`` of every move after ``roll`` at ``banked``."""
+    """``{(keep, 'bank' or 'roll', forced re-roll): value}`` of every move after ``roll``."""
     out = {}
     for kept, pts, kind in solver.keeps(tuple(sorted(roll))):
         t = banked + pts
         if kind == WIN:
-            out[kept, "bank"] = float(t)
+            out[kept, "bank", False] = float(t)
             continue
         left = len(roll) - len(kept) or solver.n_dice
-        out[kept, "roll"] = solver.R[left][t // STEP]
+        out[kept, "roll", kind == FORCED] = solver.R[left][t // STEP]
         bank = None if kind == FORCED else solver.bank(t, kind == HOT)
         if bank is not None:
-            out[kept, "bank"] = bank
+            out[kept, "bank", False] = bank
     return out
 
 
+def json_key(option: dict) -> tuple:
+    """An option of ``dicecam advise --json`` keyed as :func:`options` keys its moves."""
+    return tuple(option["keep"]), option["then"], option["forced_reroll"]
+
+
 @cache
-def skip_value(cap: int = 26000) -> float:
+def skip_value(game: str = "farkle-five", cap: int = 26000) -> float:
     """F3's skipped turn, valued as points per turn slot: ``lam`` with ``lam`` = the turn
     value of an on-board player whose hot-dice passes cost ``lam`` (plain fixed-point
     iteration). The turn a pass skips follows a bank, so it is played on the board."""
     lam = 0.0
     for _ in range(50):
-        new = solver("farkle-five", True, cap, lam).R[5][0]
+        new = solver(game, True, cap, lam).R[5][0]
         if abs(new - lam) < 1e-11:
             return new
         lam = new
@@ -176,9 +204,9 @@ def skip_value(cap: int = 26000) -> float:
 @cache
 def solver(game: str, on_board: bool, cap: int, skip: float | None = None, f2: bool = True):
     """A solved game; five-dice Farkle's skip defaults to :func:`skip_value`."""
-    if game == "morning-roll":
+    if game.startswith("morning-roll"):
         return Solver(game, on_board=on_board, cap=cap, skip=0.0, f2=False)
-    lam = skip_value() if skip is None else skip
+    lam = skip_value(game) if skip is None else skip
     return Solver(game, on_board=on_board, cap=cap, skip=lam, f2=f2)
 
 
@@ -271,7 +299,9 @@ def test_every_option_advised_matches(game, on_board):
             for banked in near if n <= 3 else (0, 1000):
                 want = options(mine, roll, banked)
                 got = adv.advise(list(roll), banked)
-                assert {(o.keep, o.then): o.expected for o in got} == pytest.approx(want, abs=1e-9)
+                assert {
+                    (o.keep, o.then, o.forced_reroll): o.expected for o in got
+                } == pytest.approx(want, abs=1e-9)
                 if want:
                     assert got[0].expected == pytest.approx(max(want.values()), abs=1e-9)
                     checked += 1
@@ -296,15 +326,13 @@ def test_not_on_board_hot_dice_at_1500_roll_on(banked, roll, capsys):
     """1500 on hot dice: banking is worth 1500 - lam (on the board from then on), rolling five
     more (1289.66) is worth more; ``dicecam advise --not-on-board`` says so."""
     mine = options(solver("farkle-five", False, CAP["farkle-five"]), roll, banked)
-    assert mine[roll, "bank"] == pytest.approx(1500 - skip_value(), abs=1e-9)
-    assert mine[roll, "roll"] > mine[roll, "bank"]
+    assert mine[roll, "bank", False] == pytest.approx(1500 - skip_value(), abs=1e-9)
+    assert mine[roll, "roll", False] > mine[roll, "bank", False]
     args = ["advise", "--game", "farkle-five", "--not-on-board", "--json"]
     assert main([*args, "--banked", str(banked), *map(str, roll)]) == 0
     got = json.loads(capsys.readouterr().out)["options"]
     assert [(tuple(o["keep"]), o["then"]) for o in got] == [(roll, "roll"), (roll, "bank")]
-    assert {(tuple(o["keep"]), o["then"]): o["expected"] for o in got} == pytest.approx(
-        mine, abs=1e-9
-    )
+    assert {json_key(o): o["expected"] for o in got} == pytest.approx(mine, abs=1e-9)
 
 
 def test_morning_roll_boxcars_and_straight_from_the_cli(capsys):
@@ -317,7 +345,7 @@ def test_morning_roll_boxcars_and_straight_from_the_cli(capsys):
         combo = [o for o in got if o["forced_reroll"]]
         assert [(o["keep"], o["then"]) for o in combo] == [(list(roll), "roll")]
         assert combo[0]["expected"] == pytest.approx(mine.R[6][(300 + 2500) // STEP], abs=1e-9)
-        assert {(tuple(o["keep"]), o["then"]): o["expected"] for o in got} == pytest.approx(
+        assert {json_key(o): o["expected"] for o in got} == pytest.approx(
             options(mine, roll, 300), abs=1e-9
         )
 
@@ -343,5 +371,35 @@ def test_a_solver_that_forgets_f2_disagrees():
     adv = get_advisor("farkle-five")
     assert abs(adv.expected_turn_score - broken.R[5][0]) > 1
     want = options(broken, (1, 5, 2), 0)
-    got = {(o.keep, o.then): o.expected for o in adv.advise([1, 5, 2], 0)}
-    assert set(want) == {((1, 5), "roll"), ((1, 5), "bank")} and set(got) == {((1, 5), "roll")}
+    got = {(o.keep, o.then) for o in adv.advise([1, 5, 2], 0)}
+    assert set(want) == {((1, 5), "roll", False), ((1, 5), "bank", False)}
+    assert got == {((1, 5), "roll")}
+
+
+@pytest.mark.parametrize(
+    ("variant", "rules", "on_board"),
+    [
+        ("morning-roll/three_pairs_any", {"three_pairs_any": True}, True),
+        ("farkle-five/free_keep", {"free_keep": True}, True),
+        ("farkle-five/free_keep", {"free_keep": True}, False),
+    ],
+)
+def test_house_rules_match(variant, rules, on_board):
+    """The (option) readings: four of a kind and a pair, and six of a kind, as boxcars (M4);
+    any scoring dice kept in five-dice Farkle (F1). Roll values, the skip penalty and every
+    option on 1 to 3 dice (and 4 to 6 at two totals)."""
+    game = variant.split("/")[0]
+    mine = solver(variant, on_board, CAP[game])
+    adv = get_advisor(game, on_board=on_board, **rules)
+    assert adv.skip_penalty == pytest.approx(mine.skip, abs=1e-9)
+    for n in mine.R:
+        for t in range(0, 3050, 250):
+            assert adv.roll_value(n, t) == pytest.approx(mine.R[n][t // STEP], abs=1e-9), (n, t)
+    for n in mine.R:
+        for roll, _p in rolls(n):
+            for banked in (0, 150, 450, 1000) if n <= 3 else (0, 1000):
+                want = options(mine, roll, banked)
+                got = adv.advise(list(roll), banked)
+                assert {(o.keep, o.then, o.forced_reroll): o.expected for o in got} == (
+                    pytest.approx(want, abs=1e-9)
+                ), (roll, banked)
