@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, unknown_game
@@ -46,17 +46,35 @@ class NewGame(BaseModel):
     )
 
 
+def _from_to(what: str, low: int, high: int) -> Any:
+    """An integer ``low`` to ``high`` (a JSON integer: ``true``, ``3.0`` or ``"3"`` is none),
+    shown so in the schema; out of range, the 422 says what was expected and what came."""
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise ValueError(f"expected {what} {low} to {high}, got {value}")
+        return value
+
+    bounds = Field(strict=True, json_schema_extra={"minimum": low, "maximum": high})
+    return Annotated[int, bounds, AfterValidator(check)]
+
+
+Face = _from_to("a face", 1, 6)
+ComboTotal = _from_to("a combo total", 2, 12)
+"""The sum of a pair of dice: a row of the Solitaire Dice sheet."""
+
+
 class Split(BaseModel):
-    reject: int | None = Field(
-        ..., ge=1, le=6, description="the face rejected; null for a free ride (S3)"
+    reject: Face | None = Field(
+        ..., description="the face rejected, 1 to 6; null: a free ride (S3)"
     )
-    combos: list[int] = Field(
-        ..., min_length=2, max_length=2, description="the two combo sums (2 to 12)"
+    combos: list[ComboTotal] = Field(
+        ..., min_length=2, max_length=2, description="the two combo sums, each 2 to 12"
     )
 
 
 class KeepSet(BaseModel):
-    face: int = Field(..., ge=1, le=6, description="the face of the set of good dice to keep")
+    face: Face = Field(..., description="the face (1 to 6) of the set of good dice to keep")
 
 
 class OpenGame(BaseModel):

@@ -1,5 +1,6 @@
 """Leftovers of the audits, against a real server: a crash no route handles answers 500 with an
-error id and no internals, and its log line cannot be forged by the path."""
+error id and no internals, and its log line cannot be forged by the path; a Solitaire Dice split
+and a Low-High keep say in the 422 and in the schema which faces and totals they take."""
 
 from __future__ import annotations
 
@@ -88,3 +89,55 @@ def test_two_crashes_have_two_error_ids(service, errors, monkeypatch):
     ids = [service.get(f"/api/v1/sheets/{n}").json()["error_id"] for n in ("a", "b")]
     assert len(set(ids)) == 2
     assert [r.getMessage().split(" ")[2] for r in errors] == ids
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ({"reject": 3, "combos": [13, 4]}, "'combos.0': expected a combo total 2 to 12, got 13"),
+        ({"reject": 3, "combos": [4, 1]}, "'combos.1': expected a combo total 2 to 12, got 1"),
+        ({"reject": 7, "combos": [4, 8]}, "'reject': expected a face 1 to 6, got 7"),
+        ({"reject": 0, "combos": [4, 8]}, "'reject': expected a face 1 to 6, got 0"),
+        ({"reject": True, "combos": [4, 8]}, "'reject': Input should be a valid integer"),
+        ({"reject": 3, "combos": [4.0, 8]}, "'combos.0': Input should be a valid integer"),
+        ({"reject": "3", "combos": [4, 8]}, "'reject': Input should be a valid integer"),
+    ],
+)
+def test_a_split_says_which_faces_and_totals_it_takes(service, body, detail):
+    sheet = service.post("/api/v1/sheets", json={"player": "ann"}).json()
+    url = f"/api/v1/sheets/{sheet['id']}"
+    assert service.post(url + "/split", json=body).status_code == 422  # before a roll: not 409
+    service.post(url + "/rolls", json={"values": [1, 3, 4, 4, 6]}).raise_for_status()
+    r = service.post(url + "/split", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith(detail), r.json()
+    held = service.get(url).json()  # nothing marked; the roll still waits for its split
+    assert held["awaiting"] == "split" and held["rolls"] == 1
+    assert not any(held["marks"].values()) and not any(held["rejects"].values())
+    r = service.post(url + "/split", json={"reject": 3, "combos": [5, 10]})
+    assert r.status_code == 200, r.text
+    assert r.json()["marks"]["5"] == r.json()["marks"]["10"] == 1
+
+
+@pytest.mark.parametrize(
+    ("face", "detail"),
+    [(0, "'face': expected a face 1 to 6, got 0"), (True, "'face': Input should be a valid")],
+)
+def test_a_low_high_keep_says_which_faces_it_takes(service, face, detail):
+    turn = service.post("/api/v1/low-high/turns", json={"player": "ann"}).json()
+    url = f"/api/v1/low-high/turns/{turn['id']}"
+    service.post(url + "/rolls", json={"values": [1] * 6 + [6] * 7}).raise_for_status()
+    r = service.post(url + "/keep", json={"face": face})
+    assert r.status_code == 422 and r.json()["detail"].startswith(detail), r.text
+    assert service.get(url).json()["awaiting"] == "keep"
+
+
+def test_the_schema_shows_the_bounds_of_faces_and_totals(service):
+    schemas = service.get("/openapi.json").json()["components"]["schemas"]
+    split = schemas["Split"]["properties"]
+    assert split["combos"]["items"] == {"type": "integer", "minimum": 2, "maximum": 12}
+    assert split["combos"]["minItems"] == split["combos"]["maxItems"] == 2
+    face = {"type": "integer", "minimum": 1, "maximum": 6}
+    assert face in split["reject"]["anyOf"] and {"type": "null"} in split["reject"]["anyOf"]
+    keep = schemas["KeepSet"]["properties"]["face"]
+    assert {k: keep[k] for k in face} == face
