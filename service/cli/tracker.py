@@ -12,6 +12,7 @@ from service.cli import UsageError, check_port, given_path, use_colors
 
 if TYPE_CHECKING:
     from service.settings import Settings
+    from service.tracker_client import TrackerRejected
 
 __all__ = ["register"]
 
@@ -23,16 +24,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run the Morning Roll tracker (JSON API under /api/v1 and HTML pages). "
         "The database defaults to DICECAM_TRACKER_DATABASE_URL or a SQLite file in the data dir.",
     )
-    p.add_argument("--host", default=None, help="bind address (default DICECAM_HOST)")
+    p.add_argument(
+        "--host",
+        default=None,
+        help="address to listen on (default DICECAM_HOST, else 127.0.0.1; 0.0.0.0 for other "
+        "machines)",
+    )
     p.add_argument(
         "--port",
         type=int,
         default=None,
-        help="port (default DICECAM_PORT; 0: a free one, said in the line 'serving ...')",
+        help="port (default DICECAM_PORT, else 8000; 0: a free one, said in the line "
+        "'serving ...')",
     )
     p.add_argument(
         "--database-url",
         default=None,
+        metavar="URL",
         help="sqlite:///file or postgresql+psycopg://... (default DICECAM_TRACKER_DATABASE_URL, "
         "else <data dir>/tracker.sqlite3)",
     )
@@ -45,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--timezone",
         default=None,
+        metavar="ZONE",
         help="with --create-admin: the administrator's IANA time zone (default "
         "DICECAM_TRACKER_ADMIN_TIMEZONE, else UTC)",
     )
@@ -57,12 +66,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "if the tracker is down it stays there until `dicecam outbox deliver`.",
     )
     _client_args(s)
-    s.add_argument("--player", required=True, help="your player name")
+    s.add_argument("--player", required=True, metavar="NAME", help="your player name")
     s.add_argument(
-        "--score", type=int, required=True, help="today's turn score (0 or more, in steps of 50)"
+        "--score",
+        type=int,
+        required=True,
+        metavar="POINTS",
+        help="today's turn score (0 or more, in steps of 50)",
     )
-    s.add_argument("--comment", default="", help="a note stored with the turn")
-    s.add_argument("--password", default=None, help="log in with this password (else a token)")
+    s.add_argument("--comment", default="", metavar="TEXT", help="a note stored with the turn")
+    s.add_argument(
+        "--password", default=None, metavar="PW", help="log in with this password (else a token)"
+    )
     s.set_defaults(func=run_submit)
 
     o = subparsers.add_parser(
@@ -78,9 +93,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _client_args(o)
     o.add_argument(
-        "--player", default=None, help="deliver: log in as this player (with --password)"
+        "--player",
+        default=None,
+        metavar="NAME",
+        help="deliver: log in as this player (with --password)",
     )
-    o.add_argument("--password", default=None, help="deliver: log in with this password")
+    o.add_argument(
+        "--password", default=None, metavar="PW", help="deliver: log in with this password"
+    )
     o.add_argument(
         "--retarget",
         action="store_true",
@@ -90,12 +110,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _client_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--url", default=None, help="tracker URL (default DICECAM_TRACKER_URL)")
-    p.add_argument("--token", default=None, help="bearer token (default DICECAM_TRACKER_TOKEN)")
+    p.add_argument(
+        "--url",
+        default=None,
+        help="the tracker's address, e.g. http://127.0.0.1:8000/tracker for the one in "
+        "`dicecam serve` (default DICECAM_TRACKER_URL)",
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        help="a login token the tracker gave (POST /api/v1/tokens; default DICECAM_TRACKER_TOKEN)",
+    )
     p.add_argument(
         "--outbox-dir",
         type=given_path,
-        help="outbox folder (default <data dir>/outbox)",
+        metavar="DIR",
+        help="outbox folder (default <data dir>/outbox; the data dir: DICECAM_DATA_DIR, else "
+        "~/.dicecam)",
     )
 
 
@@ -214,6 +245,22 @@ def _client(args: argparse.Namespace):
         raise UsageError(str(exc)) from exc
 
 
+def _login_refused(url: str, exc: TrackerRejected) -> UsageError:
+    """The one-line error of a login the tracker at ``url`` refused: a wrong password, or a
+    URL that is no tracker's (`dicecam serve`'s own address, not its ``/tracker``)."""
+    from service.tracker_client import TrackerAuthError
+
+    if isinstance(exc, TrackerAuthError):
+        return UsageError(exc.detail)
+    hint = ""
+    if exc.status == 404 and not url.endswith("/tracker"):
+        hint = f"; the tracker of `dicecam serve` is at {url}/tracker"
+    return UsageError(
+        f"--url: expected a tracker, got {url}, which refused the login ({exc.status}: "
+        f"{exc.detail}){hint}"
+    )
+
+
 def run_submit(args: argparse.Namespace) -> int:
     from service.tracker_client import (
         TrackerAuthError,
@@ -241,8 +288,8 @@ def run_submit(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    except TrackerAuthError as exc:
-        raise UsageError(exc.detail) from exc
+    except TrackerRejected as exc:  # a wrong password, or no tracker at --url: nothing queued
+        raise _login_refused(client.base_url, exc) from exc
     try:
         if not client.token:
             raise UsageError("expected --password, --token or DICECAM_TRACKER_TOKEN to submit")
@@ -267,7 +314,7 @@ def run_submit(args: argparse.Namespace) -> int:
 def run_outbox(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _list_outbox(args)
-    from service.tracker_client import TrackerAuthError
+    from service.tracker_client import TrackerAuthError, TrackerRejected, TrackerUnavailable
 
     if bool(args.player) != bool(args.password):
         raise UsageError("expected --player and --password together, to log in")
@@ -275,6 +322,14 @@ def run_outbox(args: argparse.Namespace) -> int:
     try:
         if args.password:
             client.login(args.player, args.password)
+    except TrackerUnavailable as exc:
+        print(
+            f"nothing delivered, the turns stay queued (could not log in): {exc}", file=sys.stderr
+        )
+        return 1
+    except TrackerRejected as exc:
+        raise _login_refused(client.base_url, exc) from exc
+    try:
         report = client.deliver_pending(force=True, retarget=args.retarget)
     except TrackerAuthError as exc:
         raise UsageError(exc.detail) from exc
