@@ -204,10 +204,15 @@ def skip_value(game: str = "farkle-five", cap: int = 26000) -> float:
 @cache
 def solver(game: str, on_board: bool, cap: int, skip: float | None = None, f2: bool = True):
     """A solved game; five-dice Farkle's skip defaults to :func:`skip_value`."""
-    if game.startswith("morning-roll"):
-        return Solver(game, on_board=on_board, cap=cap, skip=0.0, f2=False)
+    if game.startswith("morning-roll"):  # no entry score: on and off the board alike
+        return solver_morning(game, cap)
     lam = skip_value(game) if skip is None else skip
     return Solver(game, on_board=on_board, cap=cap, skip=lam, f2=f2)
+
+
+@cache
+def solver_morning(game: str, cap: int) -> Solver:
+    return Solver(game, on_board=True, cap=cap, skip=0.0, f2=False)
 
 
 CAP = {"morning-roll": 40000, "farkle-five": 26000}
