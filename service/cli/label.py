@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -44,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model",
         type=Path,
+        metavar="PATH",
         help="reader model (.onnx); default: DICECAM_MODEL, else the shipped one",
     )
     p.add_argument(
@@ -107,11 +109,13 @@ def _add_write_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--image-prefix",
+        metavar="PREFIX",
         help="Label Studio data.image prefix (default /data/local-files/?d=; or an http:// URL)",
     )
     p.add_argument(
         "--model-version",
         default=None,
+        metavar="NAME",
         help="Label Studio predictions model_version (default: the model's name; dicecam for "
         "convert)",
     )
@@ -124,10 +128,16 @@ def _add_write_options(p: argparse.ArgumentParser) -> None:
 
 def _add_source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", type=Path, metavar="LABELS", help="label file or dataset folder")
-    p.add_argument("--from", choices=FORMATS, dest="from_fmt", help="default: detected")
+    p.add_argument(
+        "--from",
+        choices=FORMATS,
+        dest="from_fmt",
+        help="the labels' format (default: told from the file or folder)",
+    )
     p.add_argument(
         "--images-from",
         type=Path,
+        metavar="DIR",
         help="folder holding the photos (default: the folder of the label file, or the YOLO "
         "folder's images/)",
     )
@@ -295,10 +305,21 @@ def run_import(args: argparse.Namespace) -> int:
     dice = sum(len(p.dice) for p in photos)
     print(f"imported {len(photos)} photos ({dice} dice) -> {data_yaml}")
     # --from: without it `dicecam train` makes a whole new reader from the recipe, into models/
-    print(
-        f"fine-tune on it with: dicecam train --from models/dicecam-reader.onnx --data {args.out}"
-    )
+    from vision.config import DEFAULT_MODEL
+
+    shipped, out = (shlex.quote(_from_here(p)) for p in (DEFAULT_MODEL, args.out))
+    print(f"fine-tune on it with: dicecam train --from {shipped} --data {out}")
     return 0
+
+
+def _from_here(path: Path) -> str:
+    """``path`` as a command run from the current folder names it: relative under it (the
+    shipped model of a clone is ``models/dicecam-reader.onnx`` there), else absolute."""
+    path = Path(os.path.abspath(path))
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def run_convert(args: argparse.Namespace) -> int:
