@@ -323,3 +323,13 @@ def test_every_house_rule_a_command_help_gives_is_taken_by_one_of_its_games(
         taken = [g for g in games if main([command, "--game", g, "--rule", rule, *dice]) == 0]
         capsys.readouterr()
         assert taken, f"`dicecam {command} --help` gives --rule {rule}, which none of {games} takes"
+
+
+@pytest.mark.parametrize("command", ["advise", "strategy"])
+def test_the_entry_scores_a_command_help_gives_are_the_games(command: str) -> None:
+    from scoring import get_game
+
+    helped = subparsers(build_parser())[command]._option_string_actions["--not-on-board"].help
+    given = dict(re.findall(r"([a-z-]+) (\d+)", helped or ""))
+    assert given, f"`dicecam {command} --help` gives no entry score"
+    assert {g: get_game(g).entry_threshold for g in given} == {g: int(n) for g, n in given.items()}

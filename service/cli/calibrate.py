@@ -47,10 +47,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--accept", action="store_true", help="store the proposed learned outline")
     p.add_argument(
-        "--show", metavar="OUT.png", type=Path, help="write the photo with the boundary drawn"
+        "--show",
+        metavar="OUT.png",
+        type=Path,
+        help="write the photo with the boundary drawn (default, a proposal not stored: "
+        "PHOTO-calibration.png in the current folder)",
     )
     p.add_argument(
-        "--out", metavar="PATH", type=Path, help="calibration file (default: DICECAM_CALIBRATION)"
+        "--out",
+        metavar="PATH",
+        type=Path,
+        help="calibration file (default: DICECAM_CALIBRATION, else calibration.json in the data "
+        "dir, DICECAM_DATA_DIR or ~/.dicecam)",
     )
     p.add_argument(
         "--model",

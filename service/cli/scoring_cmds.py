@@ -50,10 +50,16 @@ def register(subparsers: Any) -> None:
     _add_common(p, GAMES)
     p.add_argument("dice", nargs="*", help="die faces, e.g. 1 1 1 5 2 3")
     p.add_argument(
-        "--rejects", default="", help="solitaire-dice: faces rejected so far, e.g. 1,1,5,6"
+        "--rejects",
+        default="",
+        metavar="FACES",
+        help="solitaire-dice: faces rejected so far, e.g. 1,1,5,6 (default: none)",
     )
     p.add_argument(
-        "--highest-kept", default="0", help="low-high: highest face kept this turn (0: none)"
+        "--highest-kept",
+        default="0",
+        metavar="FACE",
+        help="low-high: highest face kept this turn (default 0: none)",
     )
     p.set_defaults(func=run_score)
 
@@ -65,9 +71,14 @@ def register(subparsers: Any) -> None:
     )
     _add_common(p, FARKLE)
     p.add_argument("dice", nargs="*", help="die faces of the roll just made")
-    p.add_argument("--banked", default="0", help="points kept earlier this turn (default 0)")
     p.add_argument(
-        "--not-on-board", action="store_true", help="player has not made the entry score yet"
+        "--banked", default="0", metavar="POINTS", help="points kept earlier this turn (default 0)"
+    )
+    p.add_argument(
+        "--not-on-board",
+        action="store_true",
+        help="player has not made the entry score yet (farkle-five 500, greed 300; a turn below "
+        "it banks nothing)",
     )
     p.set_defaults(func=run_advise)
 
@@ -79,7 +90,10 @@ def register(subparsers: Any) -> None:
     )
     _add_common(p, FARKLE)
     p.add_argument(
-        "--not-on-board", action="store_true", help="player has not made the entry score yet"
+        "--not-on-board",
+        action="store_true",
+        help="player has not made the entry score yet (farkle-five 500, greed 300; a turn below "
+        "it banks nothing)",
     )
     p.set_defaults(func=run_strategy)
 

@@ -47,21 +47,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--tracker-url",
+        metavar="URL",
         help="submit Morning Roll turns to this remote tracker (default DICECAM_TRACKER_URL)",
     )
     p.add_argument(
         "--data-dir",
+        metavar="DIR",
         help="where the certificate, the tracker and turn databases, the outbox and the "
         "calibration live (default DICECAM_DATA_DIR, else ~/.dicecam)",
     )
     p.add_argument(
         "--max-upload-mb",
         type=float,
-        help="largest accepted upload (default DICECAM_MAX_UPLOAD_MB, else 20)",
+        metavar="MB",
+        help="largest photo or request taken, in megabytes (default DICECAM_MAX_UPLOAD_MB, "
+        "else 20)",
     )
     p.add_argument(
         "--model",
         type=Path,
+        metavar="PATH",
         help="reader model (.onnx), e.g. a fine-tuned runs/finetune/NAME-ft.onnx, with the "
         "models beside it (default DICECAM_MODEL, else the shipped one)",
     )
