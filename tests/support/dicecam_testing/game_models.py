@@ -196,6 +196,12 @@ class SheetModel(Game):
             return 409, f"split the last roll {self.rolls[-1]}"
         return self.check_roll(values, off, missing, busts=False)
 
+    def refusal(self, move: Move) -> Refusal:
+        combos = (move.body or {}).get("combos", []) if move.op == "split" else []
+        if any(not 2 <= c <= 12 for c in combos):  # the API's model refuses it before all
+            return 422, "expected a combo total 2 to 12"
+        return super().refusal(move)
+
     def play(self, op: str, body: dict[str, Any]) -> Refusal:
         if self.awaiting != "split":
             return 409, "roll the five dice first"
