@@ -116,6 +116,20 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def _stored_turn(resp: httpx.Response, base_url: str) -> dict[str, Any]:
+    """The turn a tracker stored, as it answers a POST of one; any other answer (that of
+    `dicecam serve`'s own address, which starts a game there) is :class:`TrackerUnavailable`:
+    the turn stays queued, for the right URL (``--retarget``), never taken as delivered."""
+    with contextlib.suppress(ValueError):  # not JSON
+        body = resp.json()
+        if isinstance(body, dict) and {"id", "day", "score"} <= body.keys():
+            return body
+    raise TrackerUnavailable(
+        f"expected a tracker at {base_url}, got an answer with no stored turn "
+        "(`dicecam serve`'s tracker is at its /tracker)"
+    )
+
+
 def _detail(resp: httpx.Response) -> str:
     try:
         detail = resp.json().get("detail")
@@ -346,7 +360,7 @@ class TrackerClient:
     def _deliver(self, entry: OutboxEntry) -> dict[str, Any]:
         with self._lock:
             try:
-                resp = self._post_turn(entry)
+                stored = _stored_turn(self._post_turn(entry), self.base_url)
             except (TrackerAuthError, TrackerUnavailable) as exc:
                 age = age_s(entry, self.clock())
                 if age is None or age < LATE_AFTER_S:
@@ -358,7 +372,7 @@ class TrackerClient:
             except TrackerRejected as exc:
                 self._refuse(entry, exc.detail)
                 raise
-            entry.state, entry.result, entry.last_error = "delivered", resp.json(), None
+            entry.state, entry.result, entry.last_error = "delivered", stored, None
             entry.turn = without_photos(entry.turn)  # the tracker holds them now
             entry.attempts += 1
             self.outbox.write(entry)

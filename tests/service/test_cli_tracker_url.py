@@ -62,3 +62,25 @@ def test_deliver_while_the_tracker_is_down_keeps_the_turns(
     assert err.startswith("nothing delivered, the turns stay queued (could not log in): "), err
     assert len(err.strip().splitlines()) == 1
     assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
+
+
+def test_a_turn_sent_to_the_service_stays_queued_for_its_tracker(
+    service_url: str, midday_zone: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a token, the turn went to the service's own POST /api/v1/turns, which starts a game
+    there: the outbox took that answer for the tracker's and marked the turn delivered (lost),
+    and `dicecam submit` ended in a KeyError."""
+    tracker = f"{service_url}/tracker"
+    account = {"name": "ann", "password": "pass-word-1"}
+    httpx.post(f"{tracker}/api/v1/players", json={**account, "timezone": midday_zone})
+    token = httpx.post(f"{tracker}/api/v1/tokens", json=account).json()["token"]
+    outbox = ["--outbox-dir", str(tmp_path / "outbox"), "--token", token]
+    assert main(["submit", "--url", service_url, "--player", "ann", "--score", "600", *outbox]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("queued in the outbox, not delivered yet: expected a tracker at "), err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
+    assert main(["outbox", "deliver", "--url", tracker, "--retarget", *outbox]) == 0
+    assert "delivered 1, rejected 0, still queued 0" in capsys.readouterr().out
+    board = httpx.get(f"{tracker}/api/v1/leaderboard").json()["standings"]
+    assert [(s["player"], s["total"]) for s in board] == [("ann", 600)]
