@@ -85,13 +85,25 @@ class Parser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         positionals = self._get_positional_actions()
-        if any(action.nargs in ("*", "+") for action in positionals):
-            args = sys.argv[1:] if args is None else list(args)
+        args = sys.argv[1:] if args is None else list(args)
+        if any(action.nargs in ("*", "+") for action in positionals) and not self._helped(args):
             parsed, extras = self._intermixed(args, positionals, namespace)
         else:
             parsed, extras = super().parse_known_args(args, namespace)
         parsed.__dict__.pop(_GIVEN, None)
         return parsed, extras
+
+    def _helped(self, args: list[str]) -> bool:
+        """Whether ``args`` ask for this parser's help (before any ``--``): argparse's own parse
+        prints it, its usage line with the positionals :meth:`_intermixed` hides at first."""
+        cut = args.index("--") if "--" in args else len(args)
+        helps = {
+            option
+            for action in self._actions
+            if isinstance(action, argparse._HelpAction)
+            for option in action.option_strings
+        }
+        return any(arg in helps for arg in args[:cut])
 
     def _intermixed(
         self,

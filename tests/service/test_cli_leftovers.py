@@ -124,6 +124,25 @@ def _labelled(tmp_path: Path, names: list[str]) -> Path:
     return folder
 
 
+@pytest.mark.parametrize(
+    ("argv", "positional"),
+    [
+        (["read", "--help"], "[PHOTO ...]"),
+        (["read", "a.jpg", "-h"], "[PHOTO ...]"),
+        (["score", "--help"], "[dice ...]"),
+        (["advise", "--json", "-h"], "[dice ...]"),
+    ],
+)
+def test_help_shows_the_positionals_taken_among_the_options(capsys, argv, positional):
+    """The usage line of a subcommand that takes photos or dice among its options names them:
+    help printed on the options-only pass (which hides the positionals) left them out."""
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    usage = " ".join(out.split("\n\n")[0].split())
+    assert usage.startswith(f"usage: dicecam {argv[0]} ")
+    assert usage.endswith(positional)
+
+
 @pytest.mark.parametrize("fmt", ["yolo", "coco"])
 def test_label_on_a_full_disk_names_out_and_leaves_nothing(capsys, tmp_path, monkeypatch, fmt):
     photos = _labelled(tmp_path, ["a.jpg"])
