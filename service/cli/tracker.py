@@ -245,6 +245,15 @@ def _client(args: argparse.Namespace):
         raise UsageError(str(exc)) from exc
 
 
+def _not_a_tracker(url: str, answer: str, *, hint: bool = True) -> UsageError:
+    """The one-line error of a ``url`` that is no tracker's, which gave ``answer`` (with
+    ``hint``: where `dicecam serve`'s tracker is, if ``url`` is not it)."""
+    where = ""
+    if hint and not url.endswith("/tracker"):
+        where = f"; the tracker of `dicecam serve` is at {url}/tracker"
+    return UsageError(f"--url: expected a tracker, got {url}, which {answer}{where}")
+
+
 def _login_refused(url: str, exc: TrackerRejected) -> UsageError:
     """The one-line error of a login the tracker at ``url`` refused: a wrong password, or a
     URL that is no tracker's (`dicecam serve`'s own address, not its ``/tracker``)."""
@@ -252,13 +261,8 @@ def _login_refused(url: str, exc: TrackerRejected) -> UsageError:
 
     if isinstance(exc, TrackerAuthError):
         return UsageError(exc.detail)
-    hint = ""
-    if exc.status == 404 and not url.endswith("/tracker"):
-        hint = f"; the tracker of `dicecam serve` is at {url}/tracker"
-    return UsageError(
-        f"--url: expected a tracker, got {url}, which refused the login ({exc.status}: "
-        f"{exc.detail}){hint}"
-    )
+    answer = f"refused the login ({exc.status}: {exc.detail})"
+    return _not_a_tracker(url, answer, hint=exc.status == 404)
 
 
 def run_submit(args: argparse.Namespace) -> int:
@@ -314,7 +318,12 @@ def run_submit(args: argparse.Namespace) -> int:
 def run_outbox(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _list_outbox(args)
-    from service.tracker_client import TrackerAuthError, TrackerRejected, TrackerUnavailable
+    from service.tracker_client import (
+        TrackerAuthError,
+        TrackerNotFound,
+        TrackerRejected,
+        TrackerUnavailable,
+    )
 
     if bool(args.player) != bool(args.password):
         raise UsageError("expected --player and --password together, to log in")
@@ -333,6 +342,9 @@ def run_outbox(args: argparse.Namespace) -> int:
         report = client.deliver_pending(force=True, retarget=args.retarget)
     except TrackerAuthError as exc:
         raise UsageError(exc.detail) from exc
+    except TrackerNotFound as exc:  # nothing sent or retargeted: the turns are as they were
+        answer = f"answered GET /api/v1/me with {exc.status} ({exc.detail}), so nothing was sent"
+        raise _not_a_tracker(client.base_url, f"{answer} and the turns stay queued") from exc
     print(
         f"delivered {len(report.delivered)}, rejected {len(report.rejected)}, still queued "
         f"{len(report.pending) + len(report.other_players) + len(report.other_trackers)}"

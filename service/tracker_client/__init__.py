@@ -16,6 +16,7 @@ from service.tracker_client.client import (
 from service.tracker_client.errors import (
     TrackerAuthError,
     TrackerError,
+    TrackerNotFound,
     TrackerRejected,
     TrackerUnavailable,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "TrackerAuthError",
     "TrackerClient",
     "TrackerError",
+    "TrackerNotFound",
     "TrackerRejected",
     "TrackerUnavailable",
     "TurnSubmission",

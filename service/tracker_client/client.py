@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.tracker_client.errors import (
     TrackerAuthError,
+    TrackerNotFound,
     TrackerRejected,
     TrackerUnavailable,
 )
@@ -292,26 +293,30 @@ class TrackerClient:
 
         With a token, only its player's turns are sent (the tracker refuses the others; they
         stay queued for their own player). Turns queued for another tracker URL are left alone,
-        or, with ``retarget``, sent here instead (the URL they were queued for was wrong).
+        or, with ``retarget``, sent here instead (the URL they were queued for was wrong), once
+        this URL has shown it is a tracker's. Raises :class:`TrackerNotFound`, nothing sent or
+        changed, when it is not (``GET /api/v1/me`` answered as no tracker does).
         """
         report = DeliveryReport()
         now = time.time()
-        mine: str | None = None
+        due: list[OutboxEntry] = []
         for entry in self.outbox.entries("pending"):
-            if entry.base_url.rstrip("/") != self.base_url:
-                if not retarget:
-                    report.other_trackers[entry.key] = entry.base_url
-                    continue
-                entry.base_url = self.base_url
-                self.outbox.write(entry)
-            if not force and entry.next_attempt_at > now:
+            if entry.base_url.rstrip("/") != self.base_url and not retarget:
+                report.other_trackers[entry.key] = entry.base_url
+            elif not force and entry.next_attempt_at > now:
                 report.pending.append(entry.key)
-                continue
+            else:
+                due.append(entry)
+        mine: str | None = None
+        for entry in due:
             try:
-                if self.token and mine is None:
-                    mine = self.me()["name"]
+                if mine is None and (self.token or entry.base_url.rstrip("/") != self.base_url):
+                    mine = self._tracker_player()  # before any turn is sent or retargeted
+                if entry.base_url.rstrip("/") != self.base_url:
+                    entry.base_url = self.base_url
+                    self.outbox.write(entry)
                 player = str(entry.turn.get("player", ""))
-                if mine is not None and player.strip().lower() != mine.strip().lower():
+                if self.token and player.strip().lower() != (mine or "").strip().lower():
                     report.other_players[entry.key] = player
                     continue
                 report.delivered[entry.key] = self._deliver(entry)
@@ -345,6 +350,22 @@ class TrackerClient:
     def me(self) -> dict[str, Any]:
         """The player this client's token belongs to, as the tracker stored them."""
         return self._request("GET", "/api/v1/me").json()
+
+    def _tracker_player(self) -> str:
+        """The name of the player this client's token belongs to, which proves ``base_url`` a
+        tracker's; :class:`TrackerNotFound` when it answers as no tracker does, 401 (no token,
+        or a wrong one) :class:`TrackerAuthError`."""
+        try:
+            body = self.me()
+        except TrackerAuthError:
+            raise
+        except TrackerRejected as exc:
+            raise TrackerNotFound(self.base_url, exc.status, exc.detail) from None
+        except ValueError:  # not JSON
+            body = None
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+            raise TrackerNotFound(self.base_url, 200, "an answer with no player's name")
+        return body["name"]
 
     def deliver_forever(self, stop: threading.Event, *, poll: float = 5.0) -> None:
         """Deliver queued turns until ``stop`` is set (run it in a background thread)."""

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["TrackerAuthError", "TrackerError", "TrackerRejected", "TrackerUnavailable"]
+__all__ = [
+    "TrackerAuthError",
+    "TrackerError",
+    "TrackerNotFound",
+    "TrackerRejected",
+    "TrackerUnavailable",
+]
 
 
 class TrackerError(Exception):
@@ -24,3 +30,15 @@ class TrackerRejected(TrackerError):
 
 class TrackerAuthError(TrackerRejected):
     """401: missing, unknown or wrong credentials. Queued turns stay in the outbox."""
+
+
+class TrackerNotFound(TrackerError):
+    """No tracker at the URL: it answered ``GET /api/v1/me`` as no tracker does (a 404 from
+    `dicecam serve`'s own address, not its ``/tracker``). Nothing was sent; queued turns stay
+    in the outbox as they were. ``status`` and ``detail`` are that answer's."""
+
+    def __init__(self, url: str, status: int, detail: str) -> None:
+        super().__init__(f"expected a tracker at {url}, got {status} to GET /api/v1/me: {detail}")
+        self.url = url
+        self.status = status
+        self.detail = detail

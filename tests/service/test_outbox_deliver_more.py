@@ -1,0 +1,78 @@
+"""``dicecam outbox deliver`` at an address that is no tracker's (``dicecam serve``'s own, not
+its ``/tracker``) and at a tracker that is down: said as such, with the reason, and the queued
+turns stay as they were (never counted rejected, never retargeted to a wrong address)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.app import create_app
+from service.cli import main
+from service.settings import Settings
+from service.tracker_client import TrackerClient, TurnSubmission
+
+from dicecam_testing.turns import QueueReader
+
+ACCOUNT = {"name": "ann", "password": "pass-word-1"}
+
+
+@pytest.fixture
+def service_url(tmp_path: Path, serve) -> str:
+    """A real ``dicecam serve`` app, its tracker embedded at ``/tracker``."""
+    app = create_app(Settings(data_dir=tmp_path / "service"), reader=QueueReader())
+    return serve(app).url.rstrip("/")
+
+
+@pytest.fixture
+def token(service_url: str, midday_zone: str) -> str:
+    """A login token of ``ann`` from the service's embedded tracker."""
+    tracker = f"{service_url}/tracker"
+    httpx.post(f"{tracker}/api/v1/players", json={**ACCOUNT, "timezone": midday_zone})
+    return httpx.post(f"{tracker}/api/v1/tokens", json=ACCOUNT).json()["token"]
+
+
+def queue(outbox: Path, url: str) -> str:
+    """Queue a turn of ``ann`` for the tracker at ``url`` (nothing sent); its key."""
+    with TrackerClient(url, outbox_dir=outbox) as client:
+        return client.queue(TurnSubmission(player="ann", score=600)).key
+
+
+def listed(outbox: Path, capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    """``dicecam outbox list``'s lines."""
+    assert main(["outbox", "list", "--outbox-dir", str(outbox)]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize("retarget", [False, True])
+def test_deliver_at_the_service_names_its_tracker_and_keeps_the_turns(
+    retarget: bool,
+    service_url: str,
+    token: str,
+    unused_port: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The turns were counted "rejected" (nothing at /api/v1/me) while they stayed queued, and
+    --retarget rewrote them to the service's address first."""
+    outbox = tmp_path / "outbox"
+    # queued for the service's address, or (to retarget) for a mistyped one
+    queued_for = f"http://127.0.0.1:{unused_port}" if retarget else service_url
+    key = queue(outbox, queued_for)
+    args = ["outbox", "deliver", "--url", service_url, "--token", token]
+    assert main([*args, "--outbox-dir", str(outbox), *(["--retarget"] if retarget else [])]) == 2
+    out, err = capsys.readouterr()
+    assert not out and "rejected" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"--url: expected a tracker, got {service_url}, which answered GET /api/v1/me" in err
+    assert "so nothing was sent and the turns stay queued" in err
+    assert err.rstrip().endswith(f"the tracker of `dicecam serve` is at {service_url}/tracker")
+    [entry] = listed(outbox, capsys)
+    assert entry["state"] == "pending" and entry["key"] == key
+    assert entry["tracker"] == queued_for and entry["attempts"] == 0
+    # the address it names delivers them
+    tracker = ["--url", f"{service_url}/tracker", "--token", token, "--retarget"]
+    assert main(["outbox", "deliver", *tracker, "--outbox-dir", str(outbox)]) == 0
+    assert "delivered 1, rejected 0, still queued 0" in capsys.readouterr().out
