@@ -5,14 +5,11 @@ game, never written by the next one."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import event
 
 from service.app import create_app
 from service.settings import Settings
@@ -22,47 +19,11 @@ from service.turn_store import TurnStore
 from service.turns import TurnError
 
 from dicecam_testing.servers import LiveServer
+from dicecam_testing.sqlite_pragmas import FULL, READ_ONLY, full, read_only
 from dicecam_testing.turns import QueueReader
 
-READ_ONLY = "attempt to write a readonly database"
-"""SQLite's words for a write to a database that cannot be written."""
-FULL = "database or disk is full"
-"""SQLite's words for a write that needs a page its file cannot take."""
 BIG = {"note": "x" * 5000}
 """A reading larger than a page of the file: saved, it takes a new one."""
-
-
-@contextmanager
-def pragma(setting: str, *databases: Any) -> Iterator[None]:
-    """Each connection of the databases (a TurnDatabase, a SheetDatabase) opened meanwhile
-    runs ``PRAGMA setting``; the pooled ones are let go of before and after."""
-
-    def on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.execute(f"PRAGMA {setting}")
-
-    for db in databases:
-        event.listen(db.engine, "connect", on_connect)
-        db.engine.dispose()
-    try:
-        yield
-    finally:
-        for db in databases:
-            event.remove(db.engine, "connect", on_connect)
-            db.engine.dispose()
-
-
-def read_only(*databases: Any) -> Any:
-    """The databases cannot be written meanwhile, nor read in the service's transactions
-    (BEGIN IMMEDIATE asks to write): as a file the service may not write."""
-    return pragma("query_only = ON", *databases)
-
-
-def full(db: Any) -> Any:
-    """The database's file can take no page more meanwhile (a full disk); it still reads."""
-    with db.engine.connect() as conn:
-        pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
-        assert conn.exec_driver_sql("PRAGMA freelist_count").scalar() == 0
-    return pragma(f"max_page_count = {pages}", db)
 
 
 # -- over HTTP ------------------------------------------------------------------------------
