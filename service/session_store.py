@@ -11,7 +11,8 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from service.turns import TurnError
@@ -161,6 +162,30 @@ class SessionStore(Generic[S]):
             return self._items.get(session_id)
         return self._alive.get(session_id)
 
+    def _current(self, session: S) -> bool:
+        """Whether ``session`` is the copy the store gives: not one a failed save swapped the
+        file's copy in for, nor one dropped."""
+        with self._lock:
+            return self._in_memory(session.id) is session
+
+    @contextmanager
+    def _moving(self, session: S) -> Iterator[S | None]:
+        """Hold the lock of the copy of ``session`` the store gives now, as the move routes do,
+        so that no move or save of it comes between a look at it and a write: that copy (the
+        file's, when a save of ``session`` failed while this waited), or None when the store
+        gives none."""
+        while True:
+            with session.lock:
+                with self._lock:
+                    current = self._in_memory(session.id)
+                if current is session:
+                    yield session
+                    return
+            if current is None:
+                yield None
+                return
+            session = current
+
     def _use(self, session: S) -> None:
         """Hold ``session`` as the most recently used, letting go of another when full (the
         lock held); when none may go it is served unheld, one copy while requests use it."""
@@ -257,9 +282,7 @@ class SessionStore(Generic[S]):
         from service.turn_db import TurnConflict
 
         noun = self._noun(session)
-        with self._lock:
-            current = self._alive.get(session.id) is session
-        if not current:
+        if not self._current(session):
             raise TurnError(
                 f"this {noun} changed while this move waited (a move made meanwhile could not "
                 f"be saved and was undone, or the {noun} was dropped): this move was not made; "

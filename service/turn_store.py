@@ -184,16 +184,19 @@ class TurnStore(SessionStore[TurnSession]):
                 and t.player.strip().lower() == name
                 and t.tracker_url == tracker_url
             ]
-        for session in waiting:
-            session.tracker_token = token
-            session.submission = {
-                "status": "queued",
-                "detail": "the player logged in again: sending the turn with the new token",
-            }
-            try:
-                self.save(session)
-            except TurnError:
-                log.warning("turn %s: its new token could not be saved", session.id)
+        for turn in waiting:
+            with self._moving(turn) as session:  # a pass or a login of this turn meanwhile?
+                if session is None or not (session.submission or {}).get("login"):
+                    continue
+                session.tracker_token = token
+                session.submission = {
+                    "status": "queued",
+                    "detail": "the player logged in again: sending the turn with the new token",
+                }
+                try:
+                    self.save(session)
+                except TurnError:
+                    log.warning("turn %s: its new token could not be saved", session.id)
         return self.retry_queued(now={t.id for t in waiting}) if waiting else 0
 
     def retry_queued(self, now: Collection[str] = ()) -> int:
@@ -215,32 +218,39 @@ class TurnStore(SessionStore[TurnSession]):
                 or (t.over and t.submission is None)
             ]
         changed = 0
-        for session in queued:
-            if session.submission is None:  # finished, never handed over: as at its last move
-                self.finish(session)
-                changed += session.submission is not None
-                self._save_receipt(session)
-                continue
-            failed = session.submission.get("status") == "failed"
-            try:
-                if failed:
-                    receipt = self.submitter(session)
-                elif session.id in now:
-                    receipt = retry(session, now=True)
-                else:
-                    receipt = retry(session)
-            except Exception as exc:  # the next pass tries again; the turn stays as it is
-                log.warning("turn %s: retrying its submission failed: %s", session.id, exc)
-                continue
-            if receipt is None or receipt == session.submission:
-                continue
-            session.submission = receipt
-            if failed:  # handed over now: the outbox or the tracker holds the photos
-                for roll in session.rolls:
-                    roll.photo = None
-            changed += 1
-            self._save_receipt(session)
+        for turn in queued:
+            with self._moving(turn) as session:  # as a move: none is made or saved meanwhile
+                if session is not None:
+                    changed += self._retry(session, retry, session.id in now)
         return changed
+
+    def _retry(self, session: TurnSession, retry: Callable[..., Any], now: bool) -> bool:
+        """:meth:`retry_queued` of one turn, its lock held and the store's copy (a finishing
+        move undone by a failed save meanwhile left a copy that is not over): whether its
+        receipt changed."""
+        if session.over and session.submission is None:  # never handed over: as at its move
+            self.finish(session)
+            self._save_receipt(session)
+            return session.submission is not None
+        status = (session.submission or {}).get("status")
+        if status not in ("queued", "failed"):  # settled meanwhile (by another pass)
+            return False
+        try:
+            if status == "failed":
+                receipt = self.submitter(session)
+            else:
+                receipt = retry(session, now=True) if now else retry(session)
+        except Exception as exc:  # the next pass tries again; the turn stays as it is
+            log.warning("turn %s: retrying its submission failed: %s", session.id, exc)
+            return False
+        if receipt is None or receipt == session.submission:
+            return False
+        session.submission = receipt
+        if status == "failed":  # handed over now: the outbox or the tracker holds the photos
+            for roll in session.rolls:
+                roll.photo = None
+        self._save_receipt(session)
+        return True
 
     def _save_receipt(self, session: TurnSession) -> None:
         """Save a turn whose receipt changed outside a request; a failure is logged (the next

@@ -1,0 +1,176 @@
+"""A finished Morning Roll turn is handed to the tracker once, and only as it was saved: the
+passes that hand turns over outside a request (:meth:`service.turn_store.TurnStore.retry_queued`,
+:meth:`~service.turn_store.TurnStore.relogin`) take the turn's lock as the move routes do, and a
+turn handed over again (its receipt could not be saved) is counted once, through the outbox's
+entry and the tracker's idempotency key, both keyed by the turn's id.
+
+A real tracker on a real server, a store on a real SQLite file; a save is made to fail as in
+``test_store_saves`` (a database that cannot be written)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from service.api.submit import TrackerSubmitter
+from service.turn_db import TurnDatabase
+from service.turn_store import TurnStore
+from service.turns import MORNING_ROLL, TurnError, TurnSession
+
+from dicecam_testing.sqlite_pragmas import READ_ONLY, read_only
+from dicecam_testing.waiting import wait_for
+
+
+class WatchedLock:
+    """A turn's lock that says when another thread asks for it while it is held."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.asked = threading.Event()
+
+    def __enter__(self) -> WatchedLock:
+        if not self._lock.acquire(blocking=False):
+            self.asked.set()
+            self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def make_store(data: Path) -> TurnStore:
+    """The service's store of turns: its SQLite file, and the real submitter and outbox."""
+    submitter = TrackerSubmitter(data / "outbox", retries=0)
+    return TurnStore(submitter, database=TurnDatabase(data / "turns.sqlite3", data / "photos"))
+
+
+def history(http: httpx.Client, player: str) -> list[dict[str, Any]]:
+    r = http.get(f"/api/v1/players/{player}/turns")
+    assert r.status_code == 200, r.text
+    return r.json()["turns"]
+
+
+def ready_to_bank(store: TurnStore, url: str, token: str | None) -> TurnSession:
+    """Ann's Morning Roll turn, a roll played and its three 1s kept (1000), saved."""
+    turn = store.start("ann", MORNING_ROLL, tracker_url=url, tracker_token=token)
+    assert turn.dice_left == 6
+    turn.roll([1, 1, 1, 2, 3, 4])
+    turn.keep([1, 1, 1])
+    store.save(turn)
+    return turn
+
+
+def finish_as_the_route_does(store: TurnStore, turn: TurnSession) -> None:
+    """What a finishing move's route does after the move (``service.api.turns._view``)."""
+    if turn.over and turn.submission is None:
+        store.save(turn)
+    store.finish(turn)
+    store.save(turn)
+
+
+def run_beside(turn: TurnSession, task: Any) -> threading.Thread:
+    """Run ``task`` in a thread while the test holds ``turn``'s lock; return once it is done
+    or waits for that lock."""
+    lock = turn.lock
+    assert isinstance(lock, WatchedLock)
+    thread = threading.Thread(target=task)
+    thread.start()
+
+    def done_or_waiting() -> bool:
+        """the pass ended, or asked for the turn's lock"""
+        return lock.asked.is_set() or not thread.is_alive()
+
+    wait_for(done_or_waiting, timeout=20)
+    return thread
+
+
+def test_a_bank_undone_by_a_failed_save_is_not_handed_over_by_a_retry_pass(
+    tmp_path: Path, sqlite_tracker, join
+):
+    http, _ = sqlite_tracker
+    token = join(http, "ann")["Authorization"].split()[1]
+    store = make_store(tmp_path)
+    turn = ready_to_bank(store, str(http.base_url), token)
+    turn.lock = WatchedLock()
+    passes: list[int] = []
+
+    with turn.lock:  # the bank route
+        turn.bank()  # the move is made; the outbox's pass comes before it is saved
+        retry = run_beside(turn, lambda: passes.append(store.retry_queued()))
+        with read_only(store.database), pytest.raises(TurnError, match=READ_ONLY) as failed:
+            store.save(turn)
+        assert failed.value.status == 503
+        assert "its last move was undone" in str(failed.value)
+    retry.join(10)
+    assert not retry.is_alive()
+
+    now = store.get(turn.id)
+    assert now is not turn and not now.over and now.awaiting == "roll-or-bank"  # undone, as said
+    assert history(http, "ann") == []  # the tracker never heard of the undone bank
+    assert passes == [0]
+    assert not list((tmp_path / "outbox").glob("*/*.json"))
+
+    now.roll([5, 2, 3])  # the player plays on, as told: the turn they finish is the one counted
+    assert not now.over
+    now.keep([5])
+    now.bank()
+    finish_as_the_route_does(store, now)
+    assert now.submission["status"] == "submitted", now.submission
+    assert [t["score"] for t in history(http, "ann")] == [now.points] == [1050]
+    store.database.dispose()
+
+
+def test_a_turn_whose_receipt_could_not_be_saved_is_handed_over_again_and_counted_once(
+    tmp_path: Path, sqlite_tracker, join
+):
+    http, _ = sqlite_tracker
+    token = join(http, "ann")["Authorization"].split()[1]
+    store = make_store(tmp_path)
+    turn = ready_to_bank(store, str(http.base_url), token)
+    turn.bank()
+    store.save(turn)  # the finishing move is saved, then handed over ...
+    store.finish(turn)
+    assert turn.submission["status"] == "submitted", turn.submission
+    with read_only(store.database), pytest.raises(TurnError, match=READ_ONLY):
+        store.save(turn)  # ... and its receipt cannot be saved: the file's copy has none
+    now = store.get(turn.id)
+    assert now is not turn and now.over and now.submission is None
+    assert [t["score"] for t in history(http, "ann")] == [1000]
+
+    assert store.retry_queued() == 1  # handed over again: the outbox answers its delivery
+    assert now.submission["status"] == "submitted"
+    assert now.submission["turn"]["id"] == turn.submission["turn"]["id"]
+    store.database.dispose()
+    restarted = make_store(tmp_path)
+    assert restarted.get(turn.id).submission == now.submission  # saved this time
+    assert restarted.retry_queued() == 0
+    assert [t["score"] for t in history(http, "ann")] == [1000]  # one turn, counted once
+    delivered = list((tmp_path / "outbox" / "delivered").glob("*.json"))
+    assert [p.name for p in delivered] == [f"dicecam-{turn.id}.json"]
+    restarted.database.dispose()
+
+
+def test_a_turn_handed_over_again_past_its_outbox_entry_is_still_counted_once(
+    tmp_path: Path, sqlite_tracker, join
+):
+    # The outbox's record lost (another data folder's outbox, a folder cleared by hand): the
+    # tracker itself stores a turn id once, and a player's day once.
+    http, _ = sqlite_tracker
+    token = join(http, "ann")["Authorization"].split()[1]
+    store = make_store(tmp_path)
+    turn = ready_to_bank(store, str(http.base_url), token)
+    turn.bank()
+    finish_as_the_route_does(store, turn)
+    first = turn.submission["turn"]
+    for entry in (tmp_path / "outbox" / "delivered").glob("*.json"):
+        entry.unlink()
+    turn.submission = None  # as a receipt that could not be saved
+    store.finish(turn)
+    assert turn.submission["status"] == "submitted", turn.submission
+    assert turn.submission["turn"]["id"] == first["id"]  # the tracker's answer for a known key
+    assert [t["id"] for t in history(http, "ann")] == [first["id"]]
+    store.database.dispose()
