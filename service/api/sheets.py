@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, unknown_game
@@ -19,8 +19,10 @@ from service.api.errors import errors
 from service.api.reading import posted_roll
 from service.api.turns import (
     SEEN_ROLLS,
+    Face,
     check_read_for,
     check_seen,
+    int_from_to,
     move_errors,
     refused_roll,
     start_errors,
@@ -46,21 +48,7 @@ class NewGame(BaseModel):
     )
 
 
-def _from_to(what: str, low: int, high: int) -> Any:
-    """An integer ``low`` to ``high`` (a JSON integer: ``true``, ``3.0`` or ``"3"`` is none),
-    shown so in the schema; out of range, the 422 says what was expected and what came."""
-
-    def check(value: int) -> int:
-        if not low <= value <= high:
-            raise ValueError(f"expected {what} {low} to {high}, got {value}")
-        return value
-
-    bounds = Field(strict=True, json_schema_extra={"minimum": low, "maximum": high})
-    return Annotated[int, bounds, AfterValidator(check)]
-
-
-Face = _from_to("a face", 1, 6)
-ComboTotal = _from_to("a combo total", 2, 12)
+ComboTotal = int_from_to("a combo total", 2, 12)
 """The sum of a pair of dice: a row of the Solitaire Dice sheet."""
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sized
 from functools import partial
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
@@ -22,8 +22,10 @@ from service.turns import TurnError, TurnSession, dice_words
 
 __all__ = [
     "SEEN_ROLLS",
+    "Face",
     "check_read_for",
     "check_seen",
+    "int_from_to",
     "move_errors",
     "refused_roll",
     "router",
@@ -59,8 +61,27 @@ class NewTurn(BaseModel):
     )
 
 
+def int_from_to(what: str, low: int, high: int) -> Any:
+    """An integer ``low`` to ``high`` (a JSON integer: ``true``, ``3.0`` or ``"3"`` is none),
+    shown so in the schema; out of range, the 422 says what was expected and what came."""
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise ValueError(f"expected {what} {low} to {high}, got {value}")
+        return value
+
+    bounds = Field(strict=True, json_schema_extra={"minimum": low, "maximum": high})
+    return Annotated[int, bounds, AfterValidator(check)]
+
+
+Face = int_from_to("a face", 1, 6)
+"""A die's face as a route's body gives it: a JSON integer 1 to 6."""
+
+
 class Keep(BaseModel):
-    dice: list[int] = Field(..., min_length=1, description="the dice values to set aside")
+    dice: list[Face] = Field(
+        ..., min_length=1, description="the dice values (faces 1 to 6) to set aside"
+    )
     forced_reroll: bool | None = Field(
         None, description="for a combo that scores both ways: take it with the forced re-roll"
     )
