@@ -16,6 +16,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
+from service.logs import CrashLog
 from service.security_headers import SecurityHeadersMiddleware
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
@@ -85,6 +86,9 @@ def create_app(
             return pages.error_page(request, detail, status)
         return JSONResponse({"detail": detail}, status_code=status)
 
+    # innermost: a route's crash is logged with an error id and answered 500 with that id
+    # alone, inside the security headers (as the service answers it; on its own too)
+    app.add_middleware(CrashLog)
     limit = int(_max_body_mb() * 2**20)
     app.add_middleware(
         BodyLimitMiddleware,

@@ -1,15 +1,35 @@
-"""Crash answers and bodies against real servers: a Farkle keep takes JSON integers 1 to 6
-only."""
+"""Crash answers against real servers: a crash of ``dicecam tracker`` on its own answers 500
+with an error id and no internals, logged once with the traceback; a Farkle keep takes JSON
+integers 1 to 6 only."""
 
 from __future__ import annotations
+
+import logging
 
 import httpx
 import pytest
 
 from service.app import create_app
+from service.logs import RefusalLog
 from service.settings import Settings
 
 from dicecam_testing.turns import QueueReader
+
+SECRET = "onnx session exploded in /home/dicecam/models/dicecam-reader.onnx\n\x1b[2J"
+
+
+@pytest.fixture
+def errors():
+    """ERROR records of dicecam's service log and of uvicorn's, as logged."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=logging.ERROR)
+    handler.emit = records.append
+    loggers = [logging.getLogger(name) for name in ("dicecam.service", "uvicorn.error")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    yield records
+    for logger in loggers:
+        logger.removeHandler(handler)
 
 
 def _service(tmp_path, serve, reader) -> httpx.Client:
@@ -20,6 +40,60 @@ def _service(tmp_path, serve, reader) -> httpx.Client:
         submitter=None,
     )
     return httpx.Client(base_url=serve(app).url, timeout=30)
+
+
+def _assert_crash_answer(r: httpx.Response, said: str, errors: list[logging.LogRecord]) -> str:
+    """``r`` is the 500 saying ``said`` with its error id, logged once with the traceback."""
+    assert r.status_code == 500, r.text
+    assert r.headers["content-type"] == "application/json"
+    assert r.headers["x-content-type-options"] == "nosniff"  # inside the security headers
+    body = r.json()
+    error_id = body["error_id"]
+    assert body == {"detail": said.format(error_id), "error_id": error_id}
+    for internal in ("RuntimeError", "exploded", "/home/", "onnx"):
+        assert internal not in r.text
+    (record,) = errors  # logged once: not again by uvicorn, unescaped
+    assert record.name == "dicecam.service" and record.levelno == logging.ERROR
+    first, *traceback = record.getMessage().split("\n")
+    assert first.startswith(f"unhandled error {error_id} on "), first
+    assert traceback and all(line.startswith("    ") and line.isprintable() for line in traceback)
+    return "\n".join(traceback)
+
+
+def _tracker(serve, sqlite_url: str) -> httpx.Client:
+    """The tracker as ``dicecam tracker`` serves it on its own: no service around it."""
+    from service.tracker import create_app as create_tracker_app
+
+    app = create_tracker_app(sqlite_url)
+    app.add_middleware(RefusalLog)
+    return httpx.Client(base_url=serve(app).url, timeout=30)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/rounds", "/"])
+def test_the_tracker_on_its_own_answers_a_crash_with_an_error_id(
+    serve, sqlite_url, errors, monkeypatch, path
+):
+    from service.tracker import api, pages
+
+    def crash(*args, **kwargs):
+        raise RuntimeError(SECRET)
+
+    monkeypatch.setattr(api.rules, "current_round", crash)
+    monkeypatch.setattr(pages.rules, "current_round", crash)
+    with _tracker(serve, sqlite_url) as http:
+        r = http.get(path)
+        said = "the service failed unexpectedly: error {}, told in the server's log"
+        traceback = _assert_crash_answer(r, said, errors)
+        assert (
+            errors[0]
+            .getMessage()
+            .startswith(
+                f"unhandled error {r.json()['error_id']} on GET {path} (500): RuntimeError\n"
+            )
+        )
+        assert traceback.endswith("    RuntimeError: " + repr(SECRET)[1:-1])
+        monkeypatch.undo()
+        assert http.get("/api/v1/rounds").status_code == 200  # the tracker goes on
 
 
 def _farkle_turn_at_keep(http: httpx.Client) -> tuple[str, dict]:
