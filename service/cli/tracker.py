@@ -351,6 +351,8 @@ def run_outbox(args: argparse.Namespace) -> int:
     )
     for key, why in report.rejected.items():
         print(f"rejected {key}: {why}", file=sys.stderr)
+    for key, why in report.pending_errors.items():
+        print(f"still queued {key}: {why}", file=sys.stderr)
     for key, player in report.other_players.items():
         print(
             f"left queued {key}: a turn of {player!r}, whose own token must deliver it",

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.tracker_client.errors import (
     TrackerAuthError,
+    TrackerError,
     TrackerNotFound,
     TrackerRejected,
     TrackerUnavailable,
@@ -102,13 +103,17 @@ class TurnSubmission(BaseModel):
 
 @dataclass
 class DeliveryReport:
-    """What ``deliver_pending`` did: results by key, refusals by key, keys still waiting, and
-    the queued turns it left alone: another player's (by key, the player: this token may not
-    submit them) and another tracker's (by key, that tracker's URL)."""
+    """What ``deliver_pending`` did: results by key, refusals by key, keys still waiting (with
+    why, by key, in ``pending_errors``), and the queued turns it left alone: another player's
+    (by key, the player: this token may not submit them) and another tracker's (by key, that
+    tracker's URL)."""
 
     delivered: dict[str, dict[str, Any]] = field(default_factory=dict)
     rejected: dict[str, str] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)
+    pending_errors: dict[str, str] = field(default_factory=dict)
+    """Why each turn of ``pending`` waits: the error of its last try (the tracker down:
+    connection refused, a timeout, a 503), as the outbox keeps it (``last_error``)."""
     other_players: dict[str, str] = field(default_factory=dict)
     other_trackers: dict[str, str] = field(default_factory=dict)
 
@@ -305,29 +310,49 @@ class TrackerClient:
                 report.other_trackers[entry.key] = entry.base_url
             elif not force and entry.next_attempt_at > now:
                 report.pending.append(entry.key)
+                if entry.last_error:
+                    report.pending_errors[entry.key] = entry.last_error
             else:
                 due.append(entry)
         mine: str | None = None
-        for entry in due:
+        if due and (self.token or any(e.base_url.rstrip("/") != self.base_url for e in due)):
             try:
-                if mine is None and (self.token or entry.base_url.rstrip("/") != self.base_url):
-                    mine = self._tracker_player()  # before any turn is sent or retargeted
-                if entry.base_url.rstrip("/") != self.base_url:
-                    entry.base_url = self.base_url
-                    self.outbox.write(entry)
-                player = str(entry.turn.get("player", ""))
-                if self.token and player.strip().lower() != (mine or "").strip().lower():
-                    report.other_players[entry.key] = player
-                    continue
+                mine = self._tracker_player()  # before any turn is sent or retargeted
+            except TrackerUnavailable as exc:  # each turn's try failed, as a POST's would
+                for entry in due:
+                    self._settle_failure(entry, exc, report)
+                return report
+        for entry in due:
+            if entry.base_url.rstrip("/") != self.base_url:
+                entry.base_url = self.base_url
+                self.outbox.write(entry)
+            player = str(entry.turn.get("player", ""))
+            if self.token and player.strip().lower() != (mine or "").strip().lower():
+                report.other_players[entry.key] = player
+                continue
+            try:
                 report.delivered[entry.key] = self._deliver(entry)
             except TrackerAuthError:
                 report.pending.append(entry.key)
                 raise
-            except TrackerUnavailable:
+            except TrackerUnavailable as exc:
                 report.pending.append(entry.key)
+                report.pending_errors[entry.key] = str(exc)
             except TrackerRejected as exc:
                 report.rejected[entry.key] = exc.detail
         return report
+
+    def _settle_failure(
+        self, entry: OutboxEntry, exc: TrackerUnavailable, report: DeliveryReport
+    ) -> None:
+        """Record in the outbox and in ``report`` that ``entry`` could not be sent (``exc``)."""
+        with self._lock:
+            failed = self._failed(entry, exc)
+        if isinstance(failed, TrackerRejected):
+            report.rejected[entry.key] = failed.detail
+        else:
+            report.pending.append(entry.key)
+            report.pending_errors[entry.key] = str(exc)
 
     def deliver(self, key: str, *, force: bool = False) -> dict[str, Any] | None:
         """Deliver the queued turn ``key`` if it is due (or with ``force``): the tracker's
@@ -383,13 +408,10 @@ class TrackerClient:
             try:
                 stored = _stored_turn(self._post_turn(entry), self.base_url)
             except (TrackerAuthError, TrackerUnavailable) as exc:
-                age = age_s(entry, self.clock())
-                if age is None or age < LATE_AFTER_S:
-                    self._note_failure(entry, str(exc))
+                failed = self._failed(entry, exc)
+                if failed is exc:
                     raise
-                why = late(entry, age, f"could not be delivered since ({exc})")
-                self._refuse(entry, why)  # it can no longer count: settled, not retried
-                raise TrackerRejected(0, why) from exc
+                raise failed from exc
             except TrackerRejected as exc:
                 self._refuse(entry, exc.detail)
                 raise
@@ -398,6 +420,19 @@ class TrackerClient:
             entry.attempts += 1
             self.outbox.write(entry)
             return entry.result
+
+    def _failed(self, entry: OutboxEntry, exc: TrackerError) -> TrackerError:
+        """Record that ``entry`` could not be delivered (``exc``: the tracker down, or the
+        token refused) and return the error to raise: ``exc``, the turn kept for a later try
+        (with ``last_error``), or for a turn too old to count a :class:`TrackerRejected`, the
+        turn refused as late (settled, not retried)."""
+        age = age_s(entry, self.clock())
+        if age is None or age < LATE_AFTER_S:
+            self._note_failure(entry, str(exc))
+            return exc
+        why = late(entry, age, f"could not be delivered since ({exc})")
+        self._refuse(entry, why)
+        return TrackerRejected(0, why)
 
     def _refuse(self, entry: OutboxEntry, why: str) -> None:
         entry.state, entry.last_error = "rejected", why

@@ -4,6 +4,7 @@ turns stay as they were (never counted rejected, never retargeted to a wrong add
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from service.cli import main
 from service.settings import Settings
 from service.tracker_client import TrackerClient, TurnSubmission
 
+from dicecam_testing.servers import bound_socket
 from dicecam_testing.turns import QueueReader
 
 ACCOUNT = {"name": "ann", "password": "pass-word-1"}
@@ -76,3 +78,45 @@ def test_deliver_at_the_service_names_its_tracker_and_keeps_the_turns(
     tracker = ["--url", f"{service_url}/tracker", "--token", token, "--retarget"]
     assert main(["outbox", "deliver", *tracker, "--outbox-dir", str(outbox)]) == 0
     assert "delivered 1, rejected 0, still queued 0" in capsys.readouterr().out
+
+
+def test_deliver_while_the_tracker_is_down_says_why_and_keeps_it(
+    unused_port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a token, the report said "still queued 1" with no reason, and the outbox recorded
+    no try (its token's GET /api/v1/me failed before the turn was sent)."""
+    outbox = tmp_path / "outbox"
+    url = f"http://127.0.0.1:{unused_port}"  # nothing listens: connection refused
+    key = queue(outbox, url)
+    args = ["outbox", "deliver", "--url", url, "--token", "T", "--outbox-dir", str(outbox)]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    assert "delivered 0, rejected 0, still queued 1" in out
+    [line] = err.splitlines()
+    assert line.startswith(f"still queued {key}: cannot reach the tracker at {url}: "), line
+    [entry] = listed(outbox, capsys)
+    assert entry["state"] == "pending" and entry["attempts"] == 1
+    assert entry["error"] == line.removeprefix(f"still queued {key}: ")
+
+
+def test_a_tracker_that_does_not_answer_is_a_timeout_kept_with_each_turn(tmp_path: Path) -> None:
+    """A tracker that takes the connection and never answers: each queued turn records the
+    timeout, asked once for all of them."""
+    with bound_socket() as silent:
+        silent.listen()  # the system takes the connections; nobody answers
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        keys = {queue(tmp_path, url), queue(tmp_path, url)}
+        with TrackerClient(url, token="T", outbox_dir=tmp_path, timeout=0.5) as client:
+            report = client.deliver_pending(force=True)
+            kept = {e.key: e for e in client.outbox.entries("pending")}
+        silent.setblocking(False)
+        asked = 0
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                silent.accept()[0].close()
+                asked += 1
+    assert asked == 1  # one wait for the tracker, not one for each turn
+    assert set(report.pending) == keys == set(kept) and not report.rejected
+    why = f"cannot reach the tracker at {url}: timed out"
+    assert report.pending_errors == dict.fromkeys(keys, why)
+    assert all(e.last_error == why and e.attempts == 1 for e in kept.values())
