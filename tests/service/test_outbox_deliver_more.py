@@ -14,7 +14,12 @@ import pytest
 from service.app import create_app
 from service.cli import main
 from service.settings import Settings
-from service.tracker_client import TrackerClient, TurnSubmission
+from service.tracker_client import (
+    TrackerAuthError,
+    TrackerClient,
+    TrackerNotFound,
+    TurnSubmission,
+)
 
 from dicecam_testing.servers import bound_socket
 from dicecam_testing.turns import QueueReader
@@ -120,3 +125,23 @@ def test_a_tracker_that_does_not_answer_is_a_timeout_kept_with_each_turn(tmp_pat
     why = f"cannot reach the tracker at {url}: timed out"
     assert report.pending_errors == dict.fromkeys(keys, why)
     assert all(e.last_error == why and e.attempts == 1 for e in kept.values())
+
+
+def test_retarget_without_a_token_rewrites_nothing_until_a_tracker_answers(
+    service_url: str, unused_port: int, tmp_path: Path
+) -> None:
+    """--retarget with no token: the service's address is no tracker (TrackerNotFound), the
+    tracker's asks for a login (TrackerAuthError); the turn keeps its address either way."""
+    mistyped = f"http://127.0.0.1:{unused_port}"
+    key = queue(tmp_path, mistyped)
+    no_tracker = f"expected a tracker at {service_url}, got 404"
+    with (
+        TrackerClient(service_url, outbox_dir=tmp_path) as client,
+        pytest.raises(TrackerNotFound, match=no_tracker),
+    ):
+        client.deliver_pending(force=True, retarget=True)
+    with TrackerClient(f"{service_url}/tracker", outbox_dir=tmp_path) as client:
+        with pytest.raises(TrackerAuthError, match="log in first"):
+            client.deliver_pending(force=True, retarget=True)
+        [entry] = client.outbox.entries("pending")
+    assert entry.key == key and entry.base_url == mistyped and entry.attempts == 0
