@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import os
 import random
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -16,7 +14,6 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
 
 from service.tracker_client.errors import (
     TrackerAuthError,
@@ -27,6 +24,7 @@ from service.tracker_client.errors import (
 )
 from service.tracker_client.late import LATE_AFTER_S, age_s, late, not_entered, with_age
 from service.tracker_client.outbox import Outbox, OutboxEntry
+from service.tracker_client.turns import RollEvidence, TurnSubmission, without_photos
 
 __all__ = [
     "DeliveryReport",
@@ -37,68 +35,6 @@ __all__ = [
 ]
 
 _RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
-
-
-class RollEvidence(BaseModel):
-    """One roll of the turn: the values kept in play, the reading, the photo (JPEG bytes)."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    values: list[int]
-    reading: dict[str, Any] | None = None
-    """``vision.Reading.to_dict()``."""
-    photo: bytes | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"values": list(self.values), "reading": self.reading}
-        if self.photo is not None:
-            out["photo_jpeg_b64"] = base64.b64encode(self.photo).decode()
-        return out
-
-
-def without_photos(turn: dict[str, Any]) -> dict[str, Any]:
-    """A turn's JSON body (:meth:`TurnSubmission.to_json`) with each roll's photo replaced by
-    its size in bytes (``photo_bytes``): what the outbox keeps of a delivered turn, whose
-    photos the tracker holds (a year of them was kept twice, base64 in ``delivered/``)."""
-    rolls = turn.get("rolls")
-    if not isinstance(rolls, list):
-        return turn
-    slim = []
-    for roll in rolls:
-        if isinstance(roll, dict) and isinstance(roll.get("photo_jpeg_b64"), str):
-            b64 = roll["photo_jpeg_b64"]
-            size = len(b64) * 3 // 4 - b64[-2:].count("=")
-            roll = {k: v for k, v in roll.items() if k != "photo_jpeg_b64"}
-            roll["photo_bytes"] = size
-        slim.append(roll)
-    return {**turn, "rolls": slim}
-
-
-class TurnSubmission(BaseModel):
-    """A finished Morning Roll turn.
-
-    Example:
-        >>> t = TurnSubmission(player="heather", score=600, rolls=[RollEvidence(values=[1])])
-        >>> len(t.idempotency_key)
-        36
-    """
-
-    player: str
-    score: int
-    comment: str = ""
-    game: str = "morning-roll"
-    idempotency_key: str = Field(default_factory=lambda: str(uuid.uuid4()))
-    rolls: list[RollEvidence] = []
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "game": self.game,
-            "score": self.score,
-            "comment": self.comment,
-            "idempotency_key": self.idempotency_key,
-            "rolls": [r.to_json() for r in self.rolls],
-        }
 
 
 @dataclass
