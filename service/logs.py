@@ -14,7 +14,9 @@ refusal answered with a page (the tracker's forms and error pages) says why thro
 :class:`CrashLog` answers an exception no route handled with a 500 that says only that the
 service failed and the error's id, and logs that id with the method, the path and the traceback
 at ERROR; what a client sent (the path, an exception's message echoing it) is escaped there as in
-a refusal's line, the traceback indented under it.
+a refusal's line, the traceback indented under it. A route that knows what failed raises
+:class:`Failure` from the error: the 500 says that instead ("the dice reader failed on this
+photo").
 
 Example:
     >>> config = log_config("info")
@@ -34,7 +36,15 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CrashLog", "RefusalLog", "crash_answer", "log_config", "log_crash", "say_why"]
+__all__ = [
+    "CrashLog",
+    "Failure",
+    "RefusalLog",
+    "crash_answer",
+    "log_config",
+    "log_crash",
+    "say_why",
+]
 
 log = logging.getLogger("dicecam.requests")
 crashes = logging.getLogger("dicecam.service")
@@ -112,12 +122,13 @@ def log_crash(scope: Scope, exc: BaseException) -> str:
     """Log ``exc``, raised and not handled while answering ``scope``, at ERROR: a line with a
     new error id, the method and the path, then the traceback, indented. Returns the id."""
     error_id = uuid.uuid4().hex[:12]
+    cause = exc.__cause__ if isinstance(exc, Failure) and exc.__cause__ else exc
     crashes.error(
         "unhandled error %s on %s %s (500): %s\n%s",
         error_id,
         scope.get("method", "-"),
         _printable(scope.get("path", "")),
-        type(exc).__name__,
+        type(cause).__name__,
         "\n".join("    " + line for line in _traceback(exc)),
     )
     return error_id
@@ -135,10 +146,24 @@ def _traceback(exc: BaseException) -> list[str]:
     return lines
 
 
-def crash_answer(error_id: str) -> tuple[int, bytes]:
-    """The 500's status and JSON body for the error ``error_id``: no internals, the id."""
-    detail = f"the service failed unexpectedly: error {error_id}, told in the server's log"
+class Failure(Exception):
+    """Raised ``from`` an unexpected error, in words a client may read, saying what failed
+    (``Failure("the dice reader failed on this photo")``): :class:`CrashLog` answers them with
+    the error id and logs the error's traceback and this one's."""
+
+
+def crash_answer(error_id: str, what: str | None = None) -> tuple[int, bytes]:
+    """The 500's status and JSON body for the error ``error_id``: what failed (``what``, else
+    the service) and the id, no internals."""
+    detail = (
+        f"{what or 'the service failed unexpectedly'}: error {error_id}, told in the server's log"
+    )
     return 500, json.dumps({"detail": detail, "error_id": error_id}).encode()
+
+
+def _said(exc: BaseException) -> str | None:
+    """What a :class:`Failure` says failed; None for any other error."""
+    return str(exc) if isinstance(exc, Failure) else None
 
 
 class CrashLog:
@@ -166,7 +191,7 @@ class CrashLog:
             error_id = log_crash(scope, exc)
             if started:
                 return
-            status, body = crash_answer(error_id)
+            status, body = crash_answer(error_id, _said(exc))
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", b"%d" % len(body)),

@@ -22,6 +22,7 @@ from fastapi import HTTPException
 
 from service.api.errors import unreadable_photo
 from service.api.read_queue import ReadQueue
+from service.logs import Failure
 
 __all__ = ["ReaderService"]
 
@@ -266,7 +267,8 @@ class ReaderService:
         return await self.queue.run(self.read, photo, expected_dice)
 
     def read(self, photo: bytes, expected_dice: int | None = None) -> Any:
-        """Read a photo; 415 for a file that is not an image, 500 when the reader fails."""
+        """Read a photo; 415 for a file that is not an image, :class:`service.logs.Failure`
+        (500 with an error id, the reader's error in the server's log) when the reader fails."""
         self._sync_calibration()
         generation = self._generation
         # the dice count is part of the key: the reader fits its dice to it (vision.count)
@@ -286,10 +288,8 @@ class ReaderService:
             raise unreadable_photo(exc) from None
         except HTTPException:
             raise
-        except Exception as exc:
-            raise HTTPException(
-                500, f"the dice reader failed on this photo ({type(exc).__name__}: {exc})"
-            ) from None
+        except Exception as exc:  # 500 with an error id; the log says why (service.logs)
+            raise Failure("the dice reader failed on this photo") from exc
         result = self._finish(result, reader, expected_dice)
         if generation == self._generation:  # not read across a calibration change
             with self._cache_lock:

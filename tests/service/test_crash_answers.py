@@ -1,6 +1,6 @@
-"""Crash answers against real servers: a crash of ``dicecam tracker`` on its own answers 500
-with an error id and no internals, logged once with the traceback; a Farkle keep takes JSON
-integers 1 to 6 only."""
+"""Crash answers against real servers: a reader that fails on a photo and a crash of
+``dicecam tracker`` on its own answer 500 with an error id and no internals, logged once with
+the traceback; a Farkle keep takes JSON integers 1 to 6 only."""
 
 from __future__ import annotations
 
@@ -13,9 +13,17 @@ from service.app import create_app
 from service.logs import RefusalLog
 from service.settings import Settings
 
-from dicecam_testing.turns import QueueReader
+from dicecam_testing.turns import QueueReader, jpeg
 
 SECRET = "onnx session exploded in /home/dicecam/models/dicecam-reader.onnx\n\x1b[2J"
+SAID = "the dice reader failed on this photo: error {}, told in the server's log"
+
+
+class CrashingReader:
+    """A reader whose model fails on every photo, its message naming a path."""
+
+    def read(self, image, expected_dice=None):
+        raise RuntimeError(SECRET)
 
 
 @pytest.fixture
@@ -58,6 +66,34 @@ def _assert_crash_answer(r: httpx.Response, said: str, errors: list[logging.LogR
     assert first.startswith(f"unhandled error {error_id} on "), first
     assert traceback and all(line.startswith("    ") and line.isprintable() for line in traceback)
     return "\n".join(traceback)
+
+
+def test_a_reader_crash_says_the_photo_failed_and_only_the_log_says_why(tmp_path, serve, errors):
+    with _service(tmp_path, serve, CrashingReader()) as http:
+        r = http.post("/api/read", files={"photo": ("a.jpg", jpeg(), "image/jpeg")})
+        traceback = _assert_crash_answer(r, SAID, errors)
+        assert (
+            errors[0]
+            .getMessage()
+            .startswith(
+                f"unhandled error {r.json()['error_id']} on POST /api/read (500): RuntimeError\n"
+            )
+        )
+        assert "    RuntimeError: " + repr(SECRET)[1:-1] in traceback  # the model's own words
+        assert "the dice reader failed on this photo" in traceback
+        assert http.get("/api/v1/health").json()["status"] == "ok"  # the service goes on
+
+
+def test_a_reader_crash_on_a_turns_photo_leaves_the_turn_as_it_was(tmp_path, serve, errors):
+    with _service(tmp_path, serve, CrashingReader()) as http:
+        turn = http.post("/api/v1/turns", json={"player": "ann", "game": "farkle-five"}).json()
+        url = f"/api/v1/turns/{turn['id']}"
+        r = http.post(url + "/rolls", files={"photo": ("a.jpg", jpeg(), "image/jpeg")})
+        _assert_crash_answer(r, SAID, errors)
+        held = http.get(url).json()
+        assert (held["awaiting"], held["rolls"], held["dice_left"]) == ("roll", 0, 5)
+        r = http.post(url + "/rolls", json={"values": [1, 2, 3, 4, 6]})  # typed: it goes on
+        assert r.status_code == 200 and r.json()["awaiting"] == "keep", r.text
 
 
 def _tracker(serve, sqlite_url: str) -> httpx.Client:
