@@ -1,6 +1,6 @@
 """Crash answers against real servers: a reader that fails on a photo and a crash of
 ``dicecam tracker`` on its own answer 500 with an error id and no internals, logged once with
-the traceback; a Farkle keep takes JSON integers 1 to 6 only."""
+the traceback; the schema says so; a Farkle keep takes JSON integers 1 to 6 only."""
 
 from __future__ import annotations
 
@@ -94,6 +94,20 @@ def test_a_reader_crash_on_a_turns_photo_leaves_the_turn_as_it_was(tmp_path, ser
         assert (held["awaiting"], held["rolls"], held["dice_left"]) == ("roll", 0, 5)
         r = http.post(url + "/rolls", json={"values": [1, 2, 3, 4, 6]})  # typed: it goes on
         assert r.status_code == 200 and r.json()["awaiting"] == "keep", r.text
+
+
+def test_the_schema_says_what_a_500_answers(tmp_path, serve):
+    with _service(tmp_path, serve, QueueReader()) as http:
+        paths = http.get("/openapi.json").json()["paths"]
+    said = {
+        op["responses"]["500"]["description"]
+        for p in paths.values()
+        for op in p.values()
+        if "500" in op["responses"]
+    }
+    (description,) = said  # every route of the service API that documents it, alike
+    assert "nothing was changed" not in description
+    assert "error id" in description and "log" in description
 
 
 def _tracker(serve, sqlite_url: str) -> httpx.Client:
