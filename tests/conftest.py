@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -64,6 +66,20 @@ def _process_wide_state() -> None:
     Image.open = PILLOW_OPEN
     if np.get_printoptions() != PRINT_OPTIONS:
         np.set_printoptions(**PRINT_OPTIONS)
+    _reopen_log_streams()
+
+
+def _reopen_log_streams() -> None:
+    """Point at this test's output the log handlers left writing to an earlier test's captured
+    output, closed since: ultralytics' logger takes ``sys.stdout`` when it is imported, and a
+    later test's warning from it printed "--- Logging error --- ... ValueError: I/O operation
+    on closed file" with a traceback into that test's stderr."""
+    loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+    for logger in loggers:
+        for handler in getattr(logger, "handlers", ()):
+            stream = getattr(handler, "stream", None)
+            if isinstance(handler, logging.StreamHandler) and getattr(stream, "closed", False):
+                handler.stream = sys.stdout  # not setStream: it flushes the closed one first
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -212,7 +212,10 @@ def test_a_full_disk_while_the_detector_trains_is_one_line(tmp_path, monkeypatch
     _fail_checkpoint(monkeypatch, how)
     assert main(argv) == 1
     weights = work / "detector" / "train" / "weights"
-    assert _one_line(capsys, "train") == f"dicecam train: error: {FULL}: {weights / 'last.pt'}"
+    assert _one_line(capsys, "train") == (
+        f"dicecam train: error: {FULL}: {weights / 'last.pt'}; {out} left as it was "
+        "(no file of this run there)"
+    )
     assert list(weights.glob("*.pt")) in ([], [weights / "best.pt"])  # nothing cut left
     assert not out.exists()
     if how == "torch.save":
