@@ -111,6 +111,12 @@ class FarkleModel(Game):
             self.turn.roll(values, off_table=off + missing)
         return refused
 
+    def refusal(self, move: Move) -> Refusal:
+        dice = (move.body or {}).get("dice", []) if move.op == "keep" else []
+        if any(not 1 <= d <= 6 for d in dice):  # the API's model refuses it before all
+            return 422, "expected a face 1 to 6"
+        return super().refusal(move)
+
     def play(self, op: str, body: dict[str, Any]) -> Refusal:
         if op == "keep" and self.turn.state != "awaiting_keep":
             return 409, "roll the dice first"
