@@ -11,14 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
+from service.tracker_client.api import TrackerApi
 from service.tracker_client.errors import (
     TrackerAuthError,
     TrackerError,
-    TrackerNotFound,
     TrackerRejected,
     TrackerUnavailable,
 )
@@ -33,8 +32,6 @@ __all__ = [
     "TurnSubmission",
     "without_photos",
 ]
-
-_RETRY_STATUS = {408, 425, 429, 500, 502, 503, 504}
 
 
 @dataclass
@@ -72,22 +69,13 @@ def _stored_turn(resp: httpx.Response, base_url: str) -> dict[str, Any]:
     )
 
 
-def _detail(resp: httpx.Response) -> str:
-    try:
-        detail = resp.json().get("detail")
-    except Exception:
-        detail = None
-    if detail is None:
-        return resp.text[:300] or resp.reason_phrase
-    return detail if isinstance(detail, str) else str(detail)
-
-
-class TrackerClient:
+class TrackerClient(TrackerApi):
     """Talks to a dicecam tracker at ``base_url`` (e.g. ``http://127.0.0.1:8000/tracker``).
 
     Turns go through an on-disk outbox (``outbox_dir``, default ``<data_dir>/outbox``): written
     before they are sent, kept until the tracker acknowledges them, delivered exactly once thanks
     to the turn's idempotency key. ``clock`` (aware, default UTC now) times a queued turn's age.
+    The plain calls (log in, the standings, a player's history) are :class:`TrackerApi`'s.
 
     Example (not run: needs a running tracker):
         >>> c = TrackerClient("http://127.0.0.1:8000/tracker")  # doctest: +SKIP
@@ -108,94 +96,14 @@ class TrackerClient:
         transport: httpx.BaseTransport | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(
-                f"expected a tracker URL starting with http:// or https://, got {base_url!r}"
-            )
-        self.base_url = base_url.rstrip("/")
-        self.token = token
+        super().__init__(base_url, token=token, timeout=timeout, transport=transport)
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.outbox = Outbox(outbox_dir)
         self.clock = clock or _utcnow
         """This machine's clock (aware): when a turn is queued, and its age when it is sent."""
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
         self._lock = threading.Lock()
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> TrackerClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- plain calls -------------------------------------------------------------------------
-
-    def _request(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        headers = kw.pop("headers", {})
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        try:
-            resp = self._http.request(method, path, headers=headers, **kw)
-        except httpx.TransportError as exc:
-            raise TrackerUnavailable(f"cannot reach the tracker at {self.base_url}: {exc}") from exc
-        if resp.status_code in _RETRY_STATUS:
-            raise TrackerUnavailable(
-                f"tracker at {self.base_url} answered {resp.status_code}: {_detail(resp)}"
-            )
-        if resp.status_code == 401:
-            raise TrackerAuthError(401, _detail(resp))
-        if resp.status_code >= 400:
-            raise TrackerRejected(resp.status_code, _detail(resp))
-        return resp
-
-    def register(self, name: str, password: str, timezone: str) -> dict[str, Any]:
-        """Create an account on the tracker; returns the player as the tracker stored it."""
-        body = {"name": name, "password": password, "timezone": timezone}
-        return self._request("POST", "/api/v1/players", json=body).json()
-
-    def login(self, name: str, password: str) -> str:
-        """Log in; the client keeps the bearer token for later calls and returns it."""
-        body = {"name": name, "password": password}
-        self.token = self._request("POST", "/api/v1/tokens", json=body).json()["token"]
-        return self.token
-
-    def logout(self) -> None:
-        """Revoke this client's token on the tracker."""
-        self._request("DELETE", "/api/v1/tokens/current")
-        self.token = None
-
-    def leaderboard(self, round: int | None = None, *, tz: str | None = None) -> dict[str, Any]:
-        """The standings of ``round``, else of the round under way for a viewer in ``tz`` (an
-        IANA zone: around New Year it is the next round far east of UTC, UTC's by default)."""
-        params: dict[str, Any] = {} if round is None else {"round": round}
-        if tz is not None:
-            params["tz"] = tz
-        return self._request("GET", "/api/v1/leaderboard", params=params).json()
-
-    def history(
-        self, player: str, *, round: int | None = None, page_size: int = 500
-    ) -> dict[str, Any]:
-        """``player``'s turns, newest first, all of them (or of ``round``, a calendar year).
-
-        The tracker answers a page at a time (``page_size`` turns, at most 500); this follows
-        the pages to the last, one request each, and returns the last page's body with
-        ``turns`` the whole history.
-        """
-        path = f"/api/v1/players/{quote(player, safe='')}/turns"
-        params: dict[str, Any] = {"limit": page_size}
-        if round is not None:
-            params["round"] = round
-        turns: list[dict[str, Any]] = []
-        while True:
-            page = self._request("GET", path, params=params).json()
-            turns += page["turns"]
-            if page.get("next_before") is None:  # the last page (or a tracker without pages)
-                return {**page, "turns": turns}
-            params["before"] = page["next_before"]
 
     # -- turns through the outbox ------------------------------------------------------------
 
@@ -307,26 +215,6 @@ class TrackerClient:
         if not force and entry.next_attempt_at > time.time():
             return None
         return self._deliver(entry)
-
-    def me(self) -> dict[str, Any]:
-        """The player this client's token belongs to, as the tracker stored them."""
-        return self._request("GET", "/api/v1/me").json()
-
-    def _tracker_player(self) -> str:
-        """The name of the player this client's token belongs to, which proves ``base_url`` a
-        tracker's; :class:`TrackerNotFound` when it answers as no tracker does, 401 (no token,
-        or a wrong one) :class:`TrackerAuthError`."""
-        try:
-            body = self.me()
-        except TrackerAuthError:
-            raise
-        except TrackerRejected as exc:
-            raise TrackerNotFound(self.base_url, exc.status, exc.detail) from None
-        except ValueError:  # not JSON
-            body = None
-        if not isinstance(body, dict) or not isinstance(body.get("name"), str):
-            raise TrackerNotFound(self.base_url, 200, "an answer with no player's name")
-        return body["name"]
 
     def deliver_forever(self, stop: threading.Event, *, poll: float = 5.0) -> None:
         """Deliver queued turns until ``stop`` is set (run it in a background thread)."""
