@@ -30,7 +30,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from service.cli._parser import Parser as _Parser
-from service.cli._parser import given_path
+from service.cli._parser import _chosen, given_path
 
 __all__ = [
     "BROKEN_PIPE",
@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\n{command}: error: expected a COMMAND", file=sys.stderr)
             return 2
         args = parser.parse_args(argv)
-        command = f"dicecam {args.command}"
+        command = _chosen(parser, args).prog  # "dicecam labels convert", as its usage errors
         if args.command in SERVERS:
             return _run(args, command)
         with _stop_signals_interrupt(received):

@@ -103,7 +103,7 @@ def test_ctrl_c_while_labels_convert_writes_leaves_no_out(tmp_path, monkeypatch,
     out_dir = tmp_path / "coco"
     argv = ["labels", "convert", str(source), "--to", "coco", "--out", str(out_dir)]
     assert main(argv) == 130
-    assert capsys.readouterr().err == "dicecam labels: interrupted\n"
+    assert capsys.readouterr().err == "dicecam labels convert: interrupted\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["set"]
     monkeypatch.undo()
     assert main(argv) == 0

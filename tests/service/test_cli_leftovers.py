@@ -182,7 +182,7 @@ def test_labels_convert_into_an_empty_out_on_a_full_disk_keeps_it(capsys, tmp_pa
     )
     assert code == 1
     assert ".partial" not in err and err.startswith(
-        f"dicecam labels: error: {FULL}: coco/annotations/"
+        f"dicecam labels convert: error: {FULL}: coco/annotations/"
     )
     assert err.endswith(" (--out coco is as it was; nothing was left behind)\n")
     assert list(out.iterdir()) == [] and not list(tmp_path.glob(".*"))

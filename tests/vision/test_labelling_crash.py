@@ -75,7 +75,7 @@ def test_a_full_disk_is_one_line_and_keeps_the_earlier_tasks(labelled: tuple[Pat
     done = _convert_again(src, out, kill=False)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("dicecam labels: error: File too large: ")
+    assert done.stderr.startswith("dicecam labels convert: error: File too large: ")
     assert done.stderr.strip().endswith(str(out / "tasks.json"))
     assert (out / "tasks.json").read_text() == before
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
