@@ -41,13 +41,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.dice import as_int, distinct_rolls
 from scoring.farkle import FarkleRules
+from scoring.roll_table import FORCED, FREE, HOT, STEP, WIN, check_banked, option_table
 
 __all__ = ["FarkleAdvisor", "Option"]
-
-STEP = 50
-_FREE, _HOT, _FORCED, _WIN = "free", "hot", "forced", "win"
 
 
 @dataclass(frozen=True)
@@ -94,7 +91,7 @@ class FarkleAdvisor:
         self.on_board = bool(on_board)
         self.n = game.n_dice
         self._margin = margin // STEP
-        self._tables = {n: _option_table(game, n) for n in range(1, self.n + 1)}
+        self._tables = {n: option_table(game, n) for n in range(1, self.n + 1)}
         self.bust_chance = {n: tab[1] for n, tab in self._tables.items()}
         if skip_penalty is None:
             skip_penalty = self._fixed_point_penalty() if game.skip_after_pass else 0.0
@@ -118,7 +115,7 @@ class FarkleAdvisor:
         ``banked``: points kept earlier this turn (before this roll). A bust gives ``[]``.
         """
         roll = self.game.check(dice)
-        i = _check_banked(banked)
+        i = check_banked(banked)
         out: list[Option] = []
         for keep in self.game.keeps(roll):
             j = i + keep.points // STEP
@@ -144,12 +141,12 @@ class FarkleAdvisor:
         """``R(n, total)``: expected final turn score of rolling ``n`` dice with ``total`` kept."""
         if not 1 <= n <= self.n:
             raise ValueError(f"{self.game.name}: dice to roll must be 1 to {self.n}, got {n}")
-        i = _check_banked(total)
+        i = check_banked(total)
         return self._R_at(n, i)
 
     def bank_value(self, total: int, *, hot: bool = False) -> float | None:
         """What banking ``total`` is worth (``None`` where banking is not allowed)."""
-        return self._bank(_check_banked(total), hot)
+        return self._bank(check_banked(total), hot)
 
     def bank_thresholds(self) -> dict[int, int]:
         """Per number of dice to roll next: the smallest turn total from which banking is
@@ -248,7 +245,7 @@ class FarkleAdvisor:
         AH: list = [0.0] * size
         W = [float((base + j) * STEP) for j in range(size)]
         has_forced = any(
-            k == _FORCED for g, _b, _g in self._tables.values() for _p, o in g for k, _n, _d in o
+            k == FORCED for g, _b, _g in self._tables.values() for _p, o in g for k, _n, _d in o
         )
         f2 = self.game.no_bank_on_50
         plans = {}
@@ -257,7 +254,7 @@ class FarkleAdvisor:
             for p, opts in groups:
                 refs = []
                 for kind, nn, dp in opts:
-                    arr = {_FREE: None, _HOT: AH, _FORCED: R[N], _WIN: W}[kind]
+                    arr = {FREE: None, HOT: AH, FORCED: R[N], WIN: W}[kind]
                     refs.append((A[nn] if arr is None else arr, dp))
                 plan.append((p, refs))
             plans[n] = plan
@@ -318,13 +315,13 @@ class FarkleAdvisor:
             best = -math.inf
             for kind, nn, dp in opts:
                 j = i + dp
-                if kind == _WIN:
+                if kind == WIN:
                     v = float(j * STEP)
-                elif kind == _FORCED:
+                elif kind == FORCED:
                     v = self._R_at(self.n, j)
                 else:
-                    b = self._bank(j, kind == _HOT)
-                    v = b if b is not None else self._R_at(self.n if kind == _HOT else nn, j)
+                    b = self._bank(j, kind == HOT)
+                    v = b if b is not None else self._R_at(self.n if kind == HOT else nn, j)
                 best = max(best, v)
             total += p * best
         if len(self._lazy) > 100_000:
@@ -350,52 +347,3 @@ class FarkleAdvisor:
             hb = h(b)
         self.on_board = on_board
         return b
-
-
-def _check_banked(total: Any) -> int:
-    given, total = total, as_int(total)
-    if total is None:
-        raise ValueError(f"points kept this turn must be an integer, got {given!r}")
-    if total < 0 or total % STEP:
-        raise ValueError(
-            f"points kept this turn must be a non-negative multiple of 50, got {total}"
-        )
-    return total // STEP
-
-
-def _option_table(game: FarkleRules, n: int):
-    """Rolls of ``n`` dice grouped by what they allow: ``(groups, bust_chance, mean_best)``.
-
-    Each group is ``(probability, options)`` with options ``(kind, next_n, points // 50)``;
-    per kind and next dice count only the highest-scoring keep matters, and where a total
-    ending in 50 may not be banked (F2) the highest of each ending: keeping a 5 alone (+50)
-    can beat keeping a 1 (+100) when only the total it makes can be banked.
-    """
-    sigs: dict[tuple, float] = {}
-    bust = 0.0
-    gain = 0.0
-    for roll, p in distinct_rolls(n):
-        keeps = game.keeps(roll)
-        if not keeps:
-            bust += p
-            continue
-        best: dict[tuple[str, int, int], int] = {}
-        for k in keeps:
-            left = n - len(k.dice)
-            kind = (
-                _WIN
-                if k.wins_game
-                else _FORCED
-                if k.forced_reroll
-                else _HOT
-                if left == 0
-                else _FREE
-            )
-            nn = game.n_dice if left == 0 else left
-            dp = k.points // STEP
-            key = (kind, nn, dp % 2 if game.no_bank_on_50 else 0)
-            best[key] = max(best.get(key, 0), dp)
-        sig = tuple(sorted((kind, nn, dp) for (kind, nn, _end), dp in best.items()))
-        sigs[sig] = sigs.get(sig, 0.0) + p
-        gain += p * max(k.points for k in keeps)
-    return [(p, list(sig)) for sig, p in sigs.items()], bust, gain
