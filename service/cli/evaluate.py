@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from service.cli import UsageError, given_path
 from service.cli._reader_options import add_reader_options, open_reader
@@ -91,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except DatasetError as exc:
         raise UsageError(str(exc)) from None
+    split = _split_read(args.dataset, args.split)
     if args.json:
         data = result.to_dict()
-        data.update(dataset=str(args.dataset), split=args.split, model=str(reader.model_path))
+        data.update(dataset=str(args.dataset), split=split, model=str(reader.model_path))
         data["imgsz"] = list(reader.imgsz)
         data["dynamic"] = reader.dynamic
         data["second_look"] = reader.second_look
@@ -105,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data))
     else:
         h, w = reader.imgsz
-        print(f"dataset           {args.dataset} (split {args.split})")
+        read = f"split {split}" if split else f"all of images/: it has no {args.split} split folder"
+        print(f"dataset           {args.dataset} ({read})")
         shape = f"longer side {max(w, h)}, rectangular input" if reader.dynamic else f"{w}x{h}"
         if reader.second_look:
             shape += (
@@ -131,3 +134,23 @@ def run(args: argparse.Namespace) -> int:
     for image, message in result.errors:
         print(f"dicecam eval: {image}: {message}", file=sys.stderr)
     return 1 if result.errors else 0  # the figures leave these photos out
+
+
+def _split_read(dataset: str, split: str) -> str | None:
+    """The split of ``dataset`` whose photos were read, or None where
+    :func:`vision.yolo_dataset.find_images` reads all of ``images/``, whatever ``--split`` says:
+    a folder with no ``images/<split>/`` whose ``images/`` holds photos itself, or holds them
+    in folders none of which is a split's (``images/batch1/``...)."""
+    from vision.yolo_dataset import ALL_SPLITS, IMAGE_SUFFIXES, SPLIT_ALIASES
+
+    folder = Path(dataset) / "images"
+    if not folder.is_dir() or any(
+        (folder / name).is_dir() for name in SPLIT_ALIASES.get(split, (split,))
+    ):
+        return split
+    if any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.iterdir()):
+        return None
+    if any(p.name in ALL_SPLITS and p.is_dir() for p in folder.iterdir()):
+        return split  # another split's folder only: find_images refused it or read a data.yaml
+    photos = any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.rglob("*"))
+    return None if photos else split  # none: a data.yaml said where they are
