@@ -157,6 +157,11 @@ def score_values(
 
     house_rules = house_rules or {}
     rules = get_game(game, **house_rules)
+    if len(values) + off_table > rules.n_dice:  # the rules count only the dice on the table
+        raise ValueError(
+            f"expected at most {rules.n_dice} dice, got {len(values)} on the table and "
+            f"{off_table} off it"
+        )
     out: dict[str, Any] = {"game": game, "values": values, "off_table": off_table}
     if callable(getattr(rules, "keeps", None)):
         if banked % 50:

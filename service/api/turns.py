@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sized
 from functools import partial
-from typing import Annotated, Any, Protocol
+from typing import Any, Protocol
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import WHY, errors
 from service.api.reading import PostedRoll, posted_roll
 from service.api.tracker_login import tracker_url
-from service.api.uploads import PHOTO_OR_VALUES_BODY
+from service.api.uploads import PHOTO_OR_VALUES_BODY, Face, int_from_to
 from service.http_errors import error_responses
 from service.turn_store import TurnStore
 from service.turns import TurnError, TurnSession, dice_words
@@ -59,23 +59,6 @@ class NewTurn(BaseModel):
         description="false: the player has not made the game's entry score yet (farkle-five "
         "500, greed 300): a turn below it banks nothing (its `scored` is 0) and is advised so",
     )
-
-
-def int_from_to(what: str, low: int, high: int) -> Any:
-    """An integer ``low`` to ``high`` (a JSON integer: ``true``, ``3.0`` or ``"3"`` is none),
-    shown so in the schema; out of range, the 422 says what was expected and what came."""
-
-    def check(value: int) -> int:
-        if not low <= value <= high:
-            raise ValueError(f"expected {what} {low} to {high}, got {value}")
-        return value
-
-    bounds = Field(strict=True, json_schema_extra={"minimum": low, "maximum": high})
-    return Annotated[int, bounds, AfterValidator(check)]
-
-
-Face = int_from_to("a face", 1, 6)
-"""A die's face as a route's body gives it: a JSON integer 1 to 6."""
 
 
 class Keep(BaseModel):

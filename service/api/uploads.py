@@ -3,15 +3,62 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import HTTPException, Request
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 from starlette.datastructures import UploadFile
 
-__all__ = ["PHOTO_FIELDS", "RollInput", "content_type", "parse_roll_input", "parse_values"]
+from scoring import GAME_NAMES, get_game
+from service.http_errors import describe_validation_errors
+
+__all__ = [
+    "MOST_DICE",
+    "PHOTO_FIELDS",
+    "Face",
+    "RollInput",
+    "TypedRoll",
+    "content_type",
+    "int_from_to",
+    "parse_roll_input",
+    "parse_values",
+]
 
 PHOTO_FIELDS = ("photo", "file", "image")
 """Multipart field names accepted for the photo (``photo`` is the documented one)."""
+
+
+def int_from_to(what: str, low: int, high: int) -> Any:
+    """An integer ``low`` to ``high`` (a JSON integer: ``true``, ``3.0`` or ``"3"`` is none),
+    shown so in the schema; out of range, the 422 says what was expected and what came."""
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise ValueError(f"expected {what} {low} to {high}, got {value}")
+        return value
+
+    bounds = Field(strict=True, json_schema_extra={"minimum": low, "maximum": high})
+    return Annotated[int, bounds, AfterValidator(check)]
+
+
+Face = int_from_to("a face", 1, 6)
+"""A die's face as a route's body gives it: a JSON integer 1 to 6."""
+
+MOST_DICE = max(get_game(game).n_dice for game in GAME_NAMES)
+"""The most dice a game rolls at once (Low-High's 13): no roll has more off the table."""
+
+DiceOff = int_from_to("a count of dice off the table", 0, MOST_DICE)
+"""How many dice of a roll left the table, as a route's body gives it."""
+
+
+class TypedRoll(BaseModel):
+    """A roll typed by hand, as JSON: its values and the dice that left the table."""
+
+    values: list[Face] = Field(
+        ..., description="the faces on the table; [] with off_table: every die left it"
+    )
+    off_table: DiceOff = Field(0, description="how many dice left the table")
+
 
 PHOTO_OR_VALUES_BODY: dict[str, Any] = {
     "requestBody": {
@@ -30,16 +77,7 @@ PHOTO_OR_VALUES_BODY: dict[str, Any] = {
                     },
                 }
             },
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "required": ["values"],
-                    "properties": {
-                        "values": {"type": "array", "items": {"type": "integer"}},
-                        "off_table": {"type": "integer", "default": 0},
-                    },
-                }
-            },
+            "application/json": {"schema": TypedRoll.model_json_schema()},
         },
     }
 }
@@ -195,8 +233,12 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             raise HTTPException(
                 422, 'missing "values": send JSON like {"values": [1, 5, 5, 2, 3, 6]}'
             )
-        off_table = _int_field(body.get("off_table", 0), "off_table")
-        return RollInput(values=_sent_values(body["values"], off_table), off_table=off_table)
+        try:
+            typed = TypedRoll.model_validate(body)
+        except ValidationError as exc:
+            raise HTTPException(422, describe_validation_errors(exc.errors())) from None
+        values = _sent_values(typed.values, typed.off_table)
+        return RollInput(values=values, off_table=typed.off_table)
     raise HTTPException(
         415,
         "send a photo as multipart/form-data (file field 'photo') or typed values as JSON "
