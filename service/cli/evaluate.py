@@ -138,19 +138,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _split_read(dataset: str, split: str) -> str | None:
     """The split of ``dataset`` whose photos were read, or None where
-    :func:`vision.yolo_dataset.find_images` reads all of ``images/``, whatever ``--split`` says:
-    a folder with no ``images/<split>/`` whose ``images/`` holds photos itself, or holds them
-    in folders none of which is a split's (``images/batch1/``...)."""
-    from vision.yolo_dataset import ALL_SPLITS, IMAGE_SUFFIXES, SPLIT_ALIASES
+    :func:`vision.yolo_dataset.find_images` read all of ``images/`` whatever ``--split`` says
+    (photos in ``images/`` itself or in folders of their own, ``images/batch1/``...): told by
+    where the photos it finds lie, not by judging the folders again."""
+    from vision.yolo_dataset import SPLIT_ALIASES, find_images
 
-    folder = Path(dataset) / "images"
-    if not folder.is_dir() or any(
-        (folder / name).is_dir() for name in SPLIT_ALIASES.get(split, (split,))
-    ):
-        return split
-    if any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.iterdir()):
-        return None
-    if any(p.name in ALL_SPLITS and p.is_dir() for p in folder.iterdir()):
-        return split  # another split's folder only: find_images refused it or read a data.yaml
-    photos = any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.rglob("*"))
-    return None if photos else split  # none: a data.yaml said where they are
+    folder = Path(dataset).resolve() / "images"
+    photos, _ = find_images(dataset, split)
+    if not photos or folder not in photos[0].resolve().parents:
+        return split  # a data.yaml said where they are
+    names = SPLIT_ALIASES.get(split, (split,))
+    return split if any(folder / name in photos[0].resolve().parents for name in names) else None
