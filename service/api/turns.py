@@ -87,6 +87,15 @@ UNSAVED = (
 undid it)."""
 
 
+UNSAVED_RECEIPT = (
+    "the turn is over and saved as it ended, but this receipt could not be saved (a full "
+    "disk, a database that cannot be written): the turn shows none until the service hands "
+    "it over again, which the tracker counts once"
+)
+"""Said in a finished turn's ``submission.detail`` (``saved``: false) when the finishing move
+was saved and the turn handed over, and then its receipt could not be saved."""
+
+
 def _with_503(why: str, codes: tuple[int, ...]) -> dict[int | str, dict[str, Any]]:
     """These error statuses, and 503 saying ``why`` (after what it says anyway, when listed)."""
     said = [WHY[503]] if 503 in codes else []
@@ -160,12 +169,26 @@ def check_read_for(session: Any, read_for: int, roll: PostedRoll, what: str = "t
 def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     """After a move: save the turn, submit it once finished (and save its receipt), and say
     where it stands. A finishing move is saved before it is submitted: a stale copy of the
-    turn (another process moved it) is refused before the tracker hears of it."""
+    turn (another process moved it) is refused before the tracker hears of it; a receipt that
+    cannot be saved after that is said in it (:data:`UNSAVED_RECEIPT`), not as a 503."""
     store = _store(request)
-    if session.over and session.submission is None:
-        store.save(session)
+    if not (session.over and session.submission is None):
+        store.save(session)  # a failed save undoes the move: 503 says so
+        return session.to_dict()
+    store.save(session)  # the finishing move, as above
     store.finish(session)
-    store.save(session)
+    try:
+        store.save(session)
+    except TurnError:  # only its receipt is lost (the store logged why): say what is true
+        view = session.to_dict()
+        receipt = session.submission or {}
+        said = [receipt["detail"]] if receipt.get("detail") else []
+        view["submission"] = {
+            **receipt,
+            "saved": False,
+            "detail": "; ".join([*said, UNSAVED_RECEIPT]),
+        }
+        return view
     return session.to_dict()
 
 

@@ -10,6 +10,7 @@ A real tracker on a real server, a store on a real SQLite file; a save is made t
 from __future__ import annotations
 
 import threading
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,14 @@ import httpx
 import pytest
 
 from service.api.submit import TrackerSubmitter
+from service.app import create_app
+from service.settings import Settings
 from service.turn_db import TurnDatabase
 from service.turn_store import TurnStore
 from service.turns import MORNING_ROLL, TurnError, TurnSession
 
 from dicecam_testing.sqlite_pragmas import READ_ONLY, read_only
+from dicecam_testing.turns import QueueReader
 from dicecam_testing.waiting import wait_for
 
 
@@ -174,3 +178,40 @@ def test_a_turn_handed_over_again_past_its_outbox_entry_is_still_counted_once(
     assert turn.submission["turn"]["id"] == first["id"]  # the tracker's answer for a known key
     assert [t["id"] for t in history(http, "ann")] == [first["id"]]
     store.database.dispose()
+
+
+def test_a_bank_whose_receipt_could_not_be_saved_answers_the_finished_turn(tmp_path, serve):
+    # Through the bank route of a real server: the finishing move is saved and the turn handed
+    # over, then the database can no longer be written. The answer is the finished turn, whose
+    # receipt says it was not saved; it said 503 'its last move was undone', which was untrue.
+    handed: list[str] = []
+    unwritable = ExitStack()
+
+    def submitter(turn: TurnSession) -> dict[str, Any]:
+        """Takes the turn, then leaves the turns' database unwritable (a full disk)."""
+        handed.append(turn.id)
+        unwritable.enter_context(read_only(app.state.turns.database))
+        return {"status": "submitted", "detail": "stored by the tracker"}
+
+    settings = Settings(data_dir=tmp_path, outbox_retry_s=0)
+    app = create_app(settings, reader=QueueReader(), tracker_app=None, submitter=submitter)
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http, unwritable:
+        url = f"/api/v1/turns/{http.post('/api/v1/turns', json={'player': 'ann'}).json()['id']}"
+        http.post(url + "/rolls", json={"values": [1, 1, 1, 2, 3, 4]}).raise_for_status()
+        http.post(url + "/keep", json={"dice": [1, 1, 1]}).raise_for_status()
+        r = http.post(url + "/bank")
+        assert r.status_code == 200, r.text
+        view = r.json()
+        assert (view["over"], view["outcome"], view["scored"]) == (True, "banked", 1000)
+        receipt = view["submission"]
+        assert (receipt["status"], receipt["saved"]) == ("submitted", False), receipt
+        assert receipt["detail"].startswith(
+            "stored by the tracker; the turn is over and saved as it ended, but this receipt "
+            "could not be saved"
+        ), receipt
+        assert "undone" not in r.text
+        unwritable.close()
+        held = http.get(url).json()  # the bank was saved; its receipt was not
+        assert (held["over"], held["outcome"], held["scored"]) == (True, "banked", 1000)
+        assert held["submission"] is None
+    assert handed == [url.rsplit("/", 1)[1]]
