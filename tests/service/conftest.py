@@ -5,6 +5,7 @@ reason when absent) and a shared chromium; the classes behind them live in
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -43,6 +44,20 @@ def unused_port() -> Iterator[int]:
     process takes it meanwhile."""
     with bound_socket() as sock:
         yield sock.getsockname()[1]
+
+
+@pytest.fixture
+def errors() -> Iterator[list[logging.LogRecord]]:
+    """ERROR records of dicecam's service log and of uvicorn's, as logged."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=logging.ERROR)
+    handler.emit = records.append
+    loggers = [logging.getLogger(name) for name in ("dicecam.service", "uvicorn.error")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    yield records
+    for logger in loggers:
+        logger.removeHandler(handler)
 
 
 @pytest.fixture

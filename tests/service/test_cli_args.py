@@ -11,19 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from service.cli import main
-
 from dicecam_testing.cli import DICECAM, ROOT, SAMPLES
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """``dicecam ARGV`` in process: its exit status (argparse's SystemExit too), stdout, stderr."""
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+from dicecam_testing.cli import run_in_process as run
 
 
 @pytest.fixture

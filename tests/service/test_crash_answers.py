@@ -26,20 +26,6 @@ class CrashingReader:
         raise RuntimeError(SECRET)
 
 
-@pytest.fixture
-def errors():
-    """ERROR records of dicecam's service log and of uvicorn's, as logged."""
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler(level=logging.ERROR)
-    handler.emit = records.append
-    loggers = [logging.getLogger(name) for name in ("dicecam.service", "uvicorn.error")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield records
-    for logger in loggers:
-        logger.removeHandler(handler)
-
-
 def _service(tmp_path, serve, reader) -> httpx.Client:
     app = create_app(
         Settings(data_dir=tmp_path, outbox_retry_s=0),

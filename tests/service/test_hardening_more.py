@@ -32,20 +32,6 @@ def service(tmp_path, serve):
         yield http
 
 
-@pytest.fixture
-def errors():
-    """ERROR records of dicecam's service log and of uvicorn's, as logged."""
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler(level=logging.ERROR)
-    handler.emit = records.append
-    loggers = [logging.getLogger(name) for name in ("dicecam.service", "uvicorn.error")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    yield records
-    for logger in loggers:
-        logger.removeHandler(handler)
-
-
 def test_a_crash_says_only_that_it_failed_and_its_log_line_cannot_be_forged(
     service, errors, monkeypatch
 ):

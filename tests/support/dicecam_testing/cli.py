@@ -10,13 +10,35 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-__all__ = ["DICECAM", "ROOT", "SAMPLES", "dicecam", "interrupt_when", "many_photos"]
+__all__ = [
+    "DICECAM",
+    "ROOT",
+    "SAMPLES",
+    "dicecam",
+    "interrupt_when",
+    "many_photos",
+    "run_in_process",
+]
 
 ROOT = Path(__file__).resolve().parents[3]
 """The repository."""
 SAMPLES = sorted((ROOT / "datasets" / "samples").glob("*.jpg"))
 DICECAM = [sys.executable, "-m", "service.cli"]
+
+
+def run_in_process(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    """``dicecam ARGV`` in this process (``service.cli.main``): its exit status (argparse's
+    SystemExit too), stdout and stderr as pytest's ``capsys`` caught them."""
+    from service.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def dicecam(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
