@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,11 @@ from PIL import Image
 # ultralytics (the train extra) must never pip-install or phone home during tests.
 os.environ["YOLO_AUTOINSTALL"] = "false"
 os.environ.setdefault("YOLO_OFFLINE", "1")
+
+# A run started in the background by a shell (`.ci/run &`, nohup) has SIGINT ignored, and every
+# dicecam it starts would inherit that: the Ctrl-C tests need them to take it as a terminal's.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 """This test process's name: ``gw0``, ``gw1``, ... in a parallel run (``pytest -n 2``)."""
@@ -57,7 +64,7 @@ def rules_dir() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _process_wide_state() -> None:
+def _process_wide_state() -> Iterator[None]:
     """Each test starts with Pillow's own ``Image.open`` and numpy's print options, whatever
     the tests before it in this process did: importing ultralytics (a test of training, export
     or the CLI, or a module importing it at collection) patches ``Image.open`` (an unreadable
@@ -67,6 +74,14 @@ def _process_wide_state() -> None:
     if np.get_printoptions() != PRINT_OPTIONS:
         np.set_printoptions(**PRINT_OPTIONS)
     _reopen_log_streams()
+    settings = {k: v for k, v in os.environ.items() if k.startswith("DICECAM_")}
+    yield
+    # ... and ends with the DICECAM_ variables it started with: ``main(["serve", "--model",
+    # M])`` run in process sets DICECAM_MODEL for the app, and later tests read it as the
+    # user's (a message then said "(named by DICECAM_MODEL)" twice over)
+    for name in [k for k in os.environ if k.startswith("DICECAM_") and k not in settings]:
+        del os.environ[name]
+    os.environ.update(settings)
 
 
 def _reopen_log_streams() -> None:
