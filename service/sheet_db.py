@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import JSON, Float, Integer, String, delete, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-from service.turn_db import TurnConflict, move_names, played_before, private_file, recent_ids
+from service.turn_db import (
+    TurnConflict,
+    move_names,
+    played_before,
+    player_ids,
+    private_file,
+    recent_ids,
+)
 
 if TYPE_CHECKING:
     from service.sheets import RollGame
@@ -123,9 +130,7 @@ class SheetDatabase:
 
     def players(self, since: float) -> list[tuple[str, str]]:
         """Each row started at or after ``since``: its id and player."""
-        with self._sessions() as db:
-            query = select(SheetRow.id, SheetRow.player).where(SheetRow.created >= since)
-            return [(i, p) for i, p in db.execute(query)]
+        return player_ids(self._sessions, SheetRow, since)
 
     def recent(self, since: float, limit: int) -> list[str]:
         """The ids of the ``limit`` rows started at or after ``since`` saved last, last first."""

@@ -42,6 +42,7 @@ __all__ = [
     "TurnRow",
     "move_names",
     "played_before",
+    "player_ids",
     "private_file",
     "recent_ids",
 ]
@@ -246,9 +247,7 @@ class TurnDatabase:
 
     def players(self, since: float) -> list[tuple[str, str]]:
         """Each row started at or after ``since``: its id and player."""
-        with self._sessions() as db:
-            query = select(TurnRow.id, TurnRow.player).where(TurnRow.created >= since)
-            return [(i, p) for i, p in db.execute(query)]
+        return player_ids(self._sessions, TurnRow, since)
 
     def recent(self, since: float, limit: int) -> list[str]:
         """The ids of the ``limit`` turns started at or after ``since`` saved last, last first."""
@@ -305,6 +304,14 @@ def recent_ids(
     )
     with sessions() as db:
         return list(db.scalars(query))
+
+
+def player_ids(sessions: Callable[[], Any], table: Any, since: float) -> list[tuple[str, str]]:
+    """Each row of ``table`` (a row class with ``id``, ``player`` and ``created``) started at or
+    after ``since``: its id and player."""
+    with sessions() as db:
+        query = select(table.id, table.player).where(table.created >= since)
+        return [(i, p) for i, p in db.execute(query)]
 
 
 def played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) -> bool:
