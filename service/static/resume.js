@@ -101,27 +101,38 @@ async function resumeListed(g, player) {
 }
 
 // List the player's open games, less the ones on the page, each a Resume button; hidden when
-// there are none (or the service cannot be reached: the next move says so).
+// there are none (or the service cannot be reached: the next move says so). A listing like the
+// one shown leaves its buttons in place: one replaced between a press and its release (a second
+// listing, from loading the page or coming back to it) would lose the tap. An answer that comes
+// after a later listing was asked for (another name typed, a game started) is stale: dropped.
+let listings = 0;
 export async function listOpenGames() {
   const player = ui.player.value.trim();
+  const listing = ++listings;
   let games = [];
   try {
     if (player) games = await openGames(player);
   } catch (_) { /* said by the page's next call */ }
+  if (listing !== listings) return; // a later listing is the one to show, answered or not
   if (player !== ui.player.value.trim()) return; // typed another name meanwhile
   const shown = [state.turn?.id, state.sheet?.id];
-  list.items.innerHTML = "";
-  for (const g of games.filter((x) => !shown.includes(x.id))) {
+  const buttons = games.filter((x) => !shown.includes(x.id)).map((g) => {
+    const started = new Date(g.started).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    return { g, text: `Resume ${g.game} ${noun(g.game)}: ${describe(g)} (started ${started})` };
+  });
+  const listed = JSON.stringify([player, buttons.map(({ g, text }) => [g.id, text])]);
+  if (list.items.dataset.listed === listed) return;
+  list.items.dataset.listed = listed;
+  list.items.replaceChildren(...buttons.map(({ g, text }) => {
     const li = document.createElement("li");
     const b = document.createElement("button");
     b.type = "button";
-    const started = new Date(g.started).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    b.textContent = `Resume ${g.game} ${noun(g.game)}: ${describe(g)} (started ${started})`;
+    b.textContent = text;
     b.addEventListener("click", () => resumeListed(g, player));
     li.appendChild(b);
-    list.items.appendChild(li);
-  }
-  list.box.hidden = !list.items.children.length;
+    return li;
+  }));
+  list.box.hidden = !buttons.length;
 }
 
 // New turn pressed while `player` has a game of `game` open with a roll in it (on this page,

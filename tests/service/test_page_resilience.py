@@ -248,6 +248,84 @@ def test_new_turn_over_an_open_one_offers_to_resume_it(chromium, tmp_path):
         server.__exit__(None, None, None)
 
 
+def test_a_second_listing_of_the_same_open_games_leaves_the_resume_buttons_in_place(
+    chromium, tmp_path
+):
+    """Loading the page and typing the name each list the player's open games. A listing like
+    the one shown keeps its buttons: one replaced between a press and its release lost the tap
+    (a flake in CI, the turn never resumed). A listing that changed is shown afresh."""
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    try:
+        for game in ("morning-roll", "greed"):  # started on another device
+            r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": game})
+            assert r.status_code == 201, r.text
+        page = open_page(chromium, server)
+        page.fill("#player", "kim")
+        page.dispatch_event("#player", "change")
+        buttons = page.locator("#open-games-list button")
+        expect(buttons).to_have_count(2)
+        greed = buttons.filter(has_text="greed").element_handle()
+
+        def list_again() -> None:
+            with page.expect_response(lambda r: "/api/v1/open-games" in r.url):
+                page.dispatch_event("#player", "change")
+            page.wait_for_timeout(300)  # the answer read and shown
+
+        list_again()
+        assert greed.evaluate("b => b.isConnected"), (
+            "the same games listed again replaced the button"
+        )
+        r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"})
+        assert r.status_code == 201, r.text
+        list_again()
+        expect(buttons).to_have_count(3)
+        assert not greed.evaluate("b => b.isConnected")  # a new listing, built afresh
+        buttons.filter(has_text="greed").click()
+        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#message")).to_contain_text("Resumed kim's turn")
+        expect(buttons).to_have_count(2)  # less the one on the page
+    finally:
+        server.__exit__(None, None, None)
+
+
+def test_a_listing_answered_after_a_later_one_is_not_shown(chromium, tmp_path):
+    """Two listings of the open games on their way (the page loading, the name typed, a game
+    started): the answer to the earlier one, come late, does not replace the later one's."""
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    try:
+        r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "greed"})
+        assert r.status_code == 201, r.text
+        page = open_page(chromium, server)
+        held = []  # the first listing's answer, held back until the second one is shown
+        page.route(
+            "**/api/v1/open-games*",
+            lambda route: held.append((route, route.fetch())) if not held else route.continue_(),
+        )
+        page.fill("#player", "kim")
+        page.dispatch_event("#player", "change")
+        for _ in range(250):  # the first listing's request, held
+            if held:
+                break
+            page.wait_for_timeout(20)
+        assert held, "the page did not list the open games when the name was typed"
+        r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"})
+        assert r.status_code == 201, r.text
+        page.dispatch_event("#player", "change")
+        buttons = page.locator("#open-games-list button")
+        expect(buttons).to_have_count(2)
+        route, answer = held[0]
+        with page.expect_response(lambda r: "/api/v1/open-games" in r.url):
+            route.fulfill(response=answer)  # the earlier answer: greed alone
+        page.wait_for_timeout(300)  # read, and dropped
+        expect(buttons).to_have_count(2)
+    finally:
+        server.__exit__(None, None, None)
+
+
 def test_a_move_made_on_an_earlier_roll_is_refused_and_changes_nothing(tmp_path):
     server = service(tmp_path)
     try:
