@@ -24,6 +24,15 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# The browser tests wait on what the page shows. Playwright's 5 s is short on CI's two cores, each
+# running a test process beside a chromium and a server: a wait that outlasts 15 s is a bug.
+try:
+    from playwright.sync_api import expect as _expect
+except ImportError:  # the browser tests skip, saying why
+    pass
+else:
+    _expect.set_options(timeout=15_000)
+
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 """This test process's name: ``gw0``, ``gw1``, ... in a parallel run (``pytest -n 2``)."""
 
