@@ -338,6 +338,12 @@ def run_outbox(args: argparse.Namespace) -> int:
         return 1
     except TrackerRejected as exc:
         raise _login_refused(client.base_url, exc) from exc
+    if not client.token:  # a tracker takes a turn only with its player's token
+        raise UsageError(
+            "expected --token, --player with --password, or DICECAM_TRACKER_TOKEN to deliver "
+            "(a tracker takes a turn only with its player's token): nothing was sent, the "
+            "outbox is as it was"
+        )
     try:
         report = client.deliver_pending(force=True, retarget=args.retarget)
     except TrackerAuthError as exc:
