@@ -225,24 +225,53 @@ export function renderTurn(turn) {
   } else {
     say(`Roll ${turn.dice_left} dice, or bank ${turn.turn_points}.`);
   }
-  if (turn.submission) {
-    const s = turn.submission;
-    ui.message.textContent += ` Tracker: ${s.status}${s.detail ? ` (${s.detail})` : ""}.`;
-  }
+  if (turn.over) ui.message.textContent += ` ${receiptWords(turn)}`;
   renderKeeps(turn.keeps || [], turn.awaiting === "keep" ? keep : null);
-  watchQueued(turn);
+  watchReceipt(turn);
 }
 
-// A turn queued while the tracker was down: the service sends it on its own, so look again
-// (at the service's pace, at most every 5 s) and show its receipt once it changes.
-function watchQueued(turn) {
-  if (!turn.submission || turn.submission.status !== "queued" || !state.outboxRetryS) return;
+// What became of a finished turn at the tracker, in words: its receipt's status, what that
+// means to the player, and the service's detail. A receipt the service could not save
+// (`saved: false`) still says what the tracker said, then that it is not saved here.
+function receiptWords(turn) {
+  const s = turn.submission;
+  const later = state.outboxRetryS ? " The service hands the turn to the tracker again on its own "
+    + "(the tracker counts it once); its receipt shows here once saved." : "";
+  if (!s) {
+    if (turn.game !== "morning-roll") return "";
+    return `Tracker: no receipt saved for this turn yet (the service could not save it, or has not handed the turn over yet).${later}`;
+  }
+  const recorded = s.turn ? `${s.turn.score} points recorded for ${s.turn.player} on ${s.turn.day}` : "taken";
+  const meaning = {
+    submitted: recorded,
+    queued: s.login ? "not sent yet, kept: log in to the tracker below to send it" : "not sent yet, kept: the tracker cannot be reached now",
+    rejected: "the tracker refused this turn, it does not count there",
+    "not-submitted": "not sent",
+    failed: "not handed over yet, kept: the service tries again on its own",
+  }[s.status];
+  const words = `Tracker: ${s.status}${meaning ? ` — ${meaning}` : ""}${s.detail ? ` (${s.detail})` : ""}`;
+  return `${sentence(words)}${s.saved === false ? later : ""}`;
+}
+
+// A finished Morning Roll turn whose receipt may still change: queued (the tracker was down, or
+// refused the player's login), or not saved by the service (`saved: false`, or read back with
+// none). The service hands it over again on its own: look again at its pace (at most every 5 s)
+// and show the receipt once the service holds a new one; a receipt on screen that the service
+// could not save stays until then (the turn reads back without one meanwhile).
+function watchReceipt(turn) {
+  const s = turn.submission;
+  const waits = s ? s.status === "queued" || s.saved === false : turn.over && turn.game === "morning-roll";
+  if (!waits || !state.outboxRetryS) return;
   setTimeout(async () => {
-    if (!state.turn || state.turn.id !== turn.id || state.busy) return;
+    if (!state.turn || state.turn.id !== turn.id) return;
     try {
-      const now = await api(`/api/v1/turns/${turn.id}`);
-      if (state.turn && state.turn.id === now.id) renderTurn(now);
-    } catch (_) { /* the service is away: the next turn says so */ }
+      const now = state.busy ? null : await api(`/api/v1/turns/${encodeURIComponent(turn.id)}`);
+      if (!state.turn || state.turn.id !== turn.id) return;
+      if (now && now.submission && signature(now) !== signature(turn)) renderTurn(now);
+      else watchReceipt(turn); // no new receipt yet
+    } catch (err) { // away: look again later (the next move says so); gone: nothing to show
+      if (err.status !== 404) watchReceipt(turn);
+    }
   }, Math.max(5, state.outboxRetryS) * 1000);
 }
 
