@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from service.api import ReaderService, build_api_router
@@ -25,7 +25,7 @@ from service.http_errors import (
     describe_validation_errors,
     validation_status,
 )
-from service.logs import CrashLog, RefusalLog, crash_answer, log_crash
+from service.logs import CrashLog, RefusalLog
 from service.retention import EVERY_S, schedule, slim_delivered
 from service.security_headers import SecurityHeadersMiddleware
 from service.settings import Settings
@@ -114,9 +114,6 @@ def create_app(
     app.state.sheets = open_sheet_store(settings)  # Solitaire Dice sheets, Low-High turns
     app.router.add_event_handler("shutdown", app.state.sheets.close)
 
-    # innermost: a crash of a route, of the tracker's too, is logged and answered 500 inside
-    # the other layers (its answer carries the security headers)
-    app.add_middleware(CrashLog)
     max_bytes = int(settings.max_upload_mb * 1_000_000)
     app.add_middleware(
         BodyLimitMiddleware,
@@ -131,6 +128,9 @@ def create_app(
     guard_hosts(app, settings.host, settings.allowed_hosts)
     app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP
     app.add_middleware(RefusalLog)  # a line saying why for each refusal, the tracker's too
+    # outermost: a crash, of a route or of a layer above, is logged with an error id and
+    # answered 500 with that id alone, with the security headers (CrashLog's own)
+    app.add_middleware(CrashLog)
 
     answer_http_errors(app)
 
@@ -140,11 +140,6 @@ def create_app(
         return JSONResponse(
             {"detail": describe_validation_errors(errors)}, status_code=validation_status(errors)
         )
-
-    @app.exception_handler(Exception)  # a crash of a middleware outside CrashLog
-    async def _crash(request: Request, exc: Exception) -> Response:
-        status, body = crash_answer(log_crash(request.scope, exc))
-        return Response(body, status_code=status, media_type="application/json")
 
     app.include_router(build_api_router())
 

@@ -36,6 +36,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.security_headers import HEADERS
+
 __all__ = [
     "CrashLog",
     "Failure",
@@ -169,7 +171,10 @@ def _said(exc: BaseException) -> str | None:
 class CrashLog:
     """ASGI middleware: an exception the app did not handle is logged (:func:`log_crash`) and
     answered :func:`crash_answer`, or the answer already begun is left cut short; it is not
-    raised on, so the server does not log it again, unescaped."""
+    raised on, so the server does not log it again, unescaped. Add it last (the outermost
+    layer), to answer the crash of any other layer too: its 500 carries the security headers
+    itself (:data:`service.security_headers.HEADERS`; the layer adding them may be what
+    crashed)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -195,6 +200,7 @@ class CrashLog:
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", b"%d" % len(body)),
+                *HEADERS,
             ]
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})

@@ -159,18 +159,15 @@ def _serve_tracker(args: argparse.Namespace, settings: Settings, host: str, port
     from service.tracker import create_app
 
     try:
-        app = create_app(args.database_url)
+        app = create_app(args.database_url, bind=host)  # Host checked, refusals logged
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     except OSError as exc:  # e.g. a data dir that cannot be made
         raise UsageError(f"cannot open the tracker database: {exc}") from None
     except OperationalError as exc:
         raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
-    from service.host_guard import guard_hosts
-    from service.logs import RefusalLog, log_config
+    from service.logs import log_config
 
-    guard_hosts(app, host, settings.allowed_hosts)  # as `dicecam serve` guards its mounted one
-    app.add_middleware(RefusalLog)  # a line saying why for each refusal
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     print(f"dicecam: serving the tracker at http://{shown}:{port}/", flush=True)
     run_uvicorn(

@@ -11,12 +11,13 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from service.body_limit import BodyLimitMiddleware
+from service.host_guard import guard_hosts
 from service.http_errors import (
     answer_http_errors,
     describe_validation_errors,
     validation_status,
 )
-from service.logs import CrashLog
+from service.logs import CrashLog, RefusalLog
 from service.security_headers import SecurityHeadersMiddleware
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
@@ -36,6 +37,7 @@ def create_app(
     token_days: int | None = None,
     keep_photos_days: int | None = None,
     retention_every_s: float | None = None,
+    bind: str | None = None,
 ) -> FastAPI:
     """The Morning Roll tracker: JSON API under ``/api/v1`` and HTML pages.
 
@@ -46,7 +48,9 @@ def create_app(
     kept after its turn's day (default ``DICECAM_KEEP_PHOTOS_DAYS``, 365; 0: for good), pruned
     at start and every ``retention_every_s`` (an hour; :mod:`service.retention`; a mounted
     tracker's pruning is in ``app.state.retention``, for the app mounting it to run). Mountable
-    under a prefix: ``app.mount("/tracker", create_app())``.
+    under a prefix: ``app.mount("/tracker", create_app())``. ``bind``: the host ``dicecam
+    tracker`` serves it on, on its own: the Host header is checked (``DICECAM_ALLOWED_HOSTS``)
+    and each refusal logged with why; mounted (None), the service around it does both.
 
     Example:
         >>> app = create_app("sqlite://")  # a private database (a temporary file) for this app
@@ -86,9 +90,6 @@ def create_app(
             return pages.error_page(request, detail, status)
         return JSONResponse({"detail": detail}, status_code=status)
 
-    # innermost: a route's crash is logged with an error id and answered 500 with that id
-    # alone, inside the security headers (as the service answers it; on its own too)
-    app.add_middleware(CrashLog)
     limit = int(_max_body_mb() * 2**20)
     app.add_middleware(
         BodyLimitMiddleware,
@@ -96,7 +97,14 @@ def create_app(
         detail=f"expected a request of at most {limit} bytes (DICECAM_MAX_UPLOAD_MB), "
         "got a larger one",
     )
+    if bind is not None:  # DNS rebinding (400), cross-site writes (403): as the service's
+        guard_hosts(app, bind, _allowed_hosts())
     app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing, CSP (pages: stricter)
+    if bind is not None:
+        app.add_middleware(RefusalLog)  # a line saying why for each refusal
+    # outermost: a crash, of a route or of a layer above, is logged with an error id and
+    # answered 500 with that id alone, with the security headers (CrashLog's own)
+    app.add_middleware(CrashLog)
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(forms.router)
@@ -107,6 +115,12 @@ def _max_body_mb() -> float:
     from service.settings import Settings
 
     return float(Settings().max_upload_mb)
+
+
+def _allowed_hosts() -> list[str]:
+    from service.settings import Settings
+
+    return list(Settings().allowed_hosts)
 
 
 def _token_days() -> int:

@@ -10,7 +10,10 @@ import httpx
 import pytest
 
 from service.app import create_app
+from service.body_limit import BodyLimitMiddleware
+from service.host_guard import HostGuardMiddleware
 from service.logs import RefusalLog
+from service.security_headers import HEADERS, SecurityHeadersMiddleware
 from service.settings import Settings
 
 from dicecam_testing.turns import QueueReader, jpeg
@@ -100,8 +103,7 @@ def _tracker(serve, sqlite_url: str) -> httpx.Client:
     """The tracker as ``dicecam tracker`` serves it on its own: no service around it."""
     from service.tracker import create_app as create_tracker_app
 
-    app = create_tracker_app(sqlite_url)
-    app.add_middleware(RefusalLog)
+    app = create_tracker_app(sqlite_url, bind="127.0.0.1")
     return httpx.Client(base_url=serve(app).url, timeout=30)
 
 
@@ -130,6 +132,42 @@ def test_the_tracker_on_its_own_answers_a_crash_with_an_error_id(
         assert traceback.endswith("    RuntimeError: " + repr(SECRET)[1:-1])
         monkeypatch.undo()
         assert http.get("/api/v1/rounds").status_code == 200  # the tracker goes on
+
+
+OUTER = [SecurityHeadersMiddleware, HostGuardMiddleware, RefusalLog, BodyLimitMiddleware]
+"""The layers around the routes (CrashLog is the outermost, around them too)."""
+
+
+def _crash_in(monkeypatch: pytest.MonkeyPatch, layer: type) -> None:
+    async def crash(self, scope, receive, send):
+        raise RuntimeError(SECRET)
+
+    monkeypatch.setattr(layer, "__call__", crash)
+
+
+@pytest.mark.parametrize("layer", OUTER, ids=lambda layer: layer.__name__)
+@pytest.mark.parametrize("where", ["tracker", "service", "service's tracker"])
+def test_a_crash_of_a_layer_around_the_routes_answers_with_an_error_id(
+    tmp_path, serve, sqlite_url, errors, monkeypatch, layer, where
+):
+    """A crash of a middleware outside CrashLog got Starlette's plain-text 500 (the tracker),
+    or a JSON one without the security headers, its traceback logged again by uvicorn (the
+    service)."""
+    if where == "tracker":
+        http, path = _tracker(serve, sqlite_url), "/api/v1/rounds"
+    else:
+        app = create_app(Settings(data_dir=tmp_path, outbox_retry_s=0), submitter=None)
+        http = httpx.Client(base_url=serve(app).url, timeout=30)
+        path = "/tracker/api/v1/rounds" if where == "service's tracker" else "/api/v1/health"
+    with http:
+        _crash_in(monkeypatch, layer)
+        r = http.post(path, json={})  # a POST: through the body limit too
+        said = "the service failed unexpectedly: error {}, told in the server's log"
+        traceback = _assert_crash_answer(r, said, errors)
+        assert all(r.headers[name.decode()] == value.decode() for name, value in HEADERS)
+        assert traceback.endswith("    RuntimeError: " + repr(SECRET)[1:-1])
+        monkeypatch.undo()
+        assert http.get(path).status_code == 200  # it goes on
 
 
 def _farkle_turn_at_keep(http: httpx.Client) -> tuple[str, dict]:
