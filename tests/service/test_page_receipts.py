@@ -199,3 +199,35 @@ def test_a_second_turn_the_same_day_is_refused_in_words_and_kept(
     ]
     assert tracked(server.url) == [600]
     assert not page.errors, page.errors
+
+
+def test_a_finished_turn_read_back_without_its_receipt_says_so(chromium, tmp_path, tracker, serve):
+    # The receipt was not saved and the service hands turns over again only when asked
+    # (DICECAM_OUTBOX_RETRY_S=0): a page that finds the turn over (its bank made on another
+    # page) says the receipt is not there yet, instead of saying nothing of the tracker.
+    from playwright.sync_api import expect
+
+    data = tmp_path / "svc"
+    submitter = UnsavedOnce(data / "outbox", embedded=True)
+    app = create_app(
+        Settings(data_dir=data, outbox_retry_s=0), tracker_app=tracker, submitter=submitter
+    )
+    submitter.turns = app.state.turns
+    server = serve(app)
+    page = open_page(chromium, server.url)
+    log_in(page)
+    with submitter.unwritable:
+        turn_id = bank_1000(page)
+    assert service_turn(server.url, turn_id)["submission"] is None
+    other = open_page(chromium, server.url)  # a page that remembered the turn as open
+    other.evaluate(
+        "id => { localStorage.setItem('dicecam.player', 'ann');"
+        " localStorage.setItem('dicecam.open.morning-roll.ann', id); }",
+        turn_id,
+    )
+    other.reload()
+    message = other.locator("#message")
+    expect(message).to_contain_text("ann's last morning-roll turn ended while the page was away")
+    expect(message).to_contain_text("Tracker: no receipt saved for this turn yet")
+    assert tracked(server.url) == [1000]
+    assert not page.errors + other.errors
