@@ -11,6 +11,7 @@ import json
 import socket
 import sqlite3
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -110,6 +111,9 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
     old_url = f"http://127.0.0.1:{port}/tracker"
     turn_id, key = "1189f0fa459d", "dicecam-1189f0fa459d"
     detail = f"cannot reach the tracker at {old_url}: [Errno 111] Connection refused"
+    # made and queued a minute ago: the tracker takes a turn on the day it was
+    # played only, and a fixed date (this entry had 2026-11-26T21:43 UTC) was refused a day on
+    queued = datetime.now(UTC) - timedelta(seconds=60)
     _old_turns_file(  # as 01a96ac wrote it (checked: serve --host 192.0.2.2, then a bust)
         data / "turns.sqlite3",
         [
@@ -117,7 +121,7 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
                 "id": turn_id,
                 "player": "alice",
                 "game": "morning-roll",
-                "created": time.time() - 60,
+                "created": queued.timestamp(),
                 "moves": [{"op": "roll", "values": [2, 3, 4, 6, 2, 3], "off_table": 0}],
                 "rolls": [
                     {"values": [2, 3, 4, 6, 2, 3], "off_table": 0, "missing": 0}
@@ -143,7 +147,7 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
             "idempotency_key": key,
             "rolls": [{"values": [2, 3, 4, 6, 2, 3], "reading": None}],
         },
-        "created_at": "2026-11-26T21:43:19.083877+00:00",
+        "created_at": queued.isoformat(),
         "attempts": 2,
         "next_attempt_at": time.time() - 1,
         "last_error": detail,
