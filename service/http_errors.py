@@ -12,24 +12,28 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
 __all__ = [
     "ErrorBody",
+    "StrictBody",
     "answer_http_errors",
     "describe_validation_errors",
     "error_responses",
     "validation_status",
+    "whole_number",
 ]
 
 _PLACES = ("query", "path", "header", "cookie")  # where FastAPI found a parameter
 _SECRETS = ("password", "token", "secret")  # a field named so is never echoed back, nor logged
+_WHOLE = re.compile(r"-?[0-9]+")  # [0-9]: ASCII digits only (\d takes other scripts' too)
 
 
 def _holds_secret(value: Any) -> bool:
@@ -50,6 +54,61 @@ class ErrorBody(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     detail: str = Field(..., description="what was wrong, what was expected and what came")
+
+
+class StrictBody(BaseModel):
+    """A request body that refuses a key it does not declare (a misspelt one would otherwise
+    be dropped, its field left at its default): the 422 names the unknown keys and the keys
+    taken. The schema shows ``additionalProperties: false``. Response models stay lax.
+
+    Example:
+        >>> class Keep(StrictBody):
+        ...     dice: list[int]
+        >>> try:
+        ...     Keep.model_validate({"dice": [1], "bank": True})
+        ... except ValueError as exc:
+        ...     print(describe_validation_errors(exc.errors()))
+        the request body: expected only the key 'dice', got the unknown key 'bank'
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data  # not an object: the model's own error says so
+        taken = [field.alias or name for name, field in cls.model_fields.items()]
+        unknown = [repr(str(key)[:40]) for key in data if key not in taken]
+        if not unknown:
+            return data
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if unknown[5:] else "")
+        keys = ", ".join(repr(key) for key in taken)
+        raise ValueError(
+            f"expected only the key{'s' if len(taken) > 1 else ''} {keys}, got the unknown "
+            f"key{'s' if len(unknown) > 1 else ''} {shown}"
+        )
+
+
+def whole_number(text: str) -> int:
+    """``text`` (a form field, a query) as an integer: ASCII digits, a ``-`` before them at
+    most. Python's ``int()`` also takes ``"+3"``, ``" 3 "``, ``"3_0"`` and other scripts'
+    digits (``"\u0663"``); the caller checks the range.
+
+    Example:
+        >>> whole_number("-3")
+        -3
+        >>> whole_number("3_0")
+        Traceback (most recent call last):
+        ValueError: expected a whole number in the digits 0-9, got '3_0'
+
+    Raises:
+        ValueError: ``text`` is anything else (the message says what came).
+    """
+    if not isinstance(text, str) or not _WHOLE.fullmatch(text):
+        shown = repr(text) if isinstance(text, str) else f"a {type(text).__name__}"
+        raise ValueError(f"expected a whole number in the digits 0-9, got {shown[:80]}")
+    return int(text)
 
 
 def describe_validation_errors(errors: Iterable[Mapping[str, Any]]) -> str:

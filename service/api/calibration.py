@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors, unreadable_photo
 from service.api.reading import photo_admitted
 from service.api.uploads import PHOTO_BODY, parse_roll_input
+from service.http_errors import StrictBody
 
 __all__ = ["CalibrationIn", "router"]
 
@@ -32,7 +33,7 @@ MAX_POINTS = 64
 the reader's modules (1.5 s) at the service's start."""
 
 
-class CalibrationIn(BaseModel):
+class CalibrationIn(StrictBody):
     points: list[list[float]] = Field(
         ...,
         description="boundary corners [[x, y], ...] in pixels of the image, in order around",

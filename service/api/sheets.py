@@ -28,6 +28,7 @@ from service.api.turns import (
     start_errors,
 )
 from service.api.uploads import PHOTO_OR_VALUES_BODY
+from service.http_errors import StrictBody
 from service.sheet_store import SheetStore
 from service.sheets import LowHighSession, RollGame, SheetSession
 from service.turns import TurnError, TurnSession
@@ -39,7 +40,7 @@ router = APIRouter(tags=["sheets"])
 SOLITAIRE, LOW_HIGH = SheetSession.game, LowHighSession.game
 
 
-class NewGame(BaseModel):
+class NewGame(StrictBody):
     player: str = Field(..., min_length=1, max_length=80, description="who plays")
     rules: dict[str, bool | int | str] = Field(
         default_factory=dict,
@@ -52,7 +53,7 @@ ComboTotal = int_from_to("a combo total", 2, 12)
 """The sum of a pair of dice: a row of the Solitaire Dice sheet."""
 
 
-class Split(BaseModel):
+class Split(StrictBody):
     reject: Face | None = Field(
         ..., description="the face rejected, 1 to 6; null: a free ride (S3)"
     )
@@ -61,7 +62,7 @@ class Split(BaseModel):
     )
 
 
-class KeepSet(BaseModel):
+class KeepSet(StrictBody):
     face: Face = Field(..., description="the face (1 to 6) of the set of good dice to keep")
 
 

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors
+from service.http_errors import StrictBody
 from service.tracker.schemas import MAX_PASSWORD
 
 __all__ = ["router", "tracker_url"]
@@ -33,7 +34,7 @@ def tracker_url(request: Request) -> str | None:
     return embedded_tracker_url(request.url.scheme, host, port)
 
 
-class Login(BaseModel):
+class Login(StrictBody):
     name: str = Field(..., min_length=1, max_length=80)
     password: str = Field(..., min_length=1, max_length=MAX_PASSWORD)
 

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from scoring import GAME_NAMES, get_game, unknown_game
@@ -16,7 +16,7 @@ from service.api.errors import WHY, errors
 from service.api.reading import PostedRoll, posted_roll
 from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY, Face, int_from_to
-from service.http_errors import error_responses
+from service.http_errors import StrictBody, error_responses
 from service.turn_store import TurnStore
 from service.turns import TurnError, TurnSession, dice_words
 
@@ -39,7 +39,7 @@ TURN_GAMES = tuple(g for g in GAME_NAMES if callable(getattr(get_game(g), "keeps
 ``POST /api/v1/score``."""
 
 
-class NewTurn(BaseModel):
+class NewTurn(StrictBody):
     player: str = Field(..., min_length=1, max_length=80, description="who plays the turn")
     game: str = Field(
         "morning-roll",
@@ -61,7 +61,7 @@ class NewTurn(BaseModel):
     )
 
 
-class Keep(BaseModel):
+class Keep(StrictBody):
     dice: list[Face] = Field(
         ..., min_length=1, description="the dice values (faces 1 to 6) to set aside"
     )

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import HTTPException, Request
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 
 from scoring import GAME_NAMES, get_game
-from service.http_errors import describe_validation_errors
+from service.http_errors import StrictBody, describe_validation_errors, whole_number
 
 __all__ = [
     "MOST_DICE",
@@ -19,6 +19,7 @@ __all__ = [
     "RollInput",
     "TypedRoll",
     "content_type",
+    "form_int",
     "int_from_to",
     "parse_roll_input",
     "parse_values",
@@ -28,17 +29,19 @@ PHOTO_FIELDS = ("photo", "file", "image")
 """Multipart field names accepted for the photo (``photo`` is the documented one)."""
 
 
-def int_from_to(what: str, low: int, high: int) -> Any:
-    """An integer ``low`` to ``high`` (a JSON integer: ``true``, ``3.0`` or ``"3"`` is none),
-    shown so in the schema; out of range, the 422 says what was expected and what came."""
+def int_from_to(what: str, low: int, high: int | None = None) -> Any:
+    """An integer ``low`` to ``high`` (None: no upper bound) (a JSON integer: ``true``, ``3.0``
+    or ``"3"`` is none), shown so in the schema; out of range, the 422 says what was expected
+    and what came."""
+    span = f"{low} to {high}" if high is not None else f"of {low} or more"
 
     def check(value: int) -> int:
-        if not low <= value <= high:
-            raise ValueError(f"expected {what} {low} to {high}, got {value}")
+        if value < low or (high is not None and value > high):
+            raise ValueError(f"expected {what} {span}, got {value}")
         return value
 
-    bounds = Field(strict=True, json_schema_extra={"minimum": low, "maximum": high})
-    return Annotated[int, bounds, AfterValidator(check)]
+    limits = {"minimum": low} if high is None else {"minimum": low, "maximum": high}
+    return Annotated[int, Field(strict=True, json_schema_extra=limits), AfterValidator(check)]
 
 
 Face = int_from_to("a face", 1, 6)
@@ -50,8 +53,11 @@ MOST_DICE = max(get_game(game).n_dice for game in GAME_NAMES)
 DiceOff = int_from_to("a count of dice off the table", 0, MOST_DICE)
 """How many dice of a roll left the table, as a route's body gives it."""
 
+DiceRolled = int_from_to("a dice count", 1)
+"""How many dice were rolled (a photo's ``expected_dice``), as the reader takes it."""
 
-class TypedRoll(BaseModel):
+
+class TypedRoll(StrictBody):
     """A roll typed by hand, as JSON: its values and the dice that left the table."""
 
     values: list[Face] = Field(
@@ -127,7 +133,7 @@ def parse_values(raw: Any, *, what: str = "values") -> list[int]:
     if isinstance(raw, str):
         parts = raw.replace(",", " ").split()
         try:
-            raw = [int(p) for p in parts]
+            raw = [whole_number(p) for p in parts]
         except ValueError:
             raise HTTPException(
                 422, f"{what} must be whole numbers 1 to 6 like '1,5,5'; got {raw!r}"
@@ -156,14 +162,23 @@ def _sent_values(raw: Any, off_table: int) -> list[int] | None:
     return parse_values(raw)
 
 
-def _int_field(raw: Any, name: str) -> int:
+def form_int(raw: Any, name: str, kind: Any) -> int:
+    """A form field ``name`` holding a whole number (:func:`~service.http_errors.whole_number`),
+    checked as ``kind`` (an :func:`int_from_to`) checks a JSON integer; else 422 naming the
+    field, what was expected and what came.
+
+    >>> form_int("3", "off_table", DiceOff)
+    3
+    """
     try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise HTTPException(422, f"{name} must be a whole number; got {raw!r}") from None
-    if value < 0:
-        raise HTTPException(422, f"{name} must be 0 or more; got {value}")
-    return value
+        value = whole_number(raw)
+    except ValueError as exc:
+        raise HTTPException(422, f"'{name}': {exc}") from None
+    try:
+        return TypeAdapter(kind).validate_python(value)
+    except ValidationError as exc:
+        named = [{**err, "loc": (name, *err["loc"])} for err in exc.errors()]
+        raise HTTPException(422, describe_validation_errors(named)) from None
 
 
 async def read_photo(form: Any) -> tuple[bytes, str | None] | None:
@@ -200,7 +215,7 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             raise HTTPException(400, f"could not parse the multipart form: {exc}") from None
         photo = await read_photo(form)
         values = form.get("values")
-        off_table = _int_field(form.get("off_table") or 0, "off_table")
+        off_table = form_int(form.get("off_table") or "0", "off_table", DiceOff)
         parsed = RollInput(
             photo=photo[0] if photo else None,
             filename=photo[1] if photo else None,
@@ -208,10 +223,7 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             off_table=off_table,
         )
         if expected := form.get("expected_dice"):
-            count = _int_field(expected, "expected_dice")
-            if count < 1:
-                raise HTTPException(422, f"expected_dice must be 1 or more dice; got {count}")
-            parsed.extra["expected_dice"] = count
+            parsed.extra["expected_dice"] = form_int(expected, "expected_dice", DiceRolled)
         if parsed.photo is None and (photo_required or parsed.values is None):
             raise HTTPException(
                 422,
@@ -229,7 +241,8 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             body = await request.json()
         except Exception:
             raise HTTPException(400, "the request body is not valid JSON") from None
-        if not isinstance(body, dict) or "values" not in body:
+        known = set(TypedRoll.model_fields)  # an unknown key is named by TypedRoll below
+        if not isinstance(body, dict) or ("values" not in body and set(body) <= known):
             raise HTTPException(
                 422, 'missing "values": send JSON like {"values": [1, 5, 5, 2, 3, 6]}'
             )

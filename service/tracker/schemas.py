@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from service.http_errors import StrictBody, whole_number
 from service.tracker.rules import zone
 
 __all__ = [
@@ -65,8 +66,8 @@ def _nul_at(value: Any, where: str) -> str | None:
     return None
 
 
-class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+class _In(StrictBody):
+    model_config = ConfigDict(str_strip_whitespace=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -105,6 +106,12 @@ def parse_day(v: object) -> date:
         raise ValueError(
             f"expected a day written YYYY-MM-DD, e.g. 2026-03-01, got {text[:40]!r}"
         ) from None
+
+
+def _score_text(v: Any) -> Any:
+    """A score sent as text (the add-roll form's field) in ASCII digits only: the integer
+    parsing would also take ``+300``, ``300.0`` and ``3_00`` (as 300)."""
+    return whole_number(v) if isinstance(v, str) else v
 
 
 def _check_score(v: int) -> int:
@@ -200,6 +207,7 @@ class TurnIn(_In):
     delivered late from an outbox): the server refuses a turn played on another local day
     than today's. A duration, not a time, so the sender's clock may be set wrong."""
 
+    _score_text = field_validator("score", mode="before")(_score_text)
     _score = field_validator("score")(_check_score)
 
     @model_validator(mode="before")
@@ -221,6 +229,7 @@ class CorrectionIn(_In):
     score: Annotated[int, Field(ge=0, le=MAX_SCORE)]
     reason: Annotated[str, Field(min_length=1, max_length=500)]
 
+    _score_text = field_validator("score", mode="before")(_score_text)
     _score = field_validator("score")(_check_score)
 
 

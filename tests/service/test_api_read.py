@@ -88,7 +88,10 @@ def test_a_dice_count_is_part_of_the_cached_reading(server):
         assert r.status_code == 200, r.text
         assert r.json()["expected_dice"] == 4 and r.json()["missing"] == 1
     assert server.reader.calls == 2
-    for bad, said in (("0", "1 or more dice; got 0"), ("six", "a whole number; got 'six'")):
+    for bad, said in (
+        ("0", "'expected_dice': expected a dice count of 1 or more, got 0"),
+        ("six", "'expected_dice': expected a whole number in the digits 0-9, got 'six'"),
+    ):
         r = httpx.post(server.url + "/api/v1/read", files=files, data={"expected_dice": bad})
         assert r.status_code == 422 and said in r.json()["detail"]
     assert server.reader.calls == 2
