@@ -24,7 +24,7 @@ from service.api.errors import unreadable_photo
 from service.api.read_queue import ReadQueue
 from service.logs import Failure
 
-__all__ = ["ReaderService"]
+__all__ = ["ReaderService", "model_threads"]
 
 log = logging.getLogger("dicecam.service")
 _UNSEEN: Any = object()
@@ -307,12 +307,27 @@ def _replace(result: Any, **fields: Any) -> Any:
     return dataclasses.replace(result, **{k: v for k, v in fields.items() if k in names})
 
 
+def model_threads() -> int:
+    """The threads the service's reader runs its models with (``DICECAM_THREADS``). The outline
+    and off-table models the service loads beside the reader (for a reader without them) run
+    with as many: a model is kept per file and threads (:func:`vision.model_files.kept_model`),
+    so they are the ones ``dicecam serve`` checked at start, loaded once."""
+    from pydantic import ValidationError
+
+    from vision.config import VisionSettings
+
+    try:
+        return VisionSettings().threads
+    except ValidationError:  # a DICECAM_* setting the reader's load names; its default here
+        return int(VisionSettings.model_fields["threads"].default)
+
+
 def _learned_outline_model() -> Any:
     """The learned outline model of the settings, or None when it is absent or broken."""
     from vision.table import SurfaceModelError, learned_outline
 
     try:
-        return learned_outline()
+        return learned_outline(threads=model_threads())
     except SurfaceModelError as exc:
         log.warning("learned outline unavailable: %s", exc)
         return None
@@ -323,7 +338,7 @@ def _learned_offtable_model() -> Any:
     from vision.table import learned_offtable
 
     try:
-        return learned_offtable()
+        return learned_offtable(threads=model_threads())
     except Exception as exc:  # a broken file: the outline alone judges, as without one
         log.warning("off-table die model unavailable: %s", exc)
         return None
