@@ -93,6 +93,14 @@ class Settings(BaseSettings):
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
     tracker_token_days: int = Field(365, ge=1, le=36500)
     """How long a bearer token of the tracker (``POST /api/v1/tokens``) lasts, in days."""
+    tracker_login_failures_per_address: int = Field(20, ge=0, le=1_000_000)
+    """Wrong passwords (for any names) from one client address in 15 minutes before the
+    tracker's logins from it wait, 429 (``DICECAM_TRACKER_LOGIN_FAILURES_PER_ADDRESS``; 0: no
+    limit). Each name also waits after 5 of its own."""
+    tracker_registrations_per_address: int = Field(10, ge=0, le=1_000_000)
+    """Players registered from one client address in an hour before the tracker's
+    registrations from it wait, 429 (``DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS``; 0: no
+    limit)."""
     keep_photos_days: int = Field(365, ge=0, le=36500)
     """How long the tracker keeps each roll's photo, in days after the turn's day
     (``DICECAM_KEEP_PHOTOS_DAYS``; 0: for good). The turn, its values and readings stay."""

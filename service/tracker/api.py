@@ -30,6 +30,7 @@ from service.tracker.schemas import (
     parse_day,
 )
 from service.tracker.security import hash_password
+from service.tracker.throttle import client_address
 
 __all__ = ["router", "turn_out"]
 
@@ -45,7 +46,8 @@ WHY = {
     "an idempotency key, or the time zone already in force",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
     422: "a field is missing, malformed or out of range",
-    429: "too many wrong passwords for this name lately: wait the Retry-After seconds",
+    429: "too many wrong passwords lately, for this name or from this address, or too many "
+    "players registered from this address: wait the Retry-After seconds",
 }
 """What each error status of the tracker API means."""
 
@@ -166,14 +168,19 @@ def turn_out(turn: Turn, base: str, *, replayed: bool = False) -> TurnOut:
 
 
 @router.post(
-    "/players", status_code=201, response_model=PlayerOut, responses=errors(400, 409, 413, 422)
+    "/players",
+    status_code=201,
+    response_model=PlayerOut,
+    responses=errors(400, 409, 413, 422, 429),
 )
 def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
-    """Anyone can register: name, password, IANA time zone."""
-    hashed = hash_password(reg.password)  # slow on purpose: outside the write lock
-    with writing(request) as session:
-        player = store.register(session, reg, now, password_hash=hashed)
-        session.commit()
+    """Anyone can register: name, password, IANA time zone (a few players an hour from one
+    address: ``DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS``)."""
+    with request.app.state.registrations.holding(client_address(request), now):
+        hashed = hash_password(reg.password)  # slow on purpose: outside the write lock
+        with writing(request) as session:
+            player = store.register(session, reg, now, password_hash=hashed)
+            session.commit()
     return player_out(player, now)
 
 
@@ -185,7 +192,7 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
 )
 def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenOut:
     guard = request.app.state.login_guard
-    player = guard.check_password(session, creds.name, creds.password, now)
+    player = guard.check_password(session, creds.name, creds.password, now, client_address(request))
     days = request.app.state.token_days
     with writing(request) as w:
         token = store.issue_token(w, player, now, days=days)

@@ -21,7 +21,13 @@ from service.logs import CrashLog, RefusalLog
 from service.security_headers import SecurityHeadersMiddleware
 from service.tracker import api, forms, pages, store
 from service.tracker.db import Database, default_database_url, migrate
-from service.tracker.throttle import LoginGuard, TooManyTries
+from service.tracker.throttle import (
+    REGISTRATION_WINDOW,
+    WINDOW,
+    AddressLimit,
+    LoginGuard,
+    TooManyTries,
+)
 
 __all__ = ["create_app"]
 
@@ -38,6 +44,8 @@ def create_app(
     keep_photos_days: int | None = None,
     retention_every_s: float | None = None,
     bind: str | None = None,
+    login_failures_per_address: int | None = None,
+    registrations_per_address: int | None = None,
 ) -> FastAPI:
     """The Morning Roll tracker: JSON API under ``/api/v1`` and HTML pages.
 
@@ -67,7 +75,7 @@ def create_app(
     app.state.engine = db.engine
     app.state.sessionmaker = db.writer
     app.state.clock = clock or _utcnow
-    app.state.login_guard = LoginGuard()
+    _limit_addresses(app, login_failures_per_address, registrations_per_address)
     app.state.token_days = days
     _bootstrap_admin(app)
     _keep_photos(app, keep_photos_days, retention_every_s)
@@ -127,6 +135,29 @@ def _token_days() -> int:
     from service.settings import Settings
 
     return Settings().tracker_token_days
+
+
+def _limit_addresses(app: FastAPI, logins: int | None, registrations: int | None) -> None:
+    """``app.state.login_guard`` (wrong passwords per name and per address) and
+    ``app.state.registrations`` (players registered per address), their limits per address
+    ``logins`` and ``registrations`` (defaults from the settings; 0: none)."""
+    from service.settings import Settings
+
+    if logins is None or registrations is None:
+        settings = Settings()
+        logins = settings.tracker_login_failures_per_address if logins is None else logins
+        if registrations is None:
+            registrations = settings.tracker_registrations_per_address
+    per_address = AddressLimit(
+        logins, WINDOW, "wrong passwords", "DICECAM_TRACKER_LOGIN_FAILURES_PER_ADDRESS"
+    )
+    app.state.login_guard = LoginGuard(per_address=per_address)
+    app.state.registrations = AddressLimit(
+        registrations,
+        REGISTRATION_WINDOW,
+        "registrations",
+        "DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS",
+    )
 
 
 def _keep_photos(app: FastAPI, days: int | None, every_s: float | None) -> None:

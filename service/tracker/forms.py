@@ -25,7 +25,7 @@ from service.tracker.models import Player, Turn
 from service.tracker.pages import player_link, render_page
 from service.tracker.schemas import Credentials, Registration, TimezoneIn, TurnIn
 from service.tracker.security import hash_password
-from service.tracker.throttle import TooManyTries
+from service.tracker.throttle import TooManyTries, client_address
 
 __all__ = ["router"]
 
@@ -192,7 +192,8 @@ def _logged_in(
     """The player a form's name and password log in (stripped as the API strips them), through
     the site's login guard."""
     creds = Credentials(name=name, password=password)
-    return request.app.state.login_guard.check_password(session, creds.name, creds.password, now)
+    guard = request.app.state.login_guard
+    return guard.check_password(session, creds.name, creds.password, now, client_address(request))
 
 
 def _login_fields(exc: Exception, otherwise: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -283,10 +284,11 @@ def register(
     base = root(request)
     try:
         reg = Registration(name=name, password=password, timezone=timezone)
-        hashed = hash_password(reg.password)
-        with writing(request) as w:
-            player = store.register(w, reg, now, password_hash=hashed)
-            w.commit()
+        with request.app.state.registrations.holding(client_address(request), now):
+            hashed = hash_password(reg.password)
+            with writing(request) as w:
+                player = store.register(w, reg, now, password_hash=hashed)
+                w.commit()
     except (ValidationError, store.TrackerError) as exc:
         about = ("name",) if isinstance(exc, store.Conflict) else ()
         problems = _problems(exc, tuple(REGISTER_FIELDS), about)

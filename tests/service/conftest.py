@@ -215,8 +215,11 @@ def turn_body(player: str, score: int = 600, **kw) -> dict:
 
 
 def _create_tracker(*args, **kw):
+    """The fixtures' tracker: registrations per address unlimited unless told (their tests
+    register many players from 127.0.0.1; ``test_tracker_address_limits`` runs the defaults)."""
     from service.tracker import create_app
 
+    kw.setdefault("registrations_per_address", 0)
     return create_app(*args, **kw)
 
 
