@@ -20,6 +20,7 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors, unreadable_photo
+from service.api.reader import model_threads
 from service.api.reading import photo_admitted
 from service.api.uploads import PHOTO_BODY, parse_roll_input
 from service.http_errors import StrictBody
@@ -123,28 +124,34 @@ async def delete_calibration(request: Request) -> dict[str, Any]:
     return await run_in_threadpool(clear)
 
 
-_model_lock = threading.Lock()
-_models: dict[str, Any] = {}
-
-
 def _surface_model() -> Any:
-    from vision.table import DEFAULT_SURFACE_MODEL, SurfaceModel, SurfaceModelError, TableSettings
+    """The outline model to propose with: the learned outline of the service's reader (its
+    file, certainty gate and threads), loaded once per process
+    (:func:`vision.model_files.kept_model`); 503 saying why when there is none."""
+    from vision.table import (
+        DEFAULT_SURFACE_MODEL,
+        SurfaceModelError,
+        TableSettings,
+        learned_outline,
+    )
 
-    setting = TableSettings().surface_model
-    if setting == "none":
+    if TableSettings().surface_model == "none":
         raise HTTPException(
             503, "no learned outline to propose (DICECAM_SURFACE_MODEL is none); tap the corners"
         )
-    path = Path(setting) if setting else DEFAULT_SURFACE_MODEL
-    with _model_lock:
-        if str(path) not in _models:
-            try:
-                _models[str(path)] = SurfaceModel(path)
-            except SurfaceModelError as exc:
-                raise HTTPException(
-                    503, f"no learned outline to propose ({exc}); tap the corners instead"
-                ) from None
-        return _models[str(path)]
+    try:
+        model = learned_outline(threads=model_threads())
+    except SurfaceModelError as exc:
+        raise HTTPException(
+            503, f"no learned outline to propose ({exc}); tap the corners instead"
+        ) from None
+    if model is None:  # an install without the shipped outline model
+        raise HTTPException(
+            503,
+            f"no learned outline to propose (surface model not found: {DEFAULT_SURFACE_MODEL}); "
+            "tap the corners instead",
+        )
+    return model
 
 
 def _propose(photo: bytes) -> dict[str, Any]:

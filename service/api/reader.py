@@ -309,9 +309,10 @@ def _replace(result: Any, **fields: Any) -> Any:
 
 def model_threads() -> int:
     """The threads the service's reader runs its models with (``DICECAM_THREADS``). The outline
-    and off-table models the service loads beside the reader (for a reader without them) run
-    with as many: a model is kept per file and threads (:func:`vision.model_files.kept_model`),
-    so they are the ones ``dicecam serve`` checked at start, loaded once."""
+    and off-table models the service loads beside the reader (for a reader without them, and
+    for the calibration proposals) run with as many: a model is kept per file and threads
+    (:func:`vision.model_files.kept_model`), so they are the reader's own and the ones
+    ``dicecam serve`` checked at start, each file loaded once."""
     from pydantic import ValidationError
 
     from vision.config import VisionSettings

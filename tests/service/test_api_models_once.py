@@ -1,7 +1,8 @@
-"""A real service loads each model file once, whatever routes it serves: reads, a stored
-calibration and its removal. The table step the service gives a reader without an outline
-model of its own loaded the outline and off-table models again (a second onnxruntime session
-of each file, at one thread instead of the reader's)."""
+"""A real service loads each model file once, whatever routes it serves: reads, calibration
+proposals, a stored calibration and its removal. The proposal route loaded the outline model
+again (a second onnxruntime session of the same file, at one thread), and the table step the
+service gives a reader without an outline model of its own loaded the outline and off-table
+models again (at one thread instead of the reader's)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from service.app import create_app
+from service.settings import Settings
 
 from dicecam_testing.cli import ROOT, SAMPLES
 from dicecam_testing.page import TruthReader
@@ -106,3 +110,9 @@ def test_a_reader_without_an_outline_shares_the_models_serve_checked(
     assert main(args) == 0
     assert reader.calls == 3 and reader.table.model is not None
     assert sessions == dict.fromkeys(TABLE_FILES, 1)
+
+
+def test_the_proposals_use_the_outline_model_of_the_shipped_reader(sessions, tmp_path):
+    app = create_app(Settings(data_dir=tmp_path / "data"), tracker_app=None, submitter=None)
+    serve_routes(app)
+    assert sessions == dict.fromkeys(READER_FILES | TABLE_FILES, 1)
