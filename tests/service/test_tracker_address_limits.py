@@ -156,6 +156,23 @@ def test_registrations_beyond_the_limit_wait_and_create_no_player(site, client, 
     assert page.status_code == 201 and "Welcome, twelfth!" in page.text
 
 
+@pytest.mark.browser
+def test_the_registration_form_in_a_browser_says_the_limit_and_the_wait(site, client, chromium):
+    for i in range(REGISTRATIONS):
+        assert register(client, f"player{i}").status_code == 201
+    page = chromium.new_page()
+    page.goto(site[1] + "/register")
+    page.fill("input[name=name]", "latecomer")
+    page.fill("input[name=password]", "late-password")
+    page.fill("input[name=timezone]", "Europe/Paris")
+    page.click("button")
+    alert = page.locator("[role=alert]").text_content()
+    assert "too many registrations from your address (127.0.0.1): try again in 3600 s" in alert
+    assert page.input_value("input[name=name]") == "latecomer"  # kept, the password not
+    assert page.input_value("input[name=password]") == ""
+    assert "latecomer" not in roll_call(client)
+
+
 def test_registrations_sent_at_once_do_not_overrun_the_limit(site, client):
     url = site[1]
 
