@@ -84,26 +84,26 @@ def test_photos_waiting_for_the_reader_hold_no_thread_other_players_need(gated):
     """44 photos in flight (more than the server's 40 pooled threads): a player's typed roll,
     keep and bank still answer at once; then every photo gets its own dice."""
     reader, start = gated
-    http, _ = start(DICECAM_READ_WORKERS="4", DICECAM_READ_QUEUE="100")
+    http, app = start(DICECAM_READ_WORKERS="4", DICECAM_READ_QUEUE="100")
+    queue = app.state.reader.queue
     n = 44
     with ThreadPoolExecutor(n) as pool:
         answers = [pool.submit(post_photo, http, i) for i in range(n)]
-        wait_for(lambda: reader.running == 4)
-        time.sleep(0.5)  # the other 40 arrive and wait
-        began = time.monotonic()
-        turn = http.post("/api/v1/turns", json={"player": "ann"}, timeout=5).json()
-        t = http.post(
-            f"/api/v1/turns/{turn['id']}/rolls", json={"values": [1, 2, 2, 3, 4, 6]}, timeout=5
-        )
+        wait_for(lambda: reader.running == 4 and queue.in_flight == n)  # the other 40 wait
+        turn = http.post("/api/v1/turns", json={"player": "ann"}).json()
+        t = http.post(f"/api/v1/turns/{turn['id']}/rolls", json={"values": [1, 2, 2, 3, 4, 6]})
         assert t.status_code == 200, t.text
-        t = http.post(f"/api/v1/turns/{turn['id']}/keep", json={"dice": [1]}, timeout=5)
+        t = http.post(f"/api/v1/turns/{turn['id']}/keep", json={"dice": [1]})
         assert t.status_code == 200, t.text
-        t = http.post(f"/api/v1/turns/{turn['id']}/bank", timeout=5)
+        t = http.post(f"/api/v1/turns/{turn['id']}/bank")
         assert t.status_code == 200 and t.json()["outcome"] == "banked", t.text
-        moved_in = time.monotonic() - began
+        # answered while every photo still waits (the gate shut): not behind them; a move
+        # that waited for a photo's thread would have waited for good (the gate opens below).
+        # Not timed: CI's two busy cores took seconds for moves that waited on nothing
+        waited = [a for a in answers if a.done()]
+        assert reader.running == 4 and queue.in_flight == n and not waited, waited
         reader.gate.set()
         got = [a.result() for a in answers]
-    assert moved_in < 3, f"a turn's moves waited {moved_in:.1f} s behind the photos"
     assert [r.status_code for r in got] == [200] * n, [r.text for r in got if r.is_error]
     assert [r.json()["values"] for r in got] == [values_of(640 + 10 * i) for i in range(n)]
     assert reader.most == 4
@@ -143,22 +143,21 @@ def multipart_head(path: str, length: int, boundary: str = "b0undary") -> str:
 
 def test_a_full_queue_answers_503_with_retry_after_before_the_upload(gated):
     reader, start = gated
-    http, _ = start(DICECAM_READ_WORKERS="1", DICECAM_READ_QUEUE="1")
+    http, app = start(DICECAM_READ_WORKERS="1", DICECAM_READ_QUEUE="1")
+    queue = app.state.reader.queue
     port = http.base_url.port
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(post_photo, http, 1)
         wait_for(lambda: reader.running == 1)
         second = pool.submit(post_photo, http, 2)
-        time.sleep(0.3)  # admitted, waiting for the one worker
-        began = time.monotonic()
+        wait_for(lambda: queue.in_flight == 2)  # admitted, waiting for the one worker
         # headers only, a 10 MB body announced and never sent: refused without waiting for it
-        answer = raw_request(port, multipart_head("/api/v1/read", 10_000_000))
-        refused_in = time.monotonic() - began
+        # (an upload admitted would wait for the body, and be answered 408 after 30 s)
+        answer = raw_request(port, multipart_head("/api/v1/read", 10_000_000), wait=15)
         full = post_photo(http, 3)
         reader.gate.set()
         done = [first.result(), second.result()]
     assert answer.startswith(b"HTTP/1.1 503"), answer[:200]
-    assert refused_in < 2
     assert full.status_code == 503 and int(full.headers["retry-after"]) >= 1
     assert "DICECAM_READ_QUEUE" in full.json()["detail"]
     assert [r.json()["values"] for r in done] == [values_of(650), values_of(660)]
@@ -178,14 +177,15 @@ def test_a_turn_waiting_for_the_database_does_not_stop_the_server(gated, tmp_pat
     other.execute("BEGIN IMMEDIATE")  # the other process's write, in progress
     with ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(http.post, "/api/v1/turns", json={"player": "bob"})
-        time.sleep(0.3)
-        began = time.monotonic()
-        health = http.get("/api/v1/health", timeout=5)
-        answered_in = time.monotonic() - began
+        time.sleep(0.3)  # the turn on its way to the database's lock
+        health = http.get("/api/v1/health")
+        # answered while the turn still waits for the lock (a server stopped by it answers
+        # nothing until the turn is made or refused); not timed: CI's busy cores are slow
+        turn_waited = not waiting.done()
         other.execute("COMMIT")
         made = waiting.result()
     other.close()
-    assert health.status_code == 200 and answered_in < 1, f"{answered_in:.1f} s"
+    assert health.status_code == 200 and turn_waited, health.text
     assert made.status_code == 201, made.text
     assert http.get(f"/api/v1/turns/{made.json()['id']}").json()["player"] == "bob"
 
@@ -284,10 +284,10 @@ def test_an_upload_that_stalls_gives_its_place_up(gated):
     http, _ = start(DICECAM_READ_WORKERS="1", DICECAM_READ_QUEUE="0", DICECAM_UPLOAD_IDLE_S="0.5")
     reader.gate.set()
     head = multipart_head("/api/v1/read", 100_000)
-    began = time.monotonic()
-    answer = raw_request(http.base_url.port, head, b"--b0undary\r\nContent-Disposition: form-da")
+    part = b"--b0undary\r\nContent-Disposition: form-da"
+    answer = raw_request(http.base_url.port, head, part, wait=15)  # the default waits 30 s
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
-    assert b"DICECAM_UPLOAD_IDLE_S" in answer and time.monotonic() - began < 3
+    assert b"nothing came for 0.5 s (DICECAM_UPLOAD_IDLE_S)" in answer, answer
     after = post_photo(http, 5)
     assert after.status_code == 200 and after.json()["values"] == values_of(690)
 
