@@ -18,6 +18,7 @@ from service.tracker_client.api import TrackerApi
 from service.tracker_client.errors import (
     TrackerAuthError,
     TrackerError,
+    TrackerNotFound,
     TrackerRejected,
     TrackerUnavailable,
 )
@@ -230,7 +231,7 @@ class TrackerClient(TrackerApi):
     def _deliver(self, entry: OutboxEntry) -> dict[str, Any]:
         with self._lock:
             try:
-                stored = _stored_turn(self._post_turn(entry), self.base_url)
+                stored = _stored_turn(self._post_to_a_tracker(entry), self.base_url)
             except (TrackerAuthError, TrackerUnavailable) as exc:
                 failed = self._failed(entry, exc)
                 if failed is exc:
@@ -244,6 +245,29 @@ class TrackerClient(TrackerApi):
             entry.attempts += 1
             self.outbox.write(entry)
             return entry.result
+
+    def _post_to_a_tracker(self, entry: OutboxEntry) -> httpx.Response:
+        """POST ``entry``'s turn; a refusal (4xx) is :class:`TrackerRejected` once ``base_url``
+        has shown it is a tracker's (``GET /api/v1/me`` names the token's player), else
+        :class:`TrackerUnavailable`, the turn kept: another server's 4xx (`dicecam serve`'s own
+        address refuses a tracker's turn body with 422) is no tracker's refusal, and the turn
+        is still to be handed to the right URL (``--retarget``)."""
+        try:
+            return self._post_turn(entry)
+        except TrackerAuthError:
+            raise
+        except TrackerRejected as exc:
+            if exc.status == 0:  # refused here, after the tracker named the player's zone
+                raise
+            try:
+                self._tracker_player()
+            except TrackerNotFound as found:
+                raise TrackerUnavailable(
+                    f"expected a tracker at {self.base_url}, got {exc.status} to POST "
+                    f"/api/v1/turns ({exc.detail}) and {found.status} to GET /api/v1/me "
+                    "(`dicecam serve`'s tracker is at its /tracker)"
+                ) from exc
+            raise
 
     def _failed(self, entry: OutboxEntry, exc: TrackerError) -> TrackerError:
         """Record that ``entry`` could not be delivered (``exc``: the tracker down, or the

@@ -73,3 +73,28 @@ def test_deliver_without_a_token_sends_nothing_and_keeps_the_turns(
     assert err.rstrip().endswith("nothing was sent, the outbox is as it was"), err
     assert _entries(outbox, capsys) == before  # no try recorded, nothing rejected
     assert before[0]["key"] == key and before[0]["state"] == "pending"
+
+
+@pytest.mark.parametrize("token", [None, "some-token"])
+def test_the_client_keeps_a_turn_a_server_that_is_no_tracker_refuses(
+    token: str | None, not_a_tracker: str, tmp_path: Path
+) -> None:
+    """The library path (``TrackerClient.deliver_pending``, the service's own outbox): a 4xx
+    from a server that then answers ``GET /api/v1/me`` as no tracker does is no tracker's
+    refusal. The turn stays queued with the reason; it was moved to ``rejected`` (lost)."""
+    from service.tracker_client import TrackerNotFound, TrackerUnavailable
+
+    outbox = tmp_path / "outbox"
+    key = _queue(outbox, not_a_tracker)
+    with TrackerClient(not_a_tracker, token=token, outbox_dir=outbox, retries=0) as client:
+        if token is None:
+            report = client.deliver_pending(force=True)
+            assert (report.delivered, report.rejected, report.pending) == ({}, {}, [key])
+            assert "404 to GET /api/v1/me" in report.pending_errors[key]
+        else:  # with a token, the tracker's GET /api/v1/me is asked first: nothing sent
+            with pytest.raises(TrackerNotFound):
+                client.deliver_pending(force=True)
+        with pytest.raises(TrackerUnavailable, match="404 to GET /api/v1/me"):
+            client.submit_turn(TurnSubmission(player="bob", score=600))
+        assert len(list(client.outbox.entries())) == 2
+        assert list(client.outbox.entries("rejected")) == []
