@@ -182,6 +182,8 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     except TurnError:  # only its receipt is lost (the store logged why): say what is true
         view = session.to_dict()
         receipt = session.submission or {}
+        if receipt.get("status") == "not-submitted":  # nothing was handed over: nothing to lose
+            return view
         said = [receipt["detail"]] if receipt.get("detail") else []
         view["submission"] = {
             **receipt,

@@ -215,3 +215,39 @@ def test_a_bank_whose_receipt_could_not_be_saved_answers_the_finished_turn(tmp_p
         assert (held["over"], held["outcome"], held["scored"]) == (True, "banked", 1000)
         assert held["submission"] is None
     assert handed == [url.rsplit("/", 1)[1]]
+
+
+@pytest.mark.parametrize("game", ["greed", "farkle-five"])
+def test_a_turn_no_tracker_takes_whose_note_could_not_be_saved_says_nothing_of_a_hand_over(
+    game: str, tmp_path, serve
+):
+    # A Greed or five-dice Farkle turn is not tracked: its receipt only says so. When that note
+    # could not be saved, the answer said the service would hand the turn to the tracker again
+    # (which it never does for these games), and the page watched for that receipt forever.
+    settings = Settings(data_dir=tmp_path, outbox_retry_s=0)
+    app = create_app(settings, reader=QueueReader(), tracker_app=None)
+    store = app.state.turns
+    unwritable = ExitStack()
+    finish = store.finish
+
+    def finish_then_fill_the_disk(session: TurnSession) -> None:
+        finish(session)
+        unwritable.enter_context(read_only(store.database))
+
+    store.finish = finish_then_fill_the_disk
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http, unwritable:
+        started = http.post("/api/v1/turns", json={"player": "ann", "game": game})
+        url = f"/api/v1/turns/{started.json()['id']}"
+        http.post(url + "/rolls", json={"values": [1, 1, 1, 2, 3]}).raise_for_status()
+        http.post(url + "/keep", json={"dice": [1, 1, 1]}).raise_for_status()
+        r = http.post(url + "/bank")
+        assert r.status_code == 200, r.text
+        view = r.json()
+        assert (view["over"], view["outcome"]) == (True, "banked"), view
+        assert view["submission"] == {
+            "status": "not-submitted",
+            "detail": "only Morning Roll turns are tracked",
+        }
+        unwritable.close()
+        held = http.get(url).json()  # the bank was saved
+        assert (held["over"], held["outcome"]) == (True, "banked")
