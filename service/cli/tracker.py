@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from service.cli import UsageError, check_port, given_path, use_colors
 
 if TYPE_CHECKING:
-    from service.settings import Settings
     from service.tracker_client import TrackerRejected
 
 __all__ = ["register"]
@@ -148,10 +147,10 @@ def run_tracker(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
     with held_port(host, port) as port:  # --port 0: the one the system chose
-        return _serve_tracker(args, settings, host, port)
+        return _serve_tracker(args, host, port)
 
 
-def _serve_tracker(args: argparse.Namespace, settings: Settings, host: str, port: int) -> int:
+def _serve_tracker(args: argparse.Namespace, host: str, port: int) -> int:
     """Serve the tracker on ``host:port`` (held by :func:`service.cli.serve.held_port`)."""
     from sqlalchemy.exc import OperationalError
 

@@ -4,11 +4,12 @@ cut-off. Nothing here calls the advisor's helpers or the rules' keeps."""
 
 from collections import Counter
 from functools import cache
-from itertools import product
 
 import pytest
 
 from scoring import get_advisor
+
+from dicecam_testing.farkle_audit import rolls
 
 
 def greed_points(dice: tuple[int, ...]) -> tuple[int, int]:
@@ -24,13 +25,6 @@ def greed_points(dice: tuple[int, ...]) -> tuple[int, int]:
             counts[face] -= 3
     points += 100 * counts[1] + 50 * counts[5]
     return points, used + counts[1] + counts[5]
-
-
-@cache
-def rolls(n: int) -> tuple[tuple[tuple[int, ...], float], ...]:
-    """Every ordered roll of ``n`` dice, grouped by its sorted faces, with its probability."""
-    ways = Counter(tuple(sorted(r)) for r in product(range(1, 7), repeat=n))
-    return tuple((r, w / 6**n) for r, w in ways.items())
 
 
 @cache
