@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -214,6 +215,17 @@ def open_turn(playwright, server, video: Path, player: str = "ada"):
     page.click("#new-turn")
     expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
     return browser, page, reads
+
+
+def wait_on_page(page, check, what: str, timeout: float = 15) -> None:
+    """Wait until ``check()``, letting the page's events in (Playwright's sync API takes them
+    only while it is called: a list :func:`read_requests` fills grows meanwhile); else fail
+    naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        page.wait_for_timeout(20)
 
 
 def chips(page) -> list[str]:
