@@ -15,6 +15,7 @@ from service.app import create_app
 from service.settings import Settings
 
 from .conftest import LiveServer
+from dicecam_testing.page import wait_on_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -307,11 +308,7 @@ def test_a_listing_answered_after_a_later_one_is_not_shown(chromium, tmp_path):
         )
         page.fill("#player", "kim")
         page.dispatch_event("#player", "change")
-        for _ in range(250):  # the first listing's request, held
-            if held:
-                break
-            page.wait_for_timeout(20)
-        assert held, "the page did not list the open games when the name was typed"
+        wait_on_page(page, lambda: held, "the open games listed when the name was typed")
         r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"})
         assert r.status_code == 201, r.text
         page.dispatch_event("#player", "change")
