@@ -173,6 +173,8 @@ def create_app(
         tracker_app = _default_tracker_app(settings)
     mounted = tracker_app is not None
     app.state.tracker_mounted = mounted
+    # the camera page's logins count under the phone's address, relayed with this key
+    app.state.tracker_relay_key = getattr(getattr(tracker_app, "state", None), "relay_key", None)
     if mounted:
         app.mount("/tracker", tracker_app, name="tracker")
     # a mounted app's start and stop do not run: its retention passes run with this one's

@@ -27,6 +27,8 @@ WHY = {
     413: "the upload is larger than the service accepts (DICECAM_MAX_UPLOAD_MB)",
     415: "the photo is not an image dicecam can read, or the body is of an unknown type",
     422: "a field is missing or out of range, or the values cannot be scored",
+    429: "too many wrong passwords lately (the detail names the limit and the wait; try again "
+    "after Retry-After seconds)",
     500: "the service (or the dice reader, on this photo) failed unexpectedly: the detail says "
     "so with the error id (`error_id`), under which the server's log tells what went wrong",
     503: "the dice reader could not be loaded (type the values by hand meanwhile), is busy "

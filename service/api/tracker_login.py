@@ -43,10 +43,12 @@ class Login(StrictBody):
     "/tokens",
     status_code=201,
     summary="Log in to the tracker turns are submitted to",
-    responses=errors(400, 401, 404, 413, 422, 503),
+    responses=errors(400, 401, 404, 413, 422, 429, 503),
 )
 async def login(request: Request, body: Login) -> dict[str, Any]:
-    """A bearer token for ``tracker_token`` when starting a turn, and the player it is for."""
+    """A bearer token for ``tracker_token`` when starting a turn, and the player it is for.
+    The embedded tracker counts the login under the page's address (relayed with its key); a
+    remote one under the service's."""
     url = tracker_url(request)
     if url is None:
         raise HTTPException(
@@ -58,21 +60,40 @@ async def login(request: Request, body: Login) -> dict[str, Any]:
 
         outbox = Path(request.app.state.settings.data_dir).expanduser() / "outbox"
         make = partial(TrackerClient, outbox_dir=outbox)
-    out = await run_in_threadpool(_login, make(url), body)
+    out = await run_in_threadpool(_login, make(url), body, _relay(request))
     turns = request.app.state.turns  # the player's turns held back by a refused token go now
     await run_in_threadpool(turns.relogin, out["player"]["name"], url, out["token"])
     return out
 
 
-def _login(client: Any, body: Login) -> dict[str, Any]:
-    from service.tracker_client import TrackerAuthError, TrackerRejected, TrackerUnavailable
+def _relay(request: Request) -> dict[str, str]:
+    """The headers relaying the page's address to the embedded tracker; none for a remote one
+    (``DICECAM_TRACKER_URL``: its key is the embedded tracker's alone)."""
+    key = getattr(request.app.state, "tracker_relay_key", None)
+    if request.app.state.settings.tracker_url or not key:
+        return {}
+    from service.tracker.throttle import relay_headers
+
+    return relay_headers(key, request.client.host if request.client else None)
+
+
+def _login(client: Any, body: Login, headers: dict[str, str]) -> dict[str, Any]:
+    from service.tracker_client import (
+        TrackerAuthError,
+        TrackerRejected,
+        TrackerThrottled,
+        TrackerUnavailable,
+    )
 
     with client:
         try:
-            token = client.login(body.name, body.password)
+            token = client.login(body.name, body.password, headers=headers)
             return {"token": token, "player": client.me()}
         except TrackerAuthError as exc:
             raise HTTPException(401, exc.detail) from None
+        except TrackerThrottled as exc:  # the limit and the wait, for the page to say
+            retry = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+            raise HTTPException(429, exc.detail, headers=retry) from None
         except TrackerUnavailable as exc:
             raise HTTPException(503, str(exc)) from None
         except TrackerRejected as exc:

@@ -27,6 +27,7 @@ from service.tracker.throttle import (
     AddressLimit,
     LoginGuard,
     TooManyTries,
+    new_relay_key,
 )
 
 __all__ = ["create_app"]
@@ -59,6 +60,9 @@ def create_app(
     under a prefix: ``app.mount("/tracker", create_app())``. ``bind``: the host ``dicecam
     tracker`` serves it on, on its own: the Host header is checked (``DICECAM_ALLOWED_HOSTS``)
     and each refusal logged with why; mounted (None), the service around it does both.
+    ``app.state.relay_key``: sent by a service mounting it, the address of that service's client
+    counts for the limits per address instead of the service's own
+    (:mod:`service.tracker.throttle`).
 
     Example:
         >>> app = create_app("sqlite://")  # a private database (a temporary file) for this app
@@ -75,6 +79,7 @@ def create_app(
     app.state.engine = db.engine
     app.state.sessionmaker = db.writer
     app.state.clock = clock or _utcnow
+    app.state.relay_key = new_relay_key()  # for the service mounting it: never logged
     _limit_addresses(app, login_failures_per_address, registrations_per_address)
     app.state.token_days = days
     _bootstrap_admin(app)

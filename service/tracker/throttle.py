@@ -13,6 +13,10 @@ registered (``DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS``, 10 per :data:`REGISTR
 0 turns either off. The address is ``request.client.host`` as uvicorn gives it (it takes
 ``X-Forwarded-For`` only from the addresses in its ``FORWARDED_ALLOW_IPS``, by default a reverse
 proxy on this machine); an IPv6 address counts with its /64 (one home's or server's block).
+A service mounting the tracker (``dicecam serve``) logs the camera page's players in through
+the tracker's API from its own address: it relays its client's address in
+:data:`RELAY_ADDRESS_HEADER`, counted only beside :data:`RELAY_KEY_HEADER` carrying the key the
+tracker made at start (``app.state.relay_key``, random, never logged; compared in constant time).
 Decisions:
 
 - A held address waits for every login, a right password too, and without the password being
@@ -33,8 +37,10 @@ Example (not run: needs a database session of the tracker):
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import math
+import secrets
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -51,6 +57,8 @@ __all__ = [
     "LOGIN_FAILURES_PER_ADDRESS",
     "MAX_ADDRESSES",
     "MAX_FAILURES",
+    "RELAY_ADDRESS_HEADER",
+    "RELAY_KEY_HEADER",
     "REGISTRATIONS_PER_ADDRESS",
     "REGISTRATION_WINDOW",
     "WINDOW",
@@ -58,6 +66,8 @@ __all__ = [
     "LoginGuard",
     "TooManyTries",
     "client_address",
+    "new_relay_key",
+    "relay_headers",
 ]
 
 MAX_FAILURES = 5
@@ -80,6 +90,12 @@ REGISTRATION_WINDOW = timedelta(hours=1)
 MAX_ADDRESSES = 10_000
 """The most addresses an :class:`AddressLimit` keeps counts for."""
 
+RELAY_ADDRESS_HEADER = "X-Dicecam-Relayed-Client"
+"""The address of the client a service mounting the tracker logs in for."""
+
+RELAY_KEY_HEADER = "X-Dicecam-Relay-Key"
+"""The tracker's relay key, without which :data:`RELAY_ADDRESS_HEADER` is not heeded."""
+
 
 class TooManyTries(store.TrackerError):
     """Too many wrong passwords or registrations lately (429); ``retry_after`` in seconds."""
@@ -91,11 +107,35 @@ class TooManyTries(store.TrackerError):
         self.retry_after = retry_after
 
 
+def new_relay_key() -> str:
+    """A tracker's relay key: 256 random bits, made at its start."""
+    return secrets.token_urlsafe(32)
+
+
+def relay_headers(key: str, host: str | None) -> dict[str, str]:
+    """The headers with which a service's request to its mounted tracker (whose relay key is
+    ``key``) counts under the address ``host`` of the service's own client; none without one."""
+    return {RELAY_ADDRESS_HEADER: host, RELAY_KEY_HEADER: key} if host else {}
+
+
+def _relayed_host(request: Request) -> str | None:
+    """The address :data:`RELAY_ADDRESS_HEADER` names when :data:`RELAY_KEY_HEADER` carries the
+    relay key of the app serving ``request``; else None."""
+    app = request.scope.get("app")
+    key: str | None = getattr(getattr(app, "state", None), "relay_key", None)
+    given = request.headers.get(RELAY_KEY_HEADER) if key else None
+    if not key or given is None:
+        return None
+    if not hmac.compare_digest(given.encode("latin-1"), key.encode("latin-1")):
+        return None
+    return request.headers.get(RELAY_ADDRESS_HEADER) or None
+
+
 def client_address(request: Request) -> str:
     """The address a request counts under: its client's IP address (an IPv6 one's /64 block,
     an IPv4-mapped one as IPv4), or the client's name as given; ``unknown`` without one (a Unix
-    socket)."""
-    host = request.client.host if request.client else ""
+    socket). The client is the one a mounting service relays, with the relay key."""
+    host = _relayed_host(request) or (request.client.host if request.client else "")
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:

@@ -18,6 +18,7 @@ from service.tracker_client.errors import (
     TrackerError,
     TrackerNotFound,
     TrackerRejected,
+    TrackerThrottled,
     TrackerUnavailable,
 )
 from service.tracker_client.outbox import Outbox, OutboxEntry
@@ -32,6 +33,7 @@ __all__ = [
     "TrackerError",
     "TrackerNotFound",
     "TrackerRejected",
+    "TrackerThrottled",
     "TrackerUnavailable",
     "TurnSubmission",
 ]

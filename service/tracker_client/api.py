@@ -4,6 +4,7 @@ the errors of :mod:`service.tracker_client.errors`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Self
 from urllib.parse import quote
 
@@ -13,6 +14,7 @@ from service.tracker_client.errors import (
     TrackerAuthError,
     TrackerNotFound,
     TrackerRejected,
+    TrackerThrottled,
     TrackerUnavailable,
 )
 
@@ -29,6 +31,12 @@ def _detail(resp: httpx.Response) -> str:
     if detail is None:
         return resp.text[:300] or resp.reason_phrase
     return detail if isinstance(detail, str) else str(detail)
+
+
+def _retry_after(resp: httpx.Response) -> int | None:
+    """``Retry-After`` in seconds; None when absent or not a number of seconds."""
+    value = resp.headers.get("retry-after", "")
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 class TrackerApi:
@@ -75,9 +83,11 @@ class TrackerApi:
         except httpx.TransportError as exc:
             raise TrackerUnavailable(f"cannot reach the tracker at {self.base_url}: {exc}") from exc
         if resp.status_code in _RETRY_STATUS:
-            raise TrackerUnavailable(
-                f"tracker at {self.base_url} answered {resp.status_code}: {_detail(resp)}"
-            )
+            detail = _detail(resp)
+            message = f"tracker at {self.base_url} answered {resp.status_code}: {detail}"
+            if resp.status_code == 429:
+                raise TrackerThrottled(message, detail, _retry_after(resp))
+            raise TrackerUnavailable(message)
         if resp.status_code == 401:
             raise TrackerAuthError(401, _detail(resp))
         if resp.status_code >= 400:
@@ -89,10 +99,18 @@ class TrackerApi:
         body = {"name": name, "password": password, "timezone": timezone}
         return self._request("POST", "/api/v1/players", json=body).json()
 
-    def login(self, name: str, password: str) -> str:
-        """Log in; the client keeps the bearer token for later calls and returns it."""
+    def login(self, name: str, password: str, *, headers: Mapping[str, str] | None = None) -> str:
+        """Log in; the client keeps the bearer token for later calls and returns it.
+        ``headers``: sent with the login (a service relaying its client's address).
+
+        Raises:
+            TrackerThrottled: too many wrong passwords lately (429), the wait in it.
+        """
         body = {"name": name, "password": password}
-        self.token = self._request("POST", "/api/v1/tokens", json=body).json()["token"]
+        sent = dict(headers or {})
+        self.token = self._request("POST", "/api/v1/tokens", json=body, headers=sent).json()[
+            "token"
+        ]
         return self.token
 
     def logout(self) -> None:

@@ -7,6 +7,7 @@ __all__ = [
     "TrackerError",
     "TrackerNotFound",
     "TrackerRejected",
+    "TrackerThrottled",
     "TrackerUnavailable",
 ]
 
@@ -17,6 +18,16 @@ class TrackerError(Exception):
 
 class TrackerUnavailable(TrackerError):
     """The tracker could not be reached (or answered 5xx/429). Queued turns stay in the outbox."""
+
+
+class TrackerThrottled(TrackerUnavailable):
+    """429: too many tries lately (wrong passwords, registrations); ``detail`` is the server's
+    message (the limit and the wait), ``retry_after`` its ``Retry-After`` in seconds, if any."""
+
+    def __init__(self, message: str, detail: str, retry_after: int | None) -> None:
+        super().__init__(message)
+        self.detail = detail
+        self.retry_after = retry_after
 
 
 class TrackerRejected(TrackerError):
