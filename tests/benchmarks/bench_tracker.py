@@ -144,7 +144,7 @@ def run(url: str, clients: int, per_client: int, label: str) -> None:
         with cf.ThreadPoolExecutor(clients) as pool:
             lat = [x for xs in pool.map(client, range(clients)) for x in xs]
         wall = time.perf_counter() - t0
-        board = httpx.get(base + "/api/v1/leaderboard").json()["standings"]
+        board = httpx.get(base + "/api/v1/leaderboard", timeout=30).json()["standings"]
         assert len(board) == len(players), "every submission stored once"
         lat.sort()
         p99 = lat[min(len(lat) - 1, int(round(0.99 * len(lat))) - 1)]

@@ -37,7 +37,7 @@ def points_of(turn: dict) -> set[int]:
 
 def test_games_list_each_games_house_rules_with_their_defaults(tmp_path):
     with serve(tmp_path) as srv:
-        games = httpx.get(srv.url + "/api/v1/games").json()
+        games = httpx.get(srv.url + "/api/v1/games", timeout=30).json()
     assert games["house_rules"]["morning-roll"] == {"three_pairs_any": False}
     assert games["house_rules"]["farkle-five"] == {"free_keep": False}
     assert games["house_rules"]["low-high"]["scoring"] == "dice"
@@ -75,7 +75,7 @@ def test_a_turn_under_a_house_rule_is_scored_and_kept_under_it_over_a_restart(tm
 )
 def test_a_bad_house_rule_is_refused_with_the_valid_ones(tmp_path, body, said):
     with serve(tmp_path) as srv:
-        r = httpx.post(srv.url + "/api/v1/turns", json={"player": "heather", **body})
+        r = httpx.post(srv.url + "/api/v1/turns", json={"player": "heather", **body}, timeout=30)
     assert r.status_code == 422 and said in r.json()["detail"], r.text
 
 

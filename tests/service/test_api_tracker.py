@@ -102,7 +102,7 @@ def test_the_embedded_tracker_is_reached_on_the_address_the_server_listens_on(tm
     """Served on one address only (a LAN address, for phones), turns reach the embedded
     tracker there; they went to 127.0.0.1, where nothing listened, and stayed queued."""
     app = create_app(Settings(data_dir=tmp_path), reader=QueueReader())
-    with LiveServer(app, host="127.0.0.2") as srv, httpx.Client(base_url=srv.url) as c:
+    with LiveServer(app, host="127.0.0.2") as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         token = login(c, "nina")
         t = c.post("/api/v1/turns", json={"player": "nina", "tracker_token": token}).json()
         t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
@@ -175,7 +175,10 @@ def test_a_queued_turn_is_sent_once_the_tracker_is_back(tmp_path, unused_port):
 
     port = unused_port  # held for the test: the tracker comes back on it, nobody else
     tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
-    with LiveServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
+    with (
+        LiveServer(tracker, port=port) as remote,
+        httpx.Client(base_url=remote.url, timeout=30) as rc,
+    ):
         token = login(rc, "lena", prefix="")
     settings = Settings(
         data_dir=tmp_path / "svc", tracker_url=f"http://127.0.0.1:{port}", outbox_retry_s=0.2
@@ -193,7 +196,9 @@ def test_a_queued_turn_is_sent_once_the_tracker_is_back(tmp_path, unused_port):
             ] == "queued" and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert got["submission"]["status"] == "submitted", got["submission"]
-            history = httpx.get(f"{remote.url}/api/v1/players/lena/turns").json()["turns"]
+            history = httpx.get(f"{remote.url}/api/v1/players/lena/turns", timeout=30).json()[
+                "turns"
+            ]
         assert [(h["score"], h["id"]) for h in history] == [(0, got["submission"]["turn"]["id"])]
         c.close()
 

@@ -43,7 +43,7 @@ def test_a_login_at_the_service_names_its_tracker(
     assert err.rstrip().endswith(hint), err
     # the address it names is the tracker's: it answers the login, here refusing the password
     login = httpx.post(
-        f"{service_url}/tracker/api/v1/tokens", json={"name": "ann", "password": "x"}
+        f"{service_url}/tracker/api/v1/tokens", json={"name": "ann", "password": "x"}, timeout=30
     )
     assert login.status_code == 401, login.text
     assert not list(outbox.rglob("*.json"))  # submit refused before queueing anything
@@ -72,8 +72,8 @@ def test_a_turn_sent_to_the_service_stays_queued_for_its_tracker(
     and `dicecam submit` ended in a KeyError."""
     tracker = f"{service_url}/tracker"
     account = {"name": "ann", "password": "pass-word-1"}
-    httpx.post(f"{tracker}/api/v1/players", json={**account, "timezone": midday_zone})
-    token = httpx.post(f"{tracker}/api/v1/tokens", json=account).json()["token"]
+    httpx.post(f"{tracker}/api/v1/players", json={**account, "timezone": midday_zone}, timeout=30)
+    token = httpx.post(f"{tracker}/api/v1/tokens", json=account, timeout=30).json()["token"]
     outbox = ["--outbox-dir", str(tmp_path / "outbox"), "--token", token]
     assert main(["submit", "--url", service_url, "--player", "ann", "--score", "600", *outbox]) == 1
     err = capsys.readouterr().err
@@ -82,5 +82,5 @@ def test_a_turn_sent_to_the_service_stays_queued_for_its_tracker(
     assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
     assert main(["outbox", "deliver", "--url", tracker, "--retarget", *outbox]) == 0
     assert "delivered 1, rejected 0, still queued 0" in capsys.readouterr().out
-    board = httpx.get(f"{tracker}/api/v1/leaderboard").json()["standings"]
+    board = httpx.get(f"{tracker}/api/v1/leaderboard", timeout=30).json()["standings"]
     assert [(s["player"], s["total"]) for s in board] == [("ann", 600)]

@@ -99,7 +99,7 @@ def test_tracker_answers_as_its_schema_says(case, tracker_url):
 def test_405_names_every_method_of_the_path(service_url, method, path, allow):
     import httpx
 
-    r = httpx.request(method, service_url + path)
+    r = httpx.request(method, service_url + path, timeout=30)
     assert r.status_code == 405
     assert r.headers["allow"] == allow
     assert r.json() == {"detail": f"{method} is not taken at {path}; expected {allow}"}
@@ -108,14 +108,14 @@ def test_405_names_every_method_of_the_path(service_url, method, path, allow):
 def test_an_address_no_route_serves_is_named(service_url, tracker_url):
     import httpx
 
-    r = httpx.get(service_url + "/api/v1/nope")
+    r = httpx.get(service_url + "/api/v1/nope", timeout=30)
     assert r.status_code == 404
     assert r.json() == {
         "detail": "nothing at /api/v1/nope (the addresses served are in /openapi.json)"
     }
-    r = httpx.get(tracker_url + "/api/v1/nope")  # the tracker's API: JSON too
+    r = httpx.get(tracker_url + "/api/v1/nope", timeout=30)  # the tracker's API: JSON too
     assert r.status_code == 404 and "nothing at /api/v1/nope" in r.json()["detail"]
-    r = httpx.get(tracker_url + "/nope")  # a page: a person reads the answer
+    r = httpx.get(tracker_url + "/nope", timeout=30)  # a page: a person reads the answer
     assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
     assert "<h1>Not found</h1>" in r.text and "nothing at /nope" in r.text
 
@@ -124,7 +124,7 @@ def test_error_answers_are_documented_as_sentences(service_url):
     """Every documented error is an ErrorBody (a ``detail`` string), and a real error fits it."""
     import httpx
 
-    schema = httpx.get(service_url + "/openapi.json").json()
+    schema = httpx.get(service_url + "/openapi.json", timeout=30).json()
     assert "HTTPValidationError" not in schema.get("components", {}).get("schemas", {})
     op = schema["paths"]["/api/v1/turns/{turn_id}/rolls"]["post"]
     assert set(op["responses"]) >= {"200", "400", "404", "409", "413", "415", "422", "500", "503"}
@@ -132,7 +132,7 @@ def test_error_answers_are_documented_as_sentences(service_url):
     assert ref.endswith("/ErrorBody")
     body = schema["components"]["schemas"]["ErrorBody"]
     assert body["properties"]["detail"]["type"] == "string"
-    r = httpx.post(service_url + "/api/v1/turns", json={"player": ""})
+    r = httpx.post(service_url + "/api/v1/turns", json={"player": ""}, timeout=30)
     assert r.status_code == 422 and isinstance(r.json()["detail"], str)
 
 
@@ -147,6 +147,6 @@ def test_tracker_ids_past_64_bits_are_refused_not_crashed(tracker_url):
         f"/turns/{huge}",
         f"/rounds/{huge}",
     ):
-        r = httpx.get(tracker_url + path)
+        r = httpx.get(tracker_url + path, timeout=30)
         assert r.status_code == 422, (path, r.status_code, r.text)
         assert "less than or equal" in (r.json()["detail"] if "/api/" in path else r.text)

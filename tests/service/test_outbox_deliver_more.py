@@ -38,8 +38,8 @@ def service_url(tmp_path: Path, serve) -> str:
 def token(service_url: str, midday_zone: str) -> str:
     """A login token of ``ann`` from the service's embedded tracker."""
     tracker = f"{service_url}/tracker"
-    httpx.post(f"{tracker}/api/v1/players", json={**ACCOUNT, "timezone": midday_zone})
-    return httpx.post(f"{tracker}/api/v1/tokens", json=ACCOUNT).json()["token"]
+    httpx.post(f"{tracker}/api/v1/players", json={**ACCOUNT, "timezone": midday_zone}, timeout=30)
+    return httpx.post(f"{tracker}/api/v1/tokens", json=ACCOUNT, timeout=30).json()["token"]
 
 
 def queue(outbox: Path, url: str) -> str:

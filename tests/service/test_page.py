@@ -329,7 +329,10 @@ def test_a_turn_queued_while_the_tracker_is_down_shows_submitted_once_it_is_back
     video = write_y4m(DrawnRoll().image, tmp_path / "roll.y4m")
     port = unused_port  # held for the test: the tracker comes back on it, nobody else
     tracker = create_tracker_app(f"sqlite:///{tmp_path / 'remote.sqlite3'}")
-    with LiveServer(tracker, port=port) as remote, httpx.Client(base_url=remote.url) as rc:
+    with (
+        LiveServer(tracker, port=port) as remote,
+        httpx.Client(base_url=remote.url, timeout=30) as rc,
+    ):
         login(rc, "olga", prefix="")  # an account on the remote tracker
     settings = Settings(
         data_dir=tmp_path / "svc", tracker_url=f"http://127.0.0.1:{port}", outbox_retry_s=0.5
@@ -354,7 +357,7 @@ def test_a_turn_queued_while_the_tracker_is_down_shows_submitted_once_it_is_back
         expect(page.locator("#message")).to_contain_text("Tracker: queued")
         with LiveServer(tracker, port=port) as remote:
             expect(page.locator("#message")).to_contain_text("Tracker: submitted", timeout=20_000)
-            turns = httpx.get(f"{remote.url}/api/v1/players/olga/turns").json()["turns"]
+            turns = httpx.get(f"{remote.url}/api/v1/players/olga/turns", timeout=30).json()["turns"]
         assert [t["score"] for t in turns] == [0]
         assert not errors, errors
         browser.close()

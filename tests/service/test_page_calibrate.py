@@ -43,7 +43,7 @@ def test_tap_corners_save_and_remove_the_calibration(tmp_path):
     with (
         LiveServer(app) as server,
         sync_playwright() as p,
-        httpx.Client(base_url=server.url) as api,
+        httpx.Client(base_url=server.url, timeout=30) as api,
     ):
         browser = launch(p, video)
         page = browser.new_page(viewport={"width": 412, "height": 915}, is_mobile=True)
@@ -122,7 +122,7 @@ def test_corners_placed_moved_added_and_removed_by_keyboard_alone_are_saved_as_s
     app = create_app(
         Settings(data_dir=tmp_path), reader=TruthReader([]), tracker_app=None, submitter=None
     )
-    with LiveServer(app) as server, httpx.Client(base_url=server.url) as api:
+    with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=30) as api:
         page = chromium.new_page(viewport={"width": 412, "height": 915})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

@@ -72,7 +72,7 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
         assert sorted(shown) == sorted(truth), f"page shows {shown}, the roll is {truth}"
         state = page.locator("#turn-state")
         expect(state).not_to_have_text("awaiting_roll", timeout=20_000)
-        health = httpx.get(server.url + "/api/v1/health").json()["reader"]
+        health = httpx.get(server.url + "/api/v1/health", timeout=30).json()["reader"]
         assert health["loaded"] is True and health["model"] == str(MODEL)
         assert health["backend"] == resolve_backend("auto")
         stem = MODEL.stem  # the second-stage models that lie beside the shipped detector

@@ -183,7 +183,9 @@ def test_a_second_turn_the_same_day_is_refused_in_words_and_kept(
     data = tmp_path / "svc"
     server = serve(create_app(Settings(data_dir=data), tracker_app=tracker))
     first = {"player": "ann", "score": 600, "idempotency_key": "elsewhere-0001"}
-    r = httpx.post(f"{server.url}/tracker/api/v1/turns", headers=tracker.state.auth, json=first)
+    r = httpx.post(
+        f"{server.url}/tracker/api/v1/turns", headers=tracker.state.auth, json=first, timeout=30
+    )
     assert r.status_code == 201, r.text
     page = open_page(chromium, server.url)
     log_in(page)

@@ -260,7 +260,9 @@ def test_a_second_listing_of_the_same_open_games_leaves_the_resume_buttons_in_pl
     server = service(tmp_path)
     try:
         for game in ("morning-roll", "greed"):  # started on another device
-            r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": game})
+            r = httpx.post(
+                f"{server.url}/api/v1/turns", json={"player": "kim", "game": game}, timeout=30
+            )
             assert r.status_code == 201, r.text
         page = open_page(chromium, server)
         page.fill("#player", "kim")
@@ -278,7 +280,9 @@ def test_a_second_listing_of_the_same_open_games_leaves_the_resume_buttons_in_pl
         assert greed.evaluate("b => b.isConnected"), (
             "the same games listed again replaced the button"
         )
-        r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"})
+        r = httpx.post(
+            f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"}, timeout=30
+        )
         assert r.status_code == 201, r.text
         list_again()
         expect(buttons).to_have_count(3)
@@ -298,7 +302,9 @@ def test_a_listing_answered_after_a_later_one_is_not_shown(chromium, tmp_path):
 
     server = service(tmp_path)
     try:
-        r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "greed"})
+        r = httpx.post(
+            f"{server.url}/api/v1/turns", json={"player": "kim", "game": "greed"}, timeout=30
+        )
         assert r.status_code == 201, r.text
         page = open_page(chromium, server)
         held = []  # the first listing's answer, held back until the second one is shown
@@ -309,7 +315,9 @@ def test_a_listing_answered_after_a_later_one_is_not_shown(chromium, tmp_path):
         page.fill("#player", "kim")
         page.dispatch_event("#player", "change")
         wait_on_page(page, lambda: held, "the open games listed when the name was typed")
-        r = httpx.post(f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"})
+        r = httpx.post(
+            f"{server.url}/api/v1/turns", json={"player": "kim", "game": "farkle-five"}, timeout=30
+        )
         assert r.status_code == 201, r.text
         page.dispatch_event("#player", "change")
         buttons = page.locator("#open-games-list button")

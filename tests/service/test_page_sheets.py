@@ -65,7 +65,7 @@ def test_a_solitaire_dice_sheet_and_a_low_high_turn_played_with_typed_values(chr
         expect(page.locator("#message")).to_contain_text("this roll should have 5 dice")
         expect(page.locator("#typed")).to_have_value("1 2 3")
         sheet_id = page.evaluate("window.dicecam.sheet.id")
-        held = httpx.get(f"{server.url}/api/v1/sheets/{sheet_id}").json()
+        held = httpx.get(f"{server.url}/api/v1/sheets/{sheet_id}", timeout=30).json()
         assert (held["score"], held["rolls"], held["history"][-1]["combos"]) == (-600, 3, [8, 12])
         assert held["marks"] == {str(k): v for k, v in mirror.marks.items()}
 

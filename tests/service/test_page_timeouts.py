@@ -117,11 +117,11 @@ def test_a_move_that_hangs_times_out_gives_the_controls_back_and_is_not_sent_twi
     expect(page.locator("#typed")).to_have_value("1 5 2 3 4 6")  # kept, to send again
     expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
     gate.release()  # ... and it makes the roll at last, after the page gave up
-    wait_on_page(page, lambda: httpx.get(turn).json()["rolls"] == 1, "the late roll")
+    wait_on_page(page, lambda: httpx.get(turn, timeout=30).json()["rolls"] == 1, "the late roll")
     page.press("#typed", "Enter")  # sent again: the turn is read first, the roll not re-sent
     expect(page.locator("#message")).to_contain_text("Your last move reached")
     expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
-    assert httpx.get(turn).json()["rolls"] == 1
+    assert httpx.get(turn, timeout=30).json()["rolls"] == 1
 
     gate.hold("/keep")
     call_timeout(page, 1)
@@ -132,14 +132,16 @@ def test_a_move_that_hangs_times_out_gives_the_controls_back_and_is_not_sent_twi
     expect(keep).to_be_enabled()  # the buttons back, the turn as it was shown
     expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
     gate.release()
-    wait_on_page(page, lambda: httpx.get(turn).json()["dice_left"] == 4, "the late keep")
+    wait_on_page(
+        page, lambda: httpx.get(turn, timeout=30).json()["dice_left"] == 4, "the late keep"
+    )
     keep.click()
     expect(page.locator("#message")).to_contain_text("Your last move reached")
     expect(page.locator("#turn-total")).to_have_text("150")
     expect(page.locator("#bank")).to_be_enabled()
     sent = [u for u in moves if "/keep" in u or "/rolls" in u]
     assert len(sent) == 2, sent  # one roll and one keep, each sent once
-    assert [r["keep"]["dice"] for r in httpx.get(turn).json()["history"]] == [[1, 5]]
+    assert [r["keep"]["dice"] for r in httpx.get(turn, timeout=30).json()["history"]] == [[1, 5]]
     assert not errors, errors
 
 

@@ -62,7 +62,7 @@ def test_the_embedded_trackers_pages_allow_only_their_own_script(service, path):
 def test_a_posted_form_and_the_json_api_of_the_standalone_tracker_carry_them(sqlite_url, serve):
     app = create_tracker_app(sqlite_url)
     try:
-        with httpx.Client(base_url=serve(app).url) as http:
+        with httpx.Client(base_url=serve(app).url, timeout=30) as http:
             r = http.post("/register", data={"name": "<b>", "password": "x", "timezone": "UTC"})
             assert r.status_code == 422
             _common(r)

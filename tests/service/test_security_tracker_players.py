@@ -19,7 +19,7 @@ def admins(sqlite_url, clock, monkeypatch, serve):
     with app.state.db.writing() as session:
         store.ensure_admin(session, "ann", "admin-password", "UTC", clock())
         session.commit()
-    with httpx.Client(base_url=serve(app).url) as http:
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
         heads = {}
         for name in ("tom", "ann"):
             r = http.post("/api/v1/tokens", json={"name": name, "password": "admin-password"})

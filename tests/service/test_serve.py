@@ -75,9 +75,15 @@ def test_serve_plain_http_with_the_embedded_tracker(tmp_path):
     try:
         r = wait_up(proc, f"http://127.0.0.1:{port}/api/v1/health")
         assert r.json()["status"] == "ok" and r.json()["tracker"] == "embedded"
-        assert "<video" in httpx.get(f"http://127.0.0.1:{port}/").text
-        assert httpx.get(f"http://127.0.0.1:{port}/tracker/api/v1/rounds").status_code == 200
-        assert "/api/v1/turns" in httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["paths"]
+        assert "<video" in httpx.get(f"http://127.0.0.1:{port}/", timeout=30).text
+        assert (
+            httpx.get(f"http://127.0.0.1:{port}/tracker/api/v1/rounds", timeout=30).status_code
+            == 200
+        )
+        assert (
+            "/api/v1/turns"
+            in httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=30).json()["paths"]
+        )
     finally:
         out = stop(proc)
     assert f"serving http://127.0.0.1:{port}/" in out
@@ -121,7 +127,10 @@ def test_serve_https_makes_a_self_signed_certificate_and_serves_tls(tmp_path):
         ctx.load_verify_locations(cert)  # verifies: the certificate names 127.0.0.1
         r = wait_up(proc, f"https://127.0.0.1:{port}/api/v1/health", verify=ctx)
         assert r.json()["tracker"] is None
-        assert httpx.get(f"https://127.0.0.1:{port}/tracker/", verify=ctx).status_code == 404
+        assert (
+            httpx.get(f"https://127.0.0.1:{port}/tracker/", verify=ctx, timeout=30).status_code
+            == 404
+        )
     finally:
         out = stop(proc)
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
@@ -231,7 +240,7 @@ def test_serve_model_is_the_reader_it_loads_and_health_names_it_before_the_first
         r = httpx.post(url + "/api/v1/read", files=files, timeout=60)
         assert r.status_code == 200, r.text
         assert [d["value"] for d in r.json()["dice"]] == [3]
-        reader = httpx.get(url + "/api/v1/health").json()["reader"]
+        reader = httpx.get(url + "/api/v1/health", timeout=30).json()["reader"]
         assert reader["model"] == str(model) == reader["configured_model"]
     finally:
         stop(proc)

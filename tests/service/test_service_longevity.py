@@ -208,10 +208,13 @@ def test_the_embedded_tracker_prunes_at_the_service_start_and_zero_keeps_all(tmp
     clock.set("2027-06-01T09:00:00+00:00")  # 92 days later
     with service(tmp_path, clock, keep_photos_days=0) as srv:  # 0: kept for good
         time.sleep(0.3)
-        assert httpx.get(srv.url + path).status_code == 200
+        assert httpx.get(srv.url + path, timeout=30).status_code == 200
     with service(tmp_path, clock, keep_photos_days=90) as srv:
-        wait_for(lambda: httpx.get(srv.url + path).status_code == 404)
-        assert httpx.get(f"{srv.url}/tracker/api/v1/turns/{turn['id']}").json()["score"] == 150
+        wait_for(lambda: httpx.get(srv.url + path, timeout=30).status_code == 404)
+        assert (
+            httpx.get(f"{srv.url}/tracker/api/v1/turns/{turn['id']}", timeout=30).json()["score"]
+            == 150
+        )
 
 
 def test_keep_photos_days_is_read_from_the_environment_and_checked(monkeypatch):

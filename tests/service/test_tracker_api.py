@@ -197,7 +197,7 @@ def test_admin_from_environment_can_correct(sqlite_url, clock, monkeypatch, serv
     monkeypatch.setenv("DICECAM_TRACKER_ADMIN_NAME", "tom")
     monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", "admin-password")
     app = create_app(sqlite_url, clock=clock)
-    with httpx.Client(base_url=serve(app).url) as http:
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
         auth = join(http, "mike")
         stored = http.post("/api/v1/turns", json=turn("mike", 5000), headers=auth).json()
         token = http.post("/api/v1/tokens", json={"name": "tom", "password": "admin-password"})
@@ -227,7 +227,7 @@ def test_pages_link_relative_to_the_mount_point(sqlite_url, clock, serve, join, 
     outer = FastAPI()
     outer.mount("/tracker", tracker_app)
     server = serve(outer, root_path="/tracker")
-    with httpx.Client(base_url=server.url) as http:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
         auth = join(http, "heather")
         body = turn(
             "heather",
@@ -252,7 +252,7 @@ def test_pages_link_relative_to_the_mount_point(sqlite_url, clock, serve, join, 
         assert f'src="/tracker/api/v1/turns/{stored["id"]}/rolls/0/photo.jpg"' in evidence
         assert "&lt;b&gt;bold&lt;/b&gt; &amp; proud" in evidence and "<b>bold" not in evidence
         server_root = f"http://127.0.0.1:{server.port}"
-        img = httpx.get(server_root + stored["rolls"][0]["photo_url"])
+        img = httpx.get(server_root + stored["rolls"][0]["photo_url"], timeout=30)
         assert img.content == JPEG
         assert "heather" in http.get("/players/heather").text
         assert "heather" in http.get("/rollcall").text
@@ -298,7 +298,7 @@ def test_web_forms_register_and_add_a_roll_once(sqlite_tracker):
 def test_oversized_request_is_refused_with_413(sqlite_url, clock, serve, monkeypatch, join, turn):
     monkeypatch.setenv("DICECAM_MAX_UPLOAD_MB", "0.01")
     app = create_app(sqlite_url, clock=clock)
-    with httpx.Client(base_url=serve(app).url) as http:
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
         auth = join(http, "heather")
         big = turn("heather", rolls=[{"values": [1], "reading": {"pad": "x" * 20_000}}])
         r = http.post("/api/v1/turns", json=big, headers=auth)

@@ -45,7 +45,10 @@ def test_register_add_roll_and_open_the_evidence(chromium, sqlite_url, clock, se
             }
         ],
     }
-    assert httpx.post(server.url + "/api/v1/turns", json=body, headers=auth).status_code == 201
+    assert (
+        httpx.post(server.url + "/api/v1/turns", json=body, headers=auth, timeout=30).status_code
+        == 201
+    )
 
     page = chromium.new_page(timezone_id="Europe/Paris")  # 14:00 there: the game is shown
     page.goto(server.url + "/register")

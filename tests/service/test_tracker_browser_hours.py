@@ -22,7 +22,10 @@ def site(sqlite_url, clock, serve, seed_players):
     server = serve(app)
     auth = seed_players(app, ["heather"])["heather"]
     body = {"player": "heather", "score": 600, "idempotency_key": str(uuid.uuid4())}
-    assert httpx.post(server.url + "/api/v1/turns", json=body, headers=auth).status_code == 201
+    assert (
+        httpx.post(server.url + "/api/v1/turns", json=body, headers=auth, timeout=30).status_code
+        == 201
+    )
     yield server.url, clock
     app.state.db.dispose()
 

@@ -111,9 +111,9 @@ def test_standalone_tracker_submit_and_outbox(standalone, env, midday_zone, tmp_
     listed = dicecam("outbox", "list", "--url", url, env=env)
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
     assert sorted((r["state"], r["score"]) for r in rows) == [("delivered", 650), ("rejected", 50)]
-    board = httpx.get(url + "/api/v1/leaderboard").json()["standings"]
+    board = httpx.get(url + "/api/v1/leaderboard", timeout=30).json()["standings"]
     assert [(s["player"], s["total"]) for s in board] == [("kenny", 650)]
-    assert "kenny" in httpx.get(url + "/").text
+    assert "kenny" in httpx.get(url + "/", timeout=30).text
 
     # a token the tracker refuses (expired, revoked, mistyped): the turn waits in the outbox,
     # and the player logs in to deliver it
@@ -127,7 +127,7 @@ def test_standalone_tracker_submit_and_outbox(standalone, env, midday_zone, tmp_
     done = dicecam("outbox", "deliver", "--url", url, "--player", "lena", "--password",
                    "pass-word-3", env=env)  # fmt: skip
     assert done.returncode == 0 and "delivered 1, rejected 0, still queued 0" in done.stdout
-    board = httpx.get(url + "/api/v1/leaderboard").json()["standings"]
+    board = httpx.get(url + "/api/v1/leaderboard", timeout=30).json()["standings"]
     assert sorted((s["player"], s["total"]) for s in board) == [("kenny", 650), ("lena", 200)]
 
 
@@ -167,7 +167,7 @@ def test_submit_while_tracker_down_then_outbox_deliver(
     try:
         done = dicecam("outbox", "deliver", "--url", url, "--token", token, env=env)
         assert done.returncode == 0 and "delivered 1, rejected 0, still queued 0" in done.stdout
-        board = httpx.get(url + "/api/v1/leaderboard").json()["standings"]
+        board = httpx.get(url + "/api/v1/leaderboard", timeout=30).json()["standings"]
         assert [(s["player"], s["total"], s["turns"]) for s in board] == [("molly", 300, 1)]
         again = dicecam("outbox", "deliver", "--url", url, "--token", token, env=env)
         assert "delivered 0" in again.stdout

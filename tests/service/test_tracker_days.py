@@ -101,7 +101,7 @@ def test_replay_with_same_key_returns_stored_turn_even_after_hours(sqlite_tracke
 def test_settable_clock_is_what_the_server_uses(sqlite_url, clock, serve, join, turn):
     clock.set("2026-04-01T07:00:00+00:00")
     app = create_app(sqlite_url, clock=clock)
-    with httpx.Client(base_url=serve(app).url) as http:
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
         auth = join(http, "kenny")
         assert http.post("/api/v1/turns", json=turn("kenny"), headers=auth).status_code == 403
         clock.set("2026-04-01T08:00:00+00:00")

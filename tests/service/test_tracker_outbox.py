@@ -65,7 +65,9 @@ def test_submit_stores_turn_with_evidence_and_records_delivery(app, serve, seed_
     )
     result = client.submit_turn(turn)
     assert (result["player"], result["score"], len(result["rolls"])) == ("heather", 600, 2)
-    photo = httpx.get(f"http://127.0.0.1:{server.port}{result['rolls'][0]['photo_url']}")
+    photo = httpx.get(
+        f"http://127.0.0.1:{server.port}{result['rolls'][0]['photo_url']}", timeout=30
+    )
     assert photo.content == JPEG
     assert client.outbox.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
     done = client.outbox.find(turn.idempotency_key)

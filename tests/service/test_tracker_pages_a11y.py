@@ -97,9 +97,13 @@ def jpeg() -> bytes:
 
 
 def add_roll(url: str, name: str, score: str, **fields: str) -> httpx.Response:
-    key = httpx.get(url + "/add").text.split('name="idempotency_key" value="')[1].split('"')[0]
+    key = (
+        httpx.get(url + "/add", timeout=30)
+        .text.split('name="idempotency_key" value="')[1]
+        .split('"')[0]
+    )
     data = {"name": name, "password": PASSWORD, "score": score, "idempotency_key": key}
-    return httpx.post(url + "/add", data={**data, **fields})
+    return httpx.post(url + "/add", data={**data, **fields}, timeout=30)
 
 
 def store_turn(app, name: str, score: int, **fields) -> None:
@@ -257,20 +261,22 @@ class Balance(HTMLParser):
 
 def test_pages_are_well_formed_and_hold_names_as_text(site):
     for path in [*PAGES, "/rounds/1800", "/players/nobody"]:
-        html = httpx.get(site.url + path).text
+        html = httpx.get(site.url + path, timeout=30).text
         checker = Balance()
         checker.feed(html)
         assert checker.problems == [] and checker.open == [], path
         assert len(checker.ids) == len(set(checker.ids)), (path, checker.ids)
         assert "<b>" not in html and "<i>" not in html, path
-    title = re.search(r"<title>(.*)</title>", httpx.get(site.url + "/players/" + ODD).text)[1]
+    title = re.search(
+        r"<title>(.*)</title>", httpx.get(site.url + "/players/" + ODD, timeout=30).text
+    )[1]
     assert title == "Zoe &lt;b&gt;&quot;x&quot; &amp; &#x27;q&#x27;&#x27;s turns - Morning Roll"
 
 
 def test_a_form_sent_short_comes_back_as_the_form_and_a_wait_says_how_long(site):
-    r = httpx.post(site.url + "/add", data={"name": "heather", "comment": "kept"})
+    r = httpx.post(site.url + "/add", data={"name": "heather", "comment": "kept"}, timeout=30)
     assert r.status_code == 401 and 'id="comment"' in r.text and 'value="kept"' in r.text
-    r = httpx.post(site.url + "/register", data={"name": "newcomer"})
+    r = httpx.post(site.url + "/register", data={"name": "newcomer"}, timeout=30)
     assert r.status_code == 422 and 'value="newcomer"' in r.text and "<form" in r.text
     site.app.state.login_guard = LoginGuard(max_failures=1)
     add_roll(site.url, "heather", "50", password="wrong-password")

@@ -14,7 +14,7 @@ def admin_tracker(sqlite_url, clock, monkeypatch, serve):
     monkeypatch.setenv("DICECAM_TRACKER_ADMIN_NAME", "tom")
     monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", "admin-password")
     app = create_app(sqlite_url, clock=clock)
-    with httpx.Client(base_url=serve(app).url) as http:
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
         token = http.post("/api/v1/tokens", json={"name": "tom", "password": "admin-password"})
         yield http, clock, {"Authorization": f"Bearer {token.json()['token']}"}
     app.state.db.dispose()

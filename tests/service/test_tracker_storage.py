@@ -105,7 +105,7 @@ def test_an_in_memory_database_serves_overlapping_requests(serve):
     with cf.ThreadPoolExecutor(4) as pool:
         codes = [c for run in pool.map(client, range(4)) for c in run]
     assert set(codes) == {200, 201}, sorted(set(codes))
-    with httpx.Client(base_url=url) as c:
+    with httpx.Client(base_url=url, timeout=30) as c:
         assert len(c.get("/api/v1/rollcall").json()["players"]) == 80
     db.dispose()
     assert not db.temporary.exists()  # the private database goes with it

@@ -238,7 +238,7 @@ def test_an_add_on_clock_off_by_five_minutes_counts_the_day_played(
     )
     today = client.submit_turn(TurnSubmission(player="heather", score=50))
     assert (today["day"], today["score"]) == ("2026-03-04", 50)
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=30) as http:
         turns = http.get("/api/v1/players/heather/turns").json()["turns"]
     assert [(t["day"], t["score"]) for t in turns] == [("2026-03-04", 50), ("2026-02-28", 1500)]
     client.close()

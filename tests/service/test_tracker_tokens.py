@@ -230,6 +230,7 @@ def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, cl
     r = httpx.post(
         f"{remote}/api/v1/players",
         json={"name": "lena", "password": "hunter2hunter2", "timezone": "UTC"},
+        timeout=30,
     )
     assert r.status_code == 201, r.text
     settings = Settings(data_dir=tmp_path / "svc", tracker_url=remote, outbox_retry_s=0)
@@ -254,7 +255,7 @@ def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, cl
         assert r.status_code == 201, r.text
         got = c.get(f"/api/v1/turns/{t['id']}").json()["submission"]
         assert got["status"] == "submitted", got
-    history = httpx.get(f"{remote}/api/v1/players/lena/turns").json()["turns"]
+    history = httpx.get(f"{remote}/api/v1/players/lena/turns", timeout=30).json()["turns"]
     assert [(h["score"], h["id"]) for h in history] == [(0, got["turn"]["id"])]
     assert list(Outbox(tmp_path / "svc" / "outbox").entries("pending")) == []
     tracker.state.db.dispose()

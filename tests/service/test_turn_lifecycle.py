@@ -242,7 +242,7 @@ def test_a_held_turn_past_its_day_shows_refused_and_never_counts_later(
         assert "played 23 hours ago" in detail and "reported day-of" in detail
         assert "could not be delivered since (cannot reach the tracker" in detail
 
-        with httpx.Client(base_url=serve(tracker, port=unused_port).url) as tc:  # back
+        with httpx.Client(base_url=serve(tracker, port=unused_port).url, timeout=30) as tc:  # back
             time.sleep(0.5)  # retry passes
             assert tc.get("/api/v1/players/heather/turns").json()["turns"] == []
     assert [e["state"] for e in outbox_list(tmp_path / "data" / "outbox")] == ["rejected"]
@@ -293,7 +293,7 @@ def test_an_older_tracker_gets_todays_turn_without_age_s_and_never_yesterdays(
         "count the turn on 2026-07-04: it is not sent; scores must be reported day-of (a missed "
         "day is a missed turn), so it is kept in the outbox's rejected/ with its photos"
     )
-    turns = httpx.get(f"{url}/api/v1/players/tom/turns").json()["turns"]
+    turns = httpx.get(f"{url}/api/v1/players/tom/turns", timeout=30).json()["turns"]
     assert [(t["day"], t["score"]) for t in turns] == [("2026-07-04", 600)]
     assert client.outbox.find(yesterday).state == "rejected"
     with pytest.raises(TrackerRejected, match="2026-07-03"):  # settled: never sent again

@@ -52,7 +52,7 @@ def test_a_keep_made_while_a_rolls_photo_is_read_leaves_the_roll_refused(
     # Low-High turn "1 die missing: the photo shows 9 of the 10 dice rolled" of 13
     reader = HeldReader()
     app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
-    with LiveServer(app) as srv, httpx.Client(base_url=srv.url + "/api/v1") as c:
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url + "/api/v1", timeout=30) as c:
         game = c.post(route, json={"player": "ann"}).json()
         url = f"{route}/{game['id']}"
         game = c.post(f"{url}/rolls", json={"values": first}).json()

@@ -110,7 +110,9 @@ def test_a_killed_server_loses_no_turn(tmp_path):
     try:
         t = httpx.get(f"{third.url}/api/v1/turns/{turn_id}", timeout=30).json()
         assert (t["outcome"], t["turn_points"], t["awaiting"]) == ("banked", 600, "nothing")
-        r = httpx.post(f"{third.url}/api/v1/turns/{turn_id}/rolls", json={"values": [1]})
+        r = httpx.post(
+            f"{third.url}/api/v1/turns/{turn_id}/rolls", json={"values": [1]}, timeout=30
+        )
         assert r.status_code == 409 and "over" in r.json()["detail"]
     finally:
         third.kill()

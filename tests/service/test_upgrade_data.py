@@ -160,11 +160,11 @@ def test_turn_queued_for_loopback_while_serving_a_lan_address_is_delivered(
     with held, LiveServer(create_app(settings), host=lan, port=port) as server:
         url = server.url
         turn = _wait_for(
-            lambda: httpx.get(f"{url}/api/v1/turns/{turn_id}").json(),
+            lambda: httpx.get(f"{url}/api/v1/turns/{turn_id}", timeout=30).json(),
             lambda t: t["submission"]["status"] != "queued",
         )
         assert turn["submission"]["status"] == "submitted", turn["submission"]
-        stored = httpx.get(f"{url}/tracker/api/v1/players/alice/turns").json()["turns"]
+        stored = httpx.get(f"{url}/tracker/api/v1/players/alice/turns", timeout=30).json()["turns"]
         assert [t["idempotency_key"] for t in stored] == [key]
     assert not (pending / f"{key}.json").exists()
     assert (data / "outbox" / "delivered" / f"{key}.json").is_file()

@@ -4,7 +4,7 @@ cannot take it in between, as it could a port found free, released, then used.
 
 Example (not run: starts a server):
     >>> with LiveServer(app) as server:  # doctest: +SKIP
-    ...     httpx.get(server.url + "/api/v1/health")
+    ...     httpx.get(server.url + "/api/v1/health", timeout=30)
 """
 
 from __future__ import annotations
