@@ -254,13 +254,14 @@ function receiptWords(turn) {
 }
 
 // A finished Morning Roll turn whose receipt may still change: queued (the tracker was down, or
-// refused the player's login), or not saved by the service (`saved: false`, or read back with
-// none). The service hands it over again on its own: look again at its pace (at most every 5 s)
-// and show the receipt once the service holds a new one; a receipt on screen that the service
-// could not save stays until then (the turn reads back without one meanwhile).
+// refused the player's login), failed (not handed over: the service tries again), or not saved
+// by the service (`saved: false`, or read back with none). The service hands it over again on
+// its own: look again at its pace (at most every 5 s) and show the receipt once the service
+// holds a new one; a receipt on screen that the service could not save stays until then (the
+// turn reads back without one meanwhile).
 function watchReceipt(turn) {
   const s = turn.submission;
-  const waits = s ? s.status === "queued" || s.saved === false : turn.over && turn.game === "morning-roll";
+  const waits = s ? ["queued", "failed"].includes(s.status) || s.saved === false : turn.over && turn.game === "morning-roll";
   if (!waits || !state.outboxRetryS) return;
   setTimeout(async () => {
     if (!state.turn || state.turn.id !== turn.id) return;

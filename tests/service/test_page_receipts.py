@@ -233,3 +233,43 @@ def test_a_finished_turn_read_back_without_its_receipt_says_so(chromium, tmp_pat
     expect(message).to_contain_text("Tracker: no receipt saved for this turn yet")
     assert tracked(server.url) == [1000]
     assert not page.errors + other.errors
+
+
+class FailsOnce(TrackerSubmitter):
+    """The service's submitter, whose first hand-over fails unexpectedly (the outbox's disk
+    full): the turn's receipt is ``failed``, and the service's next pass hands it over."""
+
+    failed = False
+
+    def __call__(self, session: TurnSession) -> dict[str, Any]:
+        if not self.failed:
+            self.failed = True
+            raise OSError(28, "No space left on device")
+        return super().__call__(session)
+
+
+def test_a_turn_whose_hand_over_failed_shows_the_receipt_of_the_service_s_next_try(
+    chromium, tmp_path, tracker, serve
+):
+    # The page says the service tries a failed hand-over again on its own: it watches for the
+    # new receipt as it does for a queued one (it showed 'failed' for good).
+    from playwright.sync_api import expect
+
+    data = tmp_path / "svc"
+    submitter = FailsOnce(data / "outbox", embedded=True)
+    settings = Settings(data_dir=data, outbox_retry_s=0.5)
+    server = serve(create_app(settings, tracker_app=tracker, submitter=submitter))
+    page = open_page(chromium, server.url)
+    log_in(page)
+    turn_id = bank_1000(page)
+    message = page.locator("#message")
+    expect(message).to_contain_text(
+        "Tracker: failed — not handed over yet, kept: the service tries again on its own "
+        "(OSError: [Errno 28] No space left on device)"
+    )
+    expect(message).to_contain_text(
+        "Tracker: submitted — 1000 points recorded for ann on", timeout=20_000
+    )
+    assert service_turn(server.url, turn_id)["submission"]["status"] == "submitted"
+    assert tracked(server.url) == [1000]
+    assert not page.errors, page.errors
