@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -103,12 +104,19 @@ def whole_number(text: str) -> int:
         ValueError: expected a whole number in the digits 0-9, got '3_0'
 
     Raises:
-        ValueError: ``text`` is anything else (the message says what came).
+        ValueError: ``text`` is anything else, or more digits than ``int()`` converts
+            (``sys.get_int_max_str_digits()``); the message says what came.
     """
     if not isinstance(text, str) or not _WHOLE.fullmatch(text):
         shown = repr(text) if isinstance(text, str) else f"a {type(text).__name__}"
         raise ValueError(f"expected a whole number in the digits 0-9, got {shown[:80]}")
-    return int(text)
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() converts: its message is advice for the server
+        most, digits = sys.get_int_max_str_digits(), len(text.lstrip("-"))
+        raise ValueError(
+            f"expected a whole number of at most {most} digits, got one of {digits} digits"
+        ) from None
 
 
 def describe_validation_errors(errors: Iterable[Mapping[str, Any]]) -> str:

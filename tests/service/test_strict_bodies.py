@@ -200,3 +200,22 @@ def test_the_add_roll_form_takes_a_score_in_ascii_digits_only(sqlite_tracker, jo
     assert r.status_code == 422, r.text
     assert "expected a whole number in the digits 0-9" in r.text
     assert http.get("/api/v1/players/ann/turns").json()["turns"] == []
+
+
+def test_a_form_number_of_more_digits_than_int_converts_is_refused_in_words(service):
+    # int() refuses over 4300 digits with advice for the server's Python
+    # ('use sys.set_int_max_str_digits()'), which the answer passed on to the client
+    turn = started(service, "/api/v1/turns")
+    photo = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+    many = "1" * 5000
+    r = service.post(turn + "/rolls", files=photo, data={"values": "1,5", "off_table": many})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == (
+        "'off_table': expected a whole number of at most 4300 digits, got one of 5000 digits"
+    )
+    r = service.post("/api/v1/read", files=photo, data={"expected_dice": "-" + many})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == (
+        "'expected_dice': expected a whole number of at most 4300 digits, got one of 5000 digits"
+    )
+    assert service.get(turn).json()["rolls"] == 0
