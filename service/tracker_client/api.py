@@ -34,9 +34,15 @@ def _detail(resp: httpx.Response) -> str:
 
 
 def _retry_after(resp: httpx.Response) -> int | None:
-    """``Retry-After`` in seconds; None when absent or not a number of seconds."""
+    """``Retry-After`` in seconds; None when absent or not a number of seconds (a date, or
+    more digits than ``int()`` converts)."""
     value = resp.headers.get("retry-after", "")
-    return int(value) if value.isascii() and value.isdigit() else None
+    if not (value.isascii() and value.isdigit()):
+        return None
+    try:
+        return int(value)
+    except ValueError:  # over sys.get_int_max_str_digits() digits
+        return None
 
 
 class TrackerApi:
