@@ -54,12 +54,10 @@ from service.tracker import store
 from service.tracker.models import Player
 
 __all__ = [
-    "LOGIN_FAILURES_PER_ADDRESS",
     "MAX_ADDRESSES",
     "MAX_FAILURES",
     "RELAY_ADDRESS_HEADER",
     "RELAY_KEY_HEADER",
-    "REGISTRATIONS_PER_ADDRESS",
     "REGISTRATION_WINDOW",
     "WINDOW",
     "AddressLimit",
@@ -75,14 +73,6 @@ MAX_FAILURES = 5
 
 WINDOW = timedelta(minutes=15)
 """How long a wrong password counts (for its name and for its address)."""
-
-LOGIN_FAILURES_PER_ADDRESS = 20
-"""Wrong passwords from one address, across names, before its logins wait (the default of
-``DICECAM_TRACKER_LOGIN_FAILURES_PER_ADDRESS``)."""
-
-REGISTRATIONS_PER_ADDRESS = 10
-"""Players registered from one address before its registrations wait (the default of
-``DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS``)."""
 
 REGISTRATION_WINDOW = timedelta(hours=1)
 """How long a registration counts for its address."""
