@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from vision.atomic import replacing
+from vision.atomic import replace_file, replacing
 from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES, load_image, register_heif
 from vision.types import Die, Reading
 
@@ -226,10 +226,10 @@ def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
     if mode == "none":
         return
     dst.parent.mkdir(parents=True, exist_ok=True)
-    if dst.exists() or dst.is_symlink():
-        if dst.resolve() == src.resolve():
-            return
-        dst.unlink()
+    if (dst.exists() or dst.is_symlink()) and dst.resolve() == src.resolve():
+        return
+    # an earlier ``dst`` is replaced in one step, never removed first: a run killed here leaves
+    # it for the earlier labels that name it
     if dst.suffix.lower() != src.suffix.lower():
         from PIL import Image
 
@@ -241,10 +241,17 @@ def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
         with replacing(dst, sync=False) as part:
             shutil.copy2(src, part)
         return
+    part = dst.with_name(f".{dst.name}.{os.getpid()}.link.tmp")  # not ``replacing``: its
+    part.unlink(missing_ok=True)  # chmod would reach the photo through the link
     try:
-        os.link(src, dst)
-    except OSError:
-        dst.symlink_to(src.resolve())
+        try:
+            os.link(src, part)
+        except OSError:
+            part.symlink_to(src.resolve())
+        replace_file(part, dst)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def iter_dice(photos: Iterable[LabelledPhoto]) -> Iterator[tuple[LabelledPhoto, int, Die]]:
