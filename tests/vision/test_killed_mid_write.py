@@ -5,6 +5,7 @@ and the same command run again gives what an uninterrupted run gives."""
 
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import json
 import os
@@ -102,3 +103,18 @@ def test_a_killed_label_overwrite_keeps_every_photo_its_earlier_labels_name(
     assert {n: h for n, h in again.items() if n != "summary.json"} == {
         n: h for n, h in earlier.items() if n != "summary.json"
     }
+
+
+def test_a_killed_label_run_leaves_no_staging_folder_once_run_again(photos: Path, tmp_path: Path):
+    """A new --out is written in a hidden staging folder beside it; a killed run's (a copy of
+    every photo, for yolo) is removed by the next run, not left to fill the disk."""
+    out = tmp_path / "labelled"
+    args = ["label", str(photos), "--out", str(out), "--format", "yolo", "--no-progress"]
+    killed = _dicecam(tmp_path, *args, kill_at=6)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert not out.exists()  # nothing half-made at --out
+    assert [p.name for p in tmp_path.glob(".labelled.*.partial")] != []  # what it left
+    done = _dicecam(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["killer", "labelled", "photos"]
+    assert filecmp.cmp(out / "images" / "train" / SAMPLES[0].name, SAMPLES[0], shallow=False)
