@@ -265,6 +265,7 @@ def run_submit(args: argparse.Namespace) -> int:
     from service.tracker_client import (
         TrackerAuthError,
         TrackerRejected,
+        TrackerThrottled,
         TrackerUnavailable,
         TurnSubmission,
     )
@@ -282,9 +283,12 @@ def run_submit(args: argparse.Namespace) -> int:
             client.login(args.player, args.password)
     except TrackerUnavailable as exc:  # no token today, but the turn must not be lost
         client.queue(turn)
+        when = "once the tracker is back"
+        if isinstance(exc, TrackerThrottled):  # not down: the player's logins wait a while
+            when = f"in {exc.retry_after} s" if exc.retry_after else "after the wait it names"
         print(
             f"queued in the outbox, not delivered yet (could not log in): {exc}; deliver it with "
-            "`dicecam outbox deliver` once the tracker is back",
+            f"`dicecam outbox deliver` {when}",
             file=sys.stderr,
         )
         return 1

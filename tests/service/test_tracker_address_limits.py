@@ -241,3 +241,27 @@ def test_an_ipv6_client_counts_with_its_64_block():
     assert address(("::ffff:192.0.2.1", 5)) == "192.0.2.1"
     assert address(("192.0.2.1", 5)) == "192.0.2.1"
     assert address(None) == "unknown"
+
+
+def test_dicecam_submit_whose_login_waits_says_when_to_deliver_and_keeps_the_turn(
+    site, client, clock, seed_players, tmp_path, capsys
+):
+    """A held login is no tracker down: `dicecam submit --password` queues the turn and says
+    to deliver it after the wait (it said "once the tracker is back")."""
+    from dicecam_testing.cli import run_in_process
+
+    app, url = site
+    seed_players(app, ["heather"])
+    for _ in range(5):  # the name's own limit
+        assert login(client, "heather", "not it").status_code == 401
+    outbox = tmp_path / "outbox"
+    code, _, err = run_in_process(
+        capsys, "submit", "--url", url, "--player", "heather", "--password", RIGHT,
+        "--score", "600", "--outbox-dir", str(outbox),
+    )  # fmt: skip
+    assert code == 1, err
+    assert "queued in the outbox, not delivered yet (could not log in)" in err, err
+    assert "too many wrong passwords" in err and err.rstrip().endswith(
+        "deliver it with `dicecam outbox deliver` in 900 s"
+    ), err
+    assert len(list(outbox.glob("pending/*.json"))) == 1
