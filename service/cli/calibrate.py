@@ -120,13 +120,19 @@ def _preview(rgb, outline, path: Path) -> None:  # type: ignore[no-untyped-def]
     else:
         text = "no edge seen: the surface fills the frame" if outline is None else "no surface seen"
         cv2.putText(img, text, (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (40, 40, 230), 2)
+    from vision.atomic import atomic_write
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        written = cv2.imwrite(str(path), img)
-    except (OSError, cv2.error) as exc:
-        raise UsageError(f"cannot write the preview {path}: {exc}") from None
-    if not written:
+        encoded, data = cv2.imencode(path.suffix.lower(), img)
+    except cv2.error:
+        encoded = False
+    if not encoded:
         raise UsageError(f"cannot write the preview {path} (expected a .png or .jpg path)")
+    try:  # whole or not at all: a killed run or a full disk keeps the earlier preview
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data.tobytes())
+    except OSError as exc:
+        raise UsageError(f"cannot write the preview {path}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

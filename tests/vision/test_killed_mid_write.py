@@ -5,6 +5,7 @@ and the same command run again gives what an uninterrupted run gives."""
 
 from __future__ import annotations
 
+import errno
 import filecmp
 import hashlib
 import json
@@ -118,3 +119,43 @@ def test_a_killed_label_run_leaves_no_staging_folder_once_run_again(photos: Path
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killer", "labelled", "photos"]
     assert filecmp.cmp(out / "images" / "train" / SAMPLES[0].name, SAMPLES[0], shallow=False)
+
+
+@pytest.mark.parametrize("killed", [True, False], ids=["killed", "file-too-big"])
+def test_a_calibrate_stopped_writing_its_preview_keeps_the_earlier_one(
+    tmp_path: Path, killed: bool
+):
+    """The preview PNG is written whole or not at all: killed part way by a file-size limit
+    (SIGXFSZ), or failing there as on a full disk (EFBIG: one line naming the file), the earlier
+    preview and the stored calibration are as they were. Before, cv2.imwrite wrote the preview
+    in place: a failed write removed the earlier one and said "expected a .png or .jpg path"."""
+    from PIL import Image
+
+    cal, preview = tmp_path / "calibration.json", tmp_path / "preview.png"
+    args = [str(SAMPLES[0]), "--points", "10,10", "600,20", "300,400", "--out", str(cal)]
+    assert _dicecam(tmp_path, "calibrate", *args, "--show", str(preview)).returncode == 0
+    earlier = (cal.read_bytes(), preview.read_bytes())
+    code = (
+        "import resource, runpy, signal, sys; "
+        f"signal.signal(signal.SIGXFSZ, signal.{'SIG_DFL' if killed else 'SIG_IGN'}); "
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (32768, 32768)); "
+        f"sys.argv = ['dicecam', 'calibrate', *{args!r}, '--show', {str(preview)!r}]; "
+        "runpy.run_module('service.cli', run_name='__main__')"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    if killed:
+        assert done.returncode == -signal.SIGXFSZ, done.stderr
+    else:
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.splitlines()[-1] == (
+            f"dicecam calibrate: error: cannot write the preview {preview}: "
+            f"[Errno {errno.EFBIG}] {os.strerror(errno.EFBIG)}: {str(preview)!r}"
+        )
+    assert (cal.read_bytes(), preview.read_bytes()) == earlier
+    with Image.open(preview) as im:
+        im.load()  # whole
+    if not killed:  # a killed one cannot clean up: its hidden .preview.png.*.tmp stays
+        assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
