@@ -159,3 +159,21 @@ def test_a_calibrate_stopped_writing_its_preview_keeps_the_earlier_one(
         im.load()  # whole
     if not killed:  # a killed one cannot clean up: its hidden .preview.png.*.tmp stays
         assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("kill_at", [2, 8])
+def test_a_killed_synth_run_again_writes_the_same_set(tmp_path: Path, kill_at: int):
+    """Killed part way, ``dicecam synth`` leaves each photo whole beside its labels; the same
+    command writes the set an uninterrupted run writes, byte for byte (its hidden temporaries
+    of the killed run aside)."""
+    args = ["synth", "--n", "5", "--size", "96", "96", "--seed", "3", "--quiet"]
+    args += ["--val-fraction", "0.4"]
+    assert _dicecam(tmp_path, *args, "--out", "whole").returncode == 0
+    killed = _dicecam(tmp_path, *args, "--out", "cut", kill_at=kill_at)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    cut = tmp_path / "cut"
+    for photo in cut.glob("images/*/*.jpg"):
+        assert (cut / "labels" / photo.parent.name / f"{photo.stem}.txt").is_file()
+    assert _dicecam(tmp_path, *args, "--out", "cut").returncode == 0
+    again = {n: h for n, h in _files(cut).items() if not Path(n).name.startswith(".")}
+    assert again == _files(tmp_path / "whole")
