@@ -124,6 +124,17 @@ class RollInput:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _shown(value: Any, most: int = 80) -> str:
+    """``repr(value)``, cut to about ``most`` characters for an error message (a form field may
+    hold a megabyte), saying how long it was.
+
+    >>> _shown("1,5," * 100, most=12)
+    "'1,5,1,5,1,5... (402 characters)"
+    """
+    text = repr(value)
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
+
+
 def parse_values(raw: Any, *, what: str = "values") -> list[int]:
     """Dice values from a JSON list or a string like ``"1,5,5"`` / ``"1 5 5"``; each 1 to 6.
 
@@ -136,16 +147,16 @@ def parse_values(raw: Any, *, what: str = "values") -> list[int]:
             raw = [whole_number(p) for p in parts]
         except ValueError:
             raise HTTPException(
-                422, f"{what} must be whole numbers 1 to 6 like '1,5,5'; got {raw!r}"
+                422, f"{what} must be whole numbers 1 to 6 like '1,5,5'; got {_shown(raw)}"
             ) from None
     if not isinstance(raw, list) or not raw:
         raise HTTPException(
-            422, f"{what} must be a non-empty list of dice values 1 to 6; got {raw!r}"
+            422, f"{what} must be a non-empty list of dice values 1 to 6; got {_shown(raw)}"
         )
     out: list[int] = []
     for v in raw:
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
-            raise HTTPException(422, f"each of {what} must be a die face 1 to 6; got {v!r}")
+            raise HTTPException(422, f"each of {what} must be a die face 1 to 6; got {_shown(v)}")
         out.append(v)
     return out
 

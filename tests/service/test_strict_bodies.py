@@ -219,3 +219,16 @@ def test_a_form_number_of_more_digits_than_int_converts_is_refused_in_words(serv
         "'expected_dice': expected a whole number of at most 4300 digits, got one of 5000 digits"
     )
     assert service.get(turn).json()["rolls"] == 0
+
+
+def test_a_huge_typed_roll_is_not_echoed_whole(service):
+    # the 422 repeated the whole typed text: up to a megabyte in the answer (and on the page)
+    turn = started(service, "/api/v1/turns")
+    photo = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+    typed = "1,5,x," * 50_000
+    r = service.post(turn + "/rolls", files=photo, data={"values": typed})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert detail.startswith("values must be whole numbers 1 to 6 like '1,5,5'; got '1,5,x,1,5")
+    assert detail.endswith(f"... ({len(repr(typed))} characters)") and len(detail) < 200, detail
+    assert service.get(turn).json()["rolls"] == 0
