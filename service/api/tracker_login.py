@@ -60,7 +60,14 @@ async def login(request: Request, body: Login) -> dict[str, Any]:
 
         outbox = Path(request.app.state.settings.data_dir).expanduser() / "outbox"
         make = partial(TrackerClient, outbox_dir=outbox)
-    out = await run_in_threadpool(_login, make(url), body, _relay(request))
+    relay = _relay(request)
+    try:
+        out = await run_in_threadpool(_login, make(url), body, relay)
+    except HTTPException as exc:
+        if exc.status_code == 429 and not relay:  # the address it names is the service's
+            exc.detail = f"{exc.detail} (the tracker at {url} counts every login sent through "
+            exc.detail += "this service as from the service's address)"
+        raise
     turns = request.app.state.turns  # the player's turns held back by a refused token go now
     await run_in_threadpool(turns.relogin, out["player"]["name"], url, out["token"])
     return out

@@ -188,6 +188,9 @@ def test_a_remote_tracker_counts_the_service_as_one_address_and_gets_no_key(
             assert r.status_code == 429, r.text
             assert r.headers["retry-after"] in ("899", "900")
             assert "from your address (127.0.0.1)" in r.json()["detail"]
+            assert r.json()["detail"].endswith(
+                "counts every login sent through this service as from the service's address)"
+            )
             assert f"at most {LIMIT} every 15 minutes" in r.json()["detail"]
     sent = [h for h in seen if h.get("content-type") == "application/json"]
     assert len(sent) == LIMIT + 2  # the registration and the page's logins
