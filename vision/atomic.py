@@ -4,6 +4,9 @@ Every file a user cares about (a shipped model, its card, the calibration, the o
 the labels of a folder of photos) is written to a temporary file beside it, flushed to disk, then
 put in place with ``os.replace``, so the path holds either the old content or the new one, never
 half of it. A failed write removes its temporary file and raises; the old file is untouched.
+A killed writer cannot remove its temporary file: its name holds the writer's process id and
+machine, and the next write into that folder removes those of writers no longer running there
+(:func:`remove_dead_temporaries`).
 
 Example:
     >>> import tempfile
@@ -25,8 +28,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
+import hashlib
 import os
+import re
+import socket
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +44,8 @@ __all__ = [
     "atomic_write",
     "file_lock",
     "fsync_dir",
+    "process_running",
+    "remove_dead_temporaries",
     "replace_file",
     "replacing",
     "write_failure",
@@ -116,6 +126,73 @@ def _msvcrt_locked(fd: int) -> Iterator[None]:
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
+def process_running(pid: int) -> bool:
+    """Whether the process ``pid`` runs on this machine (POSIX; one of another user's counts as
+    running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: there, not ours
+        return True
+    return True
+
+
+@functools.cache
+def _machine() -> str:
+    """8 hex digits naming this machine's processes: its host name and process-id namespace (a
+    container of its own has other processes under the same ids)."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return hashlib.sha256(f"{socket.gethostname()}:{namespace}".encode()).hexdigest()[:8]
+
+
+TEMPORARY = re.compile(r"\..+\.(?P<pid>[0-9]+)-(?P<machine>[0-9a-f]{8})\.[a-z0-9_]{8}\.tmp")
+"""A temporary file of :func:`replacing`: ``.NAME.PID-MACHINE.RANDOM.tmp``."""
+
+_swept: set[str] = set()
+_swept_lock = threading.Lock()
+
+
+def remove_dead_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files of :func:`replacing` in ``folder`` whose writer, a process of
+    this machine, no longer runs (killed: SIGKILL, a power cut); returns them. Those of running
+    processes (this one's too) and of other machines sharing the folder stay; on Windows, where
+    no process is looked up, every one stays. :func:`replacing` calls it once per folder and
+    process."""
+    if os.name != "posix":
+        return []
+    machine, removed = _machine(), []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # a folder that is not there (yet) holds none
+        return []
+    for entry in entries:
+        found = TEMPORARY.fullmatch(entry.name)
+        if found is None or found["machine"] != machine:
+            continue
+        pid = int(found["pid"])
+        if pid == os.getpid() or process_running(pid):
+            continue
+        with contextlib.suppress(OSError):  # gone meanwhile (another sweeper), not ours to remove
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
+
+
+def _sweep_once(folder: Path) -> None:
+    """:func:`remove_dead_temporaries` of ``folder``, the first time this process writes there."""
+    key = f"{os.getpid()}:{os.path.abspath(folder)}"
+    with _swept_lock:
+        if key in _swept:
+            return
+        _swept.add(key)
+    remove_dead_temporaries(folder)
+
+
 def _fsync_file(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError), open(path, "rb+") as f:
         os.fsync(f.fileno())
@@ -129,13 +206,17 @@ def replacing(
     block ends without an error, else it is removed and ``path`` keeps its old content.
 
     Its name starts with a dot and ends in ``.tmp``, so that nothing that globs for the real
-    files (``*.onnx``, ``*.json``) picks up a leftover of a killed process. ``sync=False`` skips
+    files (``*.onnx``, ``*.json``) picks up a leftover of a killed process, and holds this
+    process's id and machine: the first write of a later process into the folder removes it
+    (:func:`remove_dead_temporaries`). ``sync=False`` skips
     the flushes to disk (a power cut may then leave an empty file; a killed process still
     cannot leave half a file). A new file gets ``mode`` (default: as ``open`` would make it,
     by the umask); a replaced one keeps its permissions.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _sweep_once(path.parent)
+    writer = f".{path.name}.{os.getpid()}-{_machine()}."
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=writer, suffix=".tmp")
     os.close(fd)
     part = Path(tmp)
     try:

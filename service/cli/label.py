@@ -253,6 +253,8 @@ def _remove_dead_stages(out: Path) -> None:
     """Remove the staging folders ``.OUT.PID.partial`` beside ``out`` of runs killed before
     they put theirs in place (SIGKILL, a power cut): a copy of the photos each. One whose
     process still runs stays; on Windows, where no process is looked up, every one stays."""
+    from vision.atomic import process_running
+
     if os.name != "posix" or not out.parent.is_dir():
         return
     prefix = f".{out.name}."
@@ -260,20 +262,9 @@ def _remove_dead_stages(out: Path) -> None:
         pid = stage.name[len(prefix) : -len(".partial")]
         if not (stage.name.startswith(prefix) and stage.name.endswith(".partial")):
             continue
-        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or process_running(int(pid)):
             continue
         shutil.rmtree(stage, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether the process ``pid`` runs (POSIX; one of another user's counts as running)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # PermissionError: there, not ours
-        return True
-    return True
 
 
 def _said_in_out(exc: OSError, stage: Path, out: Path) -> OSError | None:

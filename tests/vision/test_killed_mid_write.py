@@ -177,3 +177,58 @@ def test_a_killed_synth_run_again_writes_the_same_set(tmp_path: Path, kill_at: i
     assert _dicecam(tmp_path, *args, "--out", "cut").returncode == 0
     again = {n: h for n, h in _files(cut).items() if not Path(n).name.startswith(".")}
     assert again == _files(tmp_path / "whole")
+
+
+def test_the_temporary_file_a_killed_writer_left_goes_with_the_next_write_there(tmp_path: Path):
+    """Killed before it put a file in place, ``dicecam synth`` left its hidden temporary (a
+    whole photo or label) beside it; nothing read it, and nothing removed it. The next run
+    writing into that folder now removes it: its name holds the process id of a writer that
+    no longer runs."""
+    args = ["synth", "--n", "3", "--size", "96", "96", "--seed", "3", "--quiet", "--out", "cut"]
+    killed = _dicecam(tmp_path, *args, kill_at=3)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    cut = tmp_path / "cut"
+    assert len(list(cut.rglob(".*.tmp"))) == 1  # what it left
+    assert _dicecam(tmp_path, *args).returncode == 0
+    assert list(cut.rglob(".*.tmp")) == []
+
+
+def test_only_the_temporary_files_of_writers_no_longer_running_here_are_removed(tmp_path: Path):
+    """Those of a running process (this one, another), of another machine sharing the folder,
+    and hidden files of other makers stay; the first write of a process into the folder
+    removes the others."""
+    from vision.atomic import atomic_write, remove_dead_temporaries, replacing
+
+    with replacing(tmp_path / "card.md") as part:  # the name a writer gives its temporary
+        _, _, writer, rest, _ = part.name.rsplit(".", 4)
+        part.write_text("# card")
+    pid, machine = writer.split("-")
+    assert int(pid) == os.getpid()
+    ended = subprocess.Popen([sys.executable, "-c", ""])
+    ended.wait(timeout=60)
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    other = f"{int(machine, 16) ^ 1:08x}"
+    names = {
+        f".model.onnx.{ended.pid}-{machine}.{rest}.tmp": False,  # killed
+        f".model.onnx.{running.pid}-{machine}.{rest}.tmp": True,  # writing still
+        f".model.onnx.{os.getpid()}-{machine}.{rest}.tmp": True,  # this process's
+        f".model.onnx.{ended.pid}-{other}.{rest}.tmp": True,  # another machine's process
+        f".model.onnx.{rest}.tmp": True,  # no writer named
+        ".notes.txt": True,
+    }
+    folder = tmp_path / "models"
+    folder.mkdir()
+    try:
+        for name in names:
+            (folder / name).write_bytes(b"half a model")
+        atomic_write(folder / "model.md", "# model")
+        assert sorted(p.name for p in folder.iterdir()) == sorted(
+            ["model.md", *(n for n, stays in names.items() if stays)]
+        )
+        running.kill()
+        running.wait(timeout=60)
+        assert remove_dead_temporaries(folder) == [
+            folder / f".model.onnx.{running.pid}-{machine}.{rest}.tmp"
+        ]
+    finally:
+        running.kill()
