@@ -11,7 +11,7 @@ import pytest
 
 from vision import DiceReader
 from vision.annotate import COLOURS, annotate
-from vision.count import fit_count
+from vision.count import FIT_POOL, fit_boxes, fit_count
 from vision.verify import verify_model_for
 
 pytest.importorskip("onnx", reason="the onnx package builds the test models")
@@ -50,6 +50,43 @@ def test_a_die_half_hidden_behind_a_kept_one_is_added_but_a_double_box_is_not():
     assert keep.tolist() == [0, 2] and added == 1
     keep, added, _ = fit_count(boxes, np.array([0.9, 0.5, 0.3]), kept, ~kept, 2, overlap=0.3)
     assert keep.tolist() == [0] and added == 0  # the bar before 2026-11-26: still short
+
+
+class _Check:
+    """A die check that gives each box the probability listed for its left edge (else 0.9) and
+    remembers the boxes it was asked about."""
+
+    threshold = 0.5
+
+    def __init__(self, by_x1: dict[int, float]) -> None:
+        self.by_x1, self.asked = by_x1, []
+
+    def probability(self, rgb, boxes):
+        self.asked += [int(b[0]) for b in boxes]
+        return np.array([self.by_x1.get(int(b[0]), 0.9) for b in boxes])
+
+
+def _fit(boxes, conf, expected, check):
+    rgb = np.zeros((20, 20, 3), np.uint8)
+    return fit_boxes(
+        boxes, conf, expected, conf_min=0.25, verify=check, rgb=rgb, fit_conf=0.05, min_verify=0.5
+    )
+
+
+def test_fit_boxes_ranks_by_confidence_times_the_die_checks_probability():
+    # box 0 is the more confident, but the die check is barely sure of it: 0.9 * 0.55 < 0.8 * 0.99
+    keep, added, dropped = _fit(BOXES[:2], np.array([0.9, 0.8]), 1, _Check({0: 0.55, 20: 0.99}))
+    assert keep.tolist() == [1] and (added, dropped) == (0, 1)
+
+
+def test_fit_boxes_checks_the_most_confident_faint_boxes_first():
+    n = FIT_POOL + 1
+    boxes = np.array([[30 * k, 0, 30 * k + 20, 20] for k in range(n + 1)], float)
+    conf = np.array([0.9] + [0.06] + [0.1] * (n - 1))  # the faintest one comes first
+    check = _Check({})
+    keep, added, _ = _fit(boxes, conf, 2, check)
+    assert 30 not in check.asked and len(check.asked) == 1 + FIT_POOL
+    assert keep.tolist() == [0, 2] and added == 1
 
 
 def test_bad_arguments_say_what_was_expected():

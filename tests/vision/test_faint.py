@@ -83,6 +83,25 @@ def test_a_faint_box_both_models_are_sure_of_is_picked_and_no_other():
     assert _sure(pool=1)[1] == [20]  # the most confident first (ties: in order)
 
 
+def test_the_pool_asks_about_the_most_confident_faint_boxes_not_the_first_found():
+    # the later boxes are the more confident: a pool of 2 asks about those two, not the first two
+    conf = np.array([0.9, 0.06, 0.1, 0.04, 0.2, 0.15, 0.07])
+    check = FakeCheck({})
+    kept = np.array([True] + [False] * 6)
+    sure_faint(
+        RGB,
+        BOXES,
+        conf,
+        kept,
+        conf_min=0.25,
+        sure=SureFaint(),
+        verify=check,
+        faces=FakeFaces(),
+        pool=2,
+    )
+    assert check.asked == [60, 80]
+
+
 def test_choose_boxes_adds_them_without_a_count_only_when_asked():
     class Verify(FakeCheck):
         def flags(self, rgb, boxes):
