@@ -85,6 +85,13 @@ def test_numpy_layouts():
     np.testing.assert_allclose(load_image(bgr / 255.0).rgb, rgb, atol=1)
 
 
+def test_a_boolean_mask_is_read_black_and_white():
+    mask = np.zeros((4, 6), bool)
+    mask[:, 3:] = True
+    rgb = load_image(mask).rgb
+    assert rgb.shape == (4, 6, 3) and rgb[:, :3].max() == 0 and rgb[:, 3:].min() == 255
+
+
 @pytest.mark.parametrize(
     ("array", "message"),
     [
