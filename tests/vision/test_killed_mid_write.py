@@ -43,6 +43,11 @@ if os.environ.get("KILL_AT_REPLACE"):
 
 def _dicecam(tmp: Path, *args: str, kill_at: int | None = None) -> subprocess.CompletedProcess:
     """``dicecam ARGS`` in a subprocess, SIGKILLed before its ``kill_at``-th replace."""
+    return _python(tmp, "-m", "service.cli", *args, kill_at=kill_at)
+
+
+def _python(tmp: Path, *args: str, kill_at: int | None = None) -> subprocess.CompletedProcess:
+    """``python ARGS`` in a subprocess in ``tmp``, SIGKILLed before its ``kill_at``-th replace."""
     hook = tmp / "killer"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(textwrap.dedent(KILLER))
@@ -51,7 +56,7 @@ def _dicecam(tmp: Path, *args: str, kill_at: int | None = None) -> subprocess.Co
     if kill_at is not None:
         env["KILL_AT_REPLACE"] = str(kill_at)
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args],
+        [sys.executable, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -232,3 +237,42 @@ def test_only_the_temporary_files_of_writers_no_longer_running_here_are_removed(
         ]
     finally:
         running.kill()
+
+
+EARLIER = {"m.onnx": b"earlier", "m-faces.onnx": b"earlier", "m-verify.onnx": b"earlier"}
+NEW = {"m.onnx": b"new", "m-faces.onnx": b"new", "m-faces.pt": b"new", "m.md": b"new"}
+
+
+@pytest.mark.parametrize("kill_at", [2, 5, 7, 8])  # into the hidden folder; then into --out
+def test_a_model_publish_killed_leaves_the_earlier_model_or_none_the_reader_loads(
+    tmp_path: Path, kill_at: int
+):
+    """``dicecam train``'s last step (vision.train.publish) SIGKILLed before its Nth rename:
+    ``--out`` holds the earlier model whole, or no detector (the reader refuses it, naming the
+    file), never a detector beside another run's face classifier; the next publish puts the new
+    model in whole and removes the killed one's hidden folder. (No code change: it did so.)"""
+    from vision.model_files import check_model_file
+    from vision.train.publish import publish
+
+    out, stage = tmp_path / "out", tmp_path / "stage"
+    for folder, files in ((out, EARLIER), (stage, NEW)):
+        folder.mkdir()
+        for name, content in files.items():
+            (folder / name).write_bytes(content)
+    code = "import sys; from pathlib import Path; from vision.train.publish import publish; "
+    code += "publish(Path(sys.argv[1]), Path(sys.argv[2]), 'm')"
+    killed = _python(tmp_path, "-c", code, str(stage), str(out), kill_at=kill_at)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    held = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    if kill_at <= len(NEW):
+        assert held == EARLIER
+    else:
+        assert "m.onnx" not in held, held
+        with pytest.raises(ValueError, match=f"got '{out / 'm.onnx'}' \\(no such file\\)"):
+            check_model_file(out / "m.onnx", "reader model")
+    again = tmp_path / "again"
+    again.mkdir()
+    for name, content in NEW.items():
+        (again / name).write_bytes(content)
+    publish(again, out, "m")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == NEW  # no hidden folder either
