@@ -174,6 +174,18 @@ def test_final_round_and_winner():  # F8 / Greed end game
     assert g.current_player is None
 
 
+def test_a_turn_skipped_in_the_final_round_is_that_players_last():  # F3 with F8
+    """ann passed on hot dice (F3), then bob reaches 5000: ann's skipped turn was her last,
+    so the game ends there; it does not pass back to bob for another turn."""
+    g = FarkleGame(get_game("farkle-five"), ["ann", "bob"])
+    g.record(600, skips_next_turn=True)  # ann
+    g.record(5000)  # bob reaches the target: final round
+    assert g.history[-1] == {"player": "ann", "skipped": True}
+    assert g.finished and g.winner == "bob" and g.current_player is None
+    with pytest.raises(ScoringError, match="game is over"):
+        g.record(100)
+
+
 def test_final_round_tie_has_no_single_winner():
     g = FarkleGame(get_game("greed"), ["ann", "bob"])
     g.record(3000)
