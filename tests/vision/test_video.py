@@ -209,6 +209,7 @@ def test_same_roll_needs_the_same_dice_values_and_places():
 
     assert same_roll(a, moved(dx=9))  # under a quarter of a die: compression, a wobble
     assert not same_roll(a, moved(dx=11))
+    assert not same_roll(a, moved(dx=400))  # as many dice, but one matches no die of the other
     assert not same_roll(a, moved(value=6))
     assert not same_roll(a, moved(cocked=True))
     assert not same_roll(a, Reading(640, 480, a.dice[:1]))
