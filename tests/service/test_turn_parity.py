@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from scoring import get_advisor, get_game
+from scoring import FarkleGame, get_advisor, get_game
 
 from dicecam_testing.parity import FARKLE_RULES, assert_keeps_ranked, http_score, scoring_api
 
@@ -135,6 +135,23 @@ def test_a_turn_before_the_entry_score_is_advised_and_scored_as_the_package_says
     on_board = api.post(f"/turns/{on_board['id']}/keep", json={"dice": keep}).json()
     on_board = api.post(f"/turns/{on_board['id']}/bank").json()
     assert (on_board["on_board"], on_board["scored"]) == (True, points)
+
+
+@pytest.mark.parametrize(
+    ("game", "roll", "keep", "entry"),
+    [("farkle-five", [2, 3, 5, 5, 5], [5, 5, 5], 500), ("greed", [2, 3, 3, 3, 4], [3, 3, 3], 300)],
+)
+def test_a_turn_of_exactly_the_entry_score_counts_before_the_player_is_on_board(
+    api, game, roll, keep, entry
+):
+    """F7, G3: a first turn that reaches the entry score exactly puts the player on the
+    board, so it scores its points (as scoring.FarkleGame credits it)."""
+    view = api.post("/turns", json={"player": "ann", "game": game, "on_board": False}).json()
+    view = api.post(f"/turns/{view['id']}/rolls", json={"values": roll}).json()
+    view = api.post(f"/turns/{view['id']}/keep", json={"dice": keep}).json()
+    view = api.post(f"/turns/{view['id']}/bank").json()
+    assert (view["outcome"], view["turn_points"], view["scored"]) == ("banked", entry, entry)
+    assert FarkleGame(get_game(game), ["ann"]).record(entry) == entry
 
 
 def test_morning_roll_has_no_entry_score_to_be_below():
