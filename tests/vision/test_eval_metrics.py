@@ -109,6 +109,21 @@ def test_flat_die_read_as_cocked_spoils_the_exact_photo():
     assert result.face_accuracy == 1.0 and result.exact_accuracy == 0.0
 
 
+def test_a_cocked_die_read_flat_spoils_the_exact_photo_and_one_flagged_cocked_does_not():
+    result = EvalResult()
+    result.add([TruthDie(None, (0, 0, 10, 10))], Reading(100, 100, [_die(3, 0)]))
+    assert result.exact_accuracy == 0.0 and result.mistakes == ["#1"]
+    result.add([TruthDie(None, (0, 0, 10, 10))], Reading(100, 100, [_die(3, 0, cocked=True)]))
+    assert result.exact_images == 1 and result.mistakes == ["#1"]
+
+
+def test_a_die_on_a_size_bin_edge_goes_in_the_bin_that_starts_there():
+    result = EvalResult()
+    edge, flat = (0, 0, 20, 20), (40, 5, 40, 5)  # 20 px; a degenerate box counts as tiny
+    result.add([TruthDie(1, edge), TruthDie(2, flat)], Reading(100, 100, []))
+    assert result.by_size == [[0, 1], [0, 1], [0, 0], [0, 0], [0, 0]]
+
+
 def test_off_table_figures_from_states():
     result = EvalResult()
     truth = [TruthDie(2, (0, 0, 10, 10), "table"), TruthDie(5, (20, 0, 30, 10), "off_table")]
@@ -249,6 +264,13 @@ def test_off_table_recall_apart_where_no_surface_is_in_view():
     assert table["no_surface_in_view"] == {"off_table_dice": 3, "found": 0}
 
 
+def test_a_photo_not_known_to_show_the_surface_or_not_is_not_counted_as_showing_none():
+    result = EvalResult()
+    truth = [TruthDie(1, (0, 0, 10, 10), "off_table")]
+    result.add(truth, Reading(100, 100, [_die(1, 0)]), states_known=True)  # surface_in_view None
+    assert (result.table.truth_off, result.table.unseen_off) == (1, 0)
+
+
 def test_no_split_line_when_every_photo_shows_the_surface():
     result = EvalResult()
     truth = [TruthDie(1, (0, 0, 10, 10), "off_table")]
@@ -289,3 +311,8 @@ def test_false_busts_short_only_of_dice_the_photo_does_not_show_are_told_apart()
         result.format()
     )
     assert "; 2 the reader's own" in result.format()
+    # three rolled, one in view, but that one called off the table: the reader's own, too
+    result.add(
+        one, Reading(100, 100, [_die(2, 0, on_table=False)], expected_dice=3), states_known=True
+    )
+    assert (t.false_busts, t.unseen_busts) == (4, 1)
