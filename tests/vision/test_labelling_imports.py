@@ -128,8 +128,22 @@ def test_label_studio_exports_of_other_configs_and_skipped_tasks(tmp_path):
     # the latest annotation by time, offsets and fractions of a second included
     older = {"updated_at": "2026-11-26T09:00:00.500000+02:00", "result": [_rect("o", "1")]}
     newer = {"updated_at": "2026-11-26T08:00:00Z", "result": [_rect("n", "2")]}
-    (tmp_path / "c.json").write_text(json.dumps([_ls_task([newer, older])]))
-    assert [d.value for d in read_labelstudio(tmp_path / "c.json")[0].dice] == [2]
+    for order in ([newer, older], [older, newer]):
+        (tmp_path / "c.json").write_text(json.dumps([_ls_task(order)]))
+        assert [d.value for d in read_labelstudio(tmp_path / "c.json")[0].dice] == [2]
+
+
+def test_label_studio_unannotated_task_takes_its_best_prediction_and_turns_rotated_boxes(tmp_path):
+    low = {"score": 0.3, "result": [_rect("l", "1")]}
+    high = {"score": 0.8, "result": [_rect("h", "6")]}
+    (tmp_path / "p.json").write_text(json.dumps([_ls_task([], [low, high])]))
+    assert [d.value for d in read_labelstudio(tmp_path / "p.json")[0].dice] == [6]
+    # 20 x 20 px at (20, 10) of a 200 x 100 photo, turned 90 degrees clockwise about its corner
+    turned = _rect("t", "4")
+    turned["value"]["rotation"] = 90
+    (tmp_path / "r.json").write_text(json.dumps([_ls_task([{"result": [turned]}])]))
+    (die,) = read_labelstudio(tmp_path / "r.json")[0].dice
+    assert die.box == pytest.approx((0, 10, 20, 30))
 
 
 def test_yolo_import_pairs_photos_that_share_a_stem(tmp_path):
