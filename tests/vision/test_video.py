@@ -10,6 +10,7 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -137,6 +138,20 @@ def test_video_frames_sample_by_stride_or_by_time(tmp_path):
     assert [f.time_s for f in frames] == pytest.approx([0, 8 / 30, 0.5, 23 / 30])
     with pytest.raises(ValueError, match="stride of 1 or more, got 0"):
         next(video_frames(clip, stride=0))
+
+
+def test_frames_over_the_readers_decode_limit_are_an_error_before_any_is_read(tmp_path):
+    clip = write_clip(tmp_path / "roll.avi", blank(3))
+
+    class Limited:
+        settings = SimpleNamespace(max_decoded_pixels=640 * 480 - 1)
+
+        def read(self, *args, **kwargs):
+            raise AssertionError("a frame over the limit was read")
+
+    expected = r"roll\.avi: frames of 640x480 pixels, over the 307199 a reading may decode"
+    with pytest.raises(VideoError, match=expected):
+        next(settled_rolls(Limited(), clip))
 
 
 def test_a_truncated_video_gives_its_rolls_then_an_error_naming_it(reader, tmp_path):
