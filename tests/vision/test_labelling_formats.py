@@ -240,6 +240,9 @@ def test_bad_labels_are_named_clearly(photos, tmp_path):
     (tmp_path / "y/labels/train/two.txt").write_text("9 0.5 0.5 0.1 0.1\n")
     with pytest.raises(LabelFormatError, match=r"two\.txt:1: class 9 is not in names"):
         read_yolo(tmp_path / "y")
+    (tmp_path / "y/labels/train/two.txt").write_text("6 0.5 0.5 0.1 0.1\n")  # one past 0-5
+    with pytest.raises(LabelFormatError, match=r"two\.txt:1: class 6 is not in names"):
+        read_yolo(tmp_path / "y")
     (tmp_path / "y/labels/train/two.txt").write_text("0 0.5 0.5\n")
     with pytest.raises(LabelFormatError, match="expected 'class cx cy w h'"):
         read_yolo(tmp_path / "y")
