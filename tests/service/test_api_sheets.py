@@ -163,9 +163,11 @@ def lowhigh_turn(client, rules: dict, rolls: list[list[int]], keeps: list[int]) 
     view = post(client, "/api/v1/low-high/turns", 201, json={"player": "tom", "rules": rules})
     url = f"/api/v1/low-high/turns/{view['id']}"
     for values, face in zip(rolls, keeps, strict=True):
+        bad_before = len(turn.bad)
         sets = turn.roll(values)
         view = post(client, f"{url}/rolls", json={"values": values})
         assert view["sets"] == sets and view["bad"] == turn.bad
+        assert view["last_bad"] == turn.bad[bad_before:]  # this roll's dice that went bad (L1)
         if turn.state == "over":  # L3: every die went bad
             break
         turn.keep(face)
