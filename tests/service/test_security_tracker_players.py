@@ -37,6 +37,10 @@ def test_an_administrator_cannot_raise_their_own_score(admins, turn):
     assert r.status_code == 403, r.text
     assert "cannot raise their own score" in r.json()["detail"]
     assert "expected at most 500, got 100000" in r.json()["detail"]
+    r = http.patch(  # by the smallest step too
+        f"/api/v1/turns/{own['id']}", json={"score": 550, "reason": "mine"}, headers=heads["tom"]
+    )
+    assert r.status_code == 403 and "expected at most 500, got 550" in r.json()["detail"], r.text
     after = http.get(f"/api/v1/turns/{own['id']}").json()
     assert (after["score"], after["corrections"]) == (500, [])
     # lowering one's own typo is fine; another administrator may raise it
