@@ -74,3 +74,12 @@ def test_game_names_and_house_rules_of_the_wrong_type_are_refused():
     with pytest.raises(ValueError, match="a list of KEY=VALUE house rules, got the string 'a=1'"):
         parse_house_rules("a=1")
     assert parse_house_rules(("free_keep=true",)) == {"free_keep": True}
+
+
+def test_a_negative_whole_number_house_rule_is_read_as_a_number():
+    """``--rule target=-5`` is the number -5, refused by Low-High as a target that is not
+    positive, not the text '-5' (which would be refused as not a number at all)."""
+    rules = parse_house_rules(["target=-5", "scoring= pips "])
+    assert rules == {"target": -5, "scoring": "pips"}
+    with pytest.raises(ValueError, match="target must be a positive integer, got -5$"):
+        get_game("low-high", **rules)
