@@ -329,6 +329,24 @@ def test_unreadable_outbox_file_is_skipped_and_kept(app, serve, seed_players, tm
     client.close()
 
 
+def test_an_outbox_entry_with_true_or_false_for_a_number_is_unreadable(tmp_path):
+    """JSON true is an int to Python: a hand-edited ``"attempts": true`` (or a
+    ``next_attempt_at`` of false) is named as no entry, never counted or sent."""
+    box = Outbox(tmp_path)
+    for key, name, value in (
+        ("x-attempts", "attempts", True),
+        ("x-next", "next_attempt_at", False),
+    ):
+        bad = {"key": key, "base_url": "http://t", "turn": {"score": 50}, name: value}
+        (tmp_path / "pending" / f"{key}.json").write_text(json.dumps(bad))
+    assert list(box.entries("pending")) == []
+    assert [p.name for p in box.unreadable()] == ["x-attempts.json", "x-next.json"]
+    with pytest.raises(ValueError, match="expected attempts to be int, got True"):
+        box.find("x-attempts")
+    with pytest.raises(ValueError, match="expected next_attempt_at to be int or float, got False"):
+        box.find("x-next")
+
+
 class FlakyFront:
     """ASGI wrapper: answers 503 to the first ``failures`` turn submissions, then passes on."""
 
