@@ -165,13 +165,18 @@ class Outbox:
                 yield entry
 
     def unreadable(self) -> list[Path]:
-        """Files in the outbox that are not entries (edited by hand?): skipped, kept as they are."""
+        """Files in the outbox that are not entries of their folder (edited or copied by hand?):
+        not JSON, not an entry, or an entry whose ``state`` names another folder (a delivered
+        turn copied into ``pending/``). Skipped, kept as they are."""
         bad = []
         for state in STATES:
             for path in sorted((self.directory / state).glob("*.json")):
                 try:
-                    self._read(path)
+                    entry = self._read(path)
                 except ValueError:
+                    bad.append(path)
+                    continue
+                if entry is not None and entry.state != state:
                     bad.append(path)
         return bad
 
