@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -75,6 +78,32 @@ def test_sigterm_during_synth_leaves_whole_files(tmp_path):
         assert (out_dir / "labels" / image.parent.name / f"{image.stem}.txt").is_file()
 
 
+CHILD = "DICECAM_TESTS_SIGNAL_CHILD"
+"""Set in the fresh process :func:`in_a_fresh_process` runs a test in."""
+
+
+def in_a_fresh_process(test):
+    """Run ``test``, which sends stop signals to its own process, in a fresh pytest process:
+    in the full suite (``pytest -n 2``) one such test killed its worker after the tests before
+    it there (Not properly terminated), and xdist then waited for it for good. Here a signal
+    that kills is this test's failure, with the child's output."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        if os.environ.get(CHILD):
+            return test(*args, **kwargs)
+        node = f"{Path(__file__).relative_to(ROOT)}::{test.__name__}"
+        env = {**os.environ, CHILD: "1"}
+        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        done = subprocess.run(
+            [*argv, node], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, f"{node} in a fresh process: {done.returncode}\n{done.stdout}"
+        assert "\n1 passed" in done.stdout, done.stdout
+
+    return run
+
+
 @pytest.fixture
 def uncaught() -> Iterator[list[int]]:
     """The stop signals that reached the test's own handler: one that dicecam left uncaught
@@ -86,6 +115,7 @@ def uncaught() -> Iterator[list[int]]:
         signal.signal(signum, handler)
 
 
+@in_a_fresh_process
 def test_sigterm_during_train_says_out_was_left_as_it_was(tmp_path, monkeypatch, capsys, uncaught):
     """A real SIGTERM to this process while the face classifier trains (stood in for)."""
     pytest.importorskip("ultralytics")
@@ -109,6 +139,7 @@ def test_sigterm_during_train_says_out_was_left_as_it_was(tmp_path, monkeypatch,
     assert uncaught == []
 
 
+@in_a_fresh_process
 def test_a_second_stop_signal_waits_for_the_cleanup_of_the_first(uncaught):
     """systemd or a closing terminal may send more than one: the second stopped the cleanup."""
     received: list[int] = []
