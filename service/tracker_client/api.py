@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import httpx
 
+from service.http_errors import whole_number
 from service.tracker_client.errors import (
     TrackerAuthError,
     TrackerNotFound,
@@ -36,13 +37,11 @@ def _detail(resp: httpx.Response) -> str:
 def _retry_after(resp: httpx.Response) -> int | None:
     """``Retry-After`` in seconds; None when absent or not a number of seconds (a date, or
     more digits than ``int()`` converts)."""
-    value = resp.headers.get("retry-after", "")
-    if not (value.isascii() and value.isdigit()):
-        return None
     try:
-        return int(value)
-    except ValueError:  # over sys.get_int_max_str_digits() digits
+        seconds = whole_number(resp.headers.get("retry-after", ""))
+    except ValueError:
         return None
+    return seconds if seconds >= 0 else None
 
 
 class TrackerApi:
