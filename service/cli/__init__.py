@@ -176,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _stop_signals_interrupt(received):
             return _run(args, command)
     except KeyboardInterrupt as exc:
+        _forget_unhandled_interrupt()
         # files are written whole (vision.atomic): what was there before is still there; a
         # command may say more (`raise KeyboardInterrupt("--out left as it was")`)
         by = f" by {signal.Signals(received[0]).name}" if received else ""
@@ -189,6 +190,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return BROKEN_PIPE
+
+
+def _forget_unhandled_interrupt() -> None:
+    """Keep ``python -m service.cli`` from dying of SIGINT after a Ctrl-C it has handled.
+
+    CPython marks a KeyboardInterrupt that leaves an ``eval`` or ``exec`` of a string as
+    unhandled (a flag of the runtime, bpo-1054041) though a caller catches it, and a process
+    started with ``python -m`` then ends by SIGINT instead of with the status ``main``
+    returns. ``namedtuple`` and ``dataclass`` build their methods that way, so a Ctrl-C in a
+    lazy import did it (Pillow's plugins, at the first photo of ``dicecam label``). Every
+    evaluation of a string clears the flag first; this one does nothing else."""
+    eval("None")
 
 
 @contextmanager

@@ -4,8 +4,11 @@ interrupted in process): status 130, one line on stderr, and no half-written out
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import textwrap
 
 import pytest
 
@@ -50,7 +53,7 @@ def test_ctrl_c_during_label_leaves_no_output(tmp_path):
         )
         # the progress bar's first line: the reader is loaded, reading has begun
         interrupt_when(proc, lambda: "label [" in log.read_text())
-    assert proc.returncode == 130
+    assert proc.returncode == 130, log.read_text()
     lines = log.read_text().splitlines()
     assert lines[-1] == "dicecam label: interrupted"
     assert all(line.startswith("label [") for line in lines[:-1])  # no traceback
@@ -137,3 +140,32 @@ def test_ctrl_c_while_starting_up_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(service.cli, "build_parser", interrupted)
     assert main(["read", "x.jpg"]) == 130
     assert capsys.readouterr().err == "dicecam: interrupted\n"
+
+
+STOPPED_IN_EVAL = """
+import service.cli.scoring_cmds as cmds
+
+def run_score(args):
+    # Ctrl-C in code run from a string, as namedtuple and dataclass build their methods
+    eval("(_ for _ in ()).throw(KeyboardInterrupt)")
+
+cmds.run_score = run_score
+"""
+
+
+def test_ctrl_c_in_code_built_from_a_string_exits_130(tmp_path):
+    # CPython takes a KeyboardInterrupt out of an eval for unhandled, and `python -m` then
+    # died of SIGINT after `main` had said "interrupted" and returned 130 (a Ctrl-C while
+    # Pillow's plugins were first imported, in `dicecam label`)
+    (tmp_path / "sitecustomize.py").write_text(textwrap.dedent(STOPPED_IN_EVAL))
+    proc = subprocess.run(
+        [*DICECAM, "score", "1", "1", "5", "2", "3", "4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])},
+        # as a terminal starts it: SIGINT not ignored, or dying of it could not be seen
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert (proc.returncode, proc.stderr) == (130, "dicecam score: interrupted\n")
