@@ -29,6 +29,7 @@ __all__ = [
     "TrackerError",
     "Unauthorized",
     "authenticate",
+    "change_password",
     "change_timezone",
     "check_password",
     "ensure_admin",
@@ -38,6 +39,7 @@ __all__ = [
     "name_key",
     "pending_zone",
     "register",
+    "reset_password",
     "revoke_token",
     "revoke_tokens",
     "token_expiry",
@@ -239,11 +241,45 @@ def revoke_token(session: Session, token: str | None) -> None:
     session.flush()
 
 
-def revoke_tokens(session: Session, player: Player) -> int:
-    """Every token of ``player`` stops working (their password changed); how many there were."""
-    gone = session.execute(delete(Token).where(Token.player_id == player.id)).rowcount
+def revoke_tokens(session: Session, player: Player, *, keep: str | None = None) -> int:
+    """Every token of ``player`` but ``keep`` stops working (their password changed, or they
+    logged out everywhere); how many were revoked."""
+    query = delete(Token).where(Token.player_id == player.id)
+    if keep:
+        query = query.where(Token.token_hash != hash_token(keep))
+    gone = session.execute(query).rowcount
     session.flush()
     return gone
+
+
+def change_password(
+    session: Session,
+    player: Player,
+    password_hash: str,
+    *,
+    checked: str | None = None,
+    keep: str | None = None,
+) -> int:
+    """``player``'s password is the one hashed as ``password_hash`` (:func:`hash_password`,
+    called before: it is slow); every token of theirs but ``keep`` is revoked, so whoever knew
+    the old password is logged out. How many tokens were revoked. ``checked``: the hash the
+    current password was checked against; :class:`Conflict` when it changed since."""
+    if checked is not None and player.password_hash != checked:
+        raise Conflict(
+            f"expected {player.name}'s password as it was checked, but it was changed meanwhile: "
+            "nothing was changed now (try again with the password in force)"
+        )
+    player.password_hash = password_hash
+    return revoke_tokens(session, player, keep=keep)
+
+
+def reset_password(session: Session, name: str, password_hash: str) -> tuple[Player, int]:
+    """An administrator's reset: the player ``name`` gets the password hashed as
+    ``password_hash`` and loses every token (nothing else changes: not made an administrator);
+    the player and how many tokens were revoked. :class:`NotFound` when no player has that
+    name: none is created."""
+    player = get_player(session, name)
+    return player, change_password(session, player, password_hash)
 
 
 def authenticate(session: Session, token: str | None, now: datetime) -> Player:

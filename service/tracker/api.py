@@ -19,6 +19,8 @@ from service.tracker.schemas import (
     CorrectionOut,
     Credentials,
     HistoryPage,
+    PasswordChange,
+    PasswordChanged,
     PlayerOut,
     Registration,
     RollOut,
@@ -38,12 +40,13 @@ router = APIRouter(prefix="/api/v1")
 
 WHY = {
     400: "the body is not valid JSON",
-    401: "no bearer token, or an unknown, revoked or expired one: log in (POST /api/v1/tokens)",
+    401: "no bearer token, or an unknown, revoked or expired one: log in (POST /api/v1/tokens); "
+    "or a wrong current password",
     403: "the player may not do this (a turn for another day, a correction by a non-admin, "
     "an administrator raising their own score)",
     404: "no such player, turn or photo",
     409: "already taken: the player's turn of that day, a name (or one that reads like it), "
-    "an idempotency key, or the time zone already in force",
+    "an idempotency key, or the time zone already in force; or a password changed meanwhile",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
     422: "a field is missing, malformed or out of range",
     429: "too many wrong passwords lately, for this name or from this address, or too many "
@@ -213,6 +216,16 @@ def logout(token: Token, request: Request) -> Response:
     return Response(status_code=204)
 
 
+@router.delete("/tokens", status_code=204, responses=errors(401))
+def logout_everywhere(token: Token, now: Now, request: Request) -> Response:
+    """Log out everywhere: revoke every token of the bearer token's player, this one too."""
+    with writing(request) as session:
+        player = store.authenticate(session, token, now)
+        store.revoke_tokens(session, player)
+        session.commit()
+    return Response(status_code=204)
+
+
 @router.get("/me", response_model=PlayerOut, responses=errors(401))
 def me(session: DB, token: Token, now: Now) -> PlayerOut:
     return player_out(store.authenticate(session, token, now), now)
@@ -229,6 +242,37 @@ def change_timezone(change: TimezoneIn, now: Now, token: Token, request: Request
         store.change_timezone(session, player, change.timezone, now)
         session.commit()
     return player_out(player, now)
+
+
+@router.put(
+    "/me/password",
+    response_model=PasswordChanged,
+    responses=errors(400, 401, 409, 413, 422, 429),
+)
+def change_password(
+    change: PasswordChange, session: DB, token: Token, now: Now, request: Request
+) -> PasswordChanged:
+    """The token's player's new password (the rules of a registration's). The current one is
+    checked as a login is: a wrong one is 401 and counts as a failed login for the player's
+    name and the client's address (429 once either has too many). Every other token of the
+    player is revoked (``tokens_revoked``); the one used stays valid."""
+    player = store.authenticate(session, token, now)
+    guard = request.app.state.login_guard
+    try:
+        guard.check_password(session, player.name, change.password, now, client_address(request))
+    except store.Unauthorized:
+        raise store.Unauthorized(
+            f"expected {player.name}'s current password in 'password', got a wrong one: the "
+            "password is unchanged"
+        ) from None
+    hashed = hash_password(change.new_password)  # slow on purpose: outside the write lock
+    with writing(request) as w:
+        current = store.authenticate(w, token, now)  # revoked meanwhile: 401
+        revoked = store.change_password(
+            w, current, hashed, checked=player.password_hash, keep=token
+        )
+        w.commit()
+    return PasswordChanged(player=player_out(current, now), tokens_revoked=revoked)
 
 
 @router.post(

@@ -19,7 +19,7 @@ from service.http_errors import (
 )
 from service.logs import CrashLog, RefusalLog
 from service.security_headers import SecurityHeadersMiddleware
-from service.tracker import api, forms, pages, store
+from service.tracker import api, forms, pages, password_form, store
 from service.tracker.db import Database, default_database_url, migrate
 from service.tracker.throttle import (
     REGISTRATION_WINDOW,
@@ -121,6 +121,7 @@ def create_app(
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(forms.router)
+    app.include_router(password_form.router)
     return app
 
 

@@ -137,7 +137,8 @@ def _add_form(
 {inputs}
 <p><button>Add roll</button></p></form>
 <p>New here? <a href="{base}/register">Register</a>. Scores are taken from 8am to 8pm in your
-own time zone, one turn a day. Moving? <a href="{base}/timezone">Change your time zone</a>.</p>"""
+own time zone, one turn a day. Moving? <a href="{base}/timezone">Change your time zone</a>.
+<a href="{base}/password">Change your password</a>.</p>"""
 
 
 @router.get("/add", response_class=HTMLResponse)

@@ -9,7 +9,14 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from service.http_errors import StrictBody, whole_number
 from service.tracker.rules import zone
@@ -18,6 +25,10 @@ __all__ = [
     "MAX_PASSWORD",
     "MAX_READING_BYTES",
     "Credentials",
+    "NewPassword",
+    "PasswordChange",
+    "PasswordChanged",
+    "PasswordReset",
     "CorrectionIn",
     "CorrectionOut",
     "HistoryPage",
@@ -43,6 +54,10 @@ ones made each history page view of their player cost about 65 MB of memory per 
 MAX_SCORE = 1_000_000
 MAX_PASSWORD = 256
 """The longest password the tracker takes (argon2 hashes it whole)."""
+NewPassword = Annotated[str, Field(min_length=8, max_length=MAX_PASSWORD)]
+"""A password a player picks: at registration, when changing it, an administrator's reset."""
+PASSWORD_FIELDS = frozenset({"password", "new_password"})
+"""Fields only hashed or checked, never stored as text: they may hold a NUL character."""
 MAX_AGE_S = 10 * 366 * 86400
 CLIENT_TIMES = frozenset(
     {"day", "date", "played_at", "played_on", "local_time", "submitted_at", "timezone", "round"}
@@ -76,7 +91,7 @@ class _In(StrictBody):
         A password is only hashed: it may hold one."""
         if not isinstance(data, dict):
             return data
-        stored = {k: v for k, v in data.items() if k != "password"}
+        stored = {k: v for k, v in data.items() if k not in PASSWORD_FIELDS}
         if where := _nul_at(stored, "body"):
             field = where.removeprefix("body.") if where != "body" else "the body"
             raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
@@ -127,7 +142,7 @@ def _check_zone(v: str) -> str:
 
 class Registration(_In):
     name: str
-    password: Annotated[str, Field(min_length=8, max_length=MAX_PASSWORD)]
+    password: NewPassword
     timezone: str
 
     _name = field_validator("name")(_check_name)
@@ -147,6 +162,29 @@ class Credentials(_In):
     name: Annotated[str, Field(max_length=200)]
     password: Annotated[str, Field(max_length=MAX_PASSWORD)]
     """No longer than a registered one can be (a megabyte would only cost hashing time)."""
+
+
+class PasswordChange(_In):
+    """The token's player's current password and the new one (``PUT /api/v1/me/password``)."""
+
+    password: Annotated[str, Field(max_length=MAX_PASSWORD)]
+    """The current password, checked as a login is (a wrong one counts as a failed login)."""
+    new_password: NewPassword
+
+    @field_validator("new_password")
+    @classmethod
+    def _changed(cls, v: str, info: ValidationInfo) -> str:
+        if v == info.data.get("password"):
+            raise ValueError("expected a new password different from the current one, got the same")
+        return v
+
+
+class PasswordReset(_In):
+    """An administrator's new password for the player ``name`` (``dicecam tracker
+    --reset-password``)."""
+
+    name: Annotated[str, Field(max_length=200)]
+    new_password: NewPassword
 
 
 class RollIn(_In):
@@ -250,6 +288,15 @@ class TokenOut(BaseModel):
     expires_at: datetime
     """From then on the token is refused (401): log in again for a new one."""
     player: PlayerOut
+
+
+class PasswordChanged(BaseModel):
+    """A password changed: the player, and how many of their other tokens were revoked."""
+
+    player: PlayerOut
+    tokens_revoked: int
+    """The player's other tokens (other devices, whoever knew the old password): refused from
+    now on. The token that made the change stays valid."""
 
 
 class RollOut(BaseModel):
