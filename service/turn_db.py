@@ -19,43 +19,27 @@ Example (not run: needs a played turn and its restore callback):
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 import uuid
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, Boolean, Float, Integer, String, Text, delete, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy import JSON, Boolean, Float, Integer, String, Text, select
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from service.game_db import GameDatabase, TurnConflict
 from vision.atomic import atomic_write
 
 if TYPE_CHECKING:
     from service.turns import TurnSession
 
-__all__ = [
-    "FORMAT",
-    "TurnConflict",
-    "TurnDatabase",
-    "TurnRow",
-    "move_names",
-    "played_before",
-    "player_ids",
-    "private_file",
-    "recent_ids",
-]
+__all__ = ["FORMAT", "TurnConflict", "TurnDatabase", "TurnRow"]
 
 log = logging.getLogger("dicecam.service")
 
 FORMAT = 1
 """Version of a row's layout (``moves``, ``rolls``): rows of other versions are not loaded."""
-
-
-class TurnConflict(RuntimeError):
-    """The file holds moves of the turn this copy of it lacks: another process on the same
-    data folder (a second ``dicecam serve``) moved it meanwhile."""
 
 
 class Base(DeclarativeBase):
@@ -99,16 +83,7 @@ def _add_missing_columns(engine: Any) -> None:
                 )
 
 
-def private_file(path: Path) -> None:
-    """Create ``path`` readable by its owner only (SQLite gives its -wal/-shm files the same)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    os.close(fd)
-    if os.name == "posix":
-        path.chmod(0o600)
-
-
-class TurnDatabase:
+class TurnDatabase(GameDatabase):
     """Saves, loads and deletes turns (:class:`service.turns.TurnSession`) and their photos.
 
     Args:
@@ -116,18 +91,14 @@ class TurnDatabase:
         photo_dir: where the photos of unfinished turns are kept (created).
     """
 
-    def __init__(self, path: str | Path, photo_dir: str | Path) -> None:
-        from service.tracker.db import make_engine
+    row = TurnRow
+    version = FORMAT
 
-        self.path = Path(path).expanduser()
+    def __init__(self, path: str | Path, photo_dir: str | Path) -> None:
         self.photo_dir = Path(photo_dir).expanduser()
         self.photo_dir.mkdir(parents=True, exist_ok=True)
-        private_file(self.path)
-        self.engine = make_engine(f"sqlite:///{self.path}")
-        Base.metadata.create_all(self.engine)
+        super().__init__(path)
         _add_missing_columns(self.engine)
-        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._lock = threading.Lock()  # one writer at a time in this process
 
     # -- photos --------------------------------------------------------------------------------
     def _photo_files(self, turn_id: str, index: int) -> list[Path]:
@@ -209,15 +180,7 @@ class TurnDatabase:
             rules=session.house_rules or None,
             on_board=session.on_board,
         )
-        with self._lock, self._sessions() as db, db.begin():  # BEGIN IMMEDIATE: one writer
-            stored = db.get(TurnRow, session.id)
-            if stored is not None and not played_before(stored.moves, session.moves):
-                raise TurnConflict(
-                    f"turn {session.id} was moved by another dicecam on the same data folder "
-                    f"(the file holds {len(stored.moves)} moves, {move_names(stored.moves)}; this copy "
-                    f"played {move_names(session.moves)})"
-                )
-            db.merge(row)
+        self._merge(row, f"turn {session.id}")
 
     def load(
         self,
@@ -228,13 +191,8 @@ class TurnDatabase:
         """The turns started at or after ``since`` (epoch seconds; only those of ``ids`` when
         given), least recently saved first, rebuilt by ``restore`` from each row and its photos'
         files (None: none, or gone); rows ``restore`` cannot use are skipped with a warning."""
-        query = select(TurnRow).where(TurnRow.created >= since, TurnRow.format == FORMAT)
-        if ids is not None:
-            query = query.where(TurnRow.id.in_(list(ids)))
-        with self._sessions() as db:
-            rows = list(db.scalars(query.order_by(TurnRow.updated)))
         out = []
-        for row in rows:
+        for row in self._rows(since, ids):
             photos = [self._photo(r.get("photo")) for r in row.rolls]
             try:
                 session = restore(row, photos)
@@ -244,14 +202,6 @@ class TurnDatabase:
             if session is not None:
                 out.append(session)
         return out
-
-    def players(self, since: float) -> list[tuple[str, str]]:
-        """Each row started at or after ``since``: its id and player."""
-        return player_ids(self._sessions, TurnRow, since)
-
-    def recent(self, since: float, limit: int) -> list[str]:
-        """The ids of the ``limit`` turns started at or after ``since`` saved last, last first."""
-        return recent_ids(self._sessions, TurnRow, FORMAT, since, limit)
 
     def finished(self, since: float) -> list[tuple[str, dict[str, Any] | None]]:
         """Each finished turn started at or after ``since``: its id and submission."""
@@ -263,15 +213,7 @@ class TurnDatabase:
 
     def delete(self, turn_ids: Iterable[str] = (), *, before: float | None = None) -> None:
         """Delete these turns, and those started before ``before``, with their photos."""
-        ids = list(turn_ids)
-        with self._lock, self._sessions() as db, db.begin():
-            if ids:
-                db.execute(delete(TurnRow).where(TurnRow.id.in_(ids)))
-            if before is not None:
-                old = list(db.scalars(select(TurnRow.id).where(TurnRow.created < before)))
-                db.execute(delete(TurnRow).where(TurnRow.created < before))
-                ids += old
-        for turn_id in ids:
+        for turn_id in self._delete_rows(list(turn_ids), before):
             for path in self.photo_dir.glob(f"{turn_id}-*.photo"):
                 path.unlink(missing_ok=True)
 
@@ -285,46 +227,3 @@ class TurnDatabase:
                 path.unlink(missing_ok=True)
                 removed += 1
         return removed
-
-    def dispose(self) -> None:
-        self.engine.dispose()
-
-
-def recent_ids(
-    sessions: Callable[[], Any], table: Any, version: int, since: float, limit: int
-) -> list[str]:
-    """The ids of the ``limit`` rows of ``table`` (a row class with ``id``, ``format``,
-    ``created`` and ``updated``) of layout ``version`` started at or after ``since`` saved
-    last, last first."""
-    query = (
-        select(table.id)
-        .where(table.created >= since, table.format == version)
-        .order_by(table.updated.desc())
-        .limit(max(limit, 0))
-    )
-    with sessions() as db:
-        return list(db.scalars(query))
-
-
-def player_ids(sessions: Callable[[], Any], table: Any, since: float) -> list[tuple[str, str]]:
-    """Each row of ``table`` (a row class with ``id``, ``player`` and ``created``) started at or
-    after ``since``: its id and player."""
-    with sessions() as db:
-        query = select(table.id, table.player).where(table.created >= since)
-        return [(i, p) for i, p in db.execute(query)]
-
-
-def played_before(stored: list[dict[str, Any]], moves: list[dict[str, Any]]) -> bool:
-    """Whether the ``stored`` moves start ``moves``. A move written by an older dicecam lacks
-    the fields added since (``missing``), which read as their default: 0, none."""
-
-    def plain(move: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in move.items() if v not in (0, None, False)}
-
-    return len(stored) <= len(moves) and all(
-        plain(a) == plain(b) for a, b in zip(stored, moves, strict=False)
-    )
-
-
-def move_names(moves: list[dict[str, Any]]) -> str:
-    return ", ".join(str(m.get("op")) for m in moves) or "none"

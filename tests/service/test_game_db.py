@@ -1,0 +1,78 @@
+"""The turn and sheet databases on one file, at the database level (service.game_db holds what
+they share): a stale copy's save is refused in the same words, rows are listed and deleted by id
+and by start time, each kind only its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.sheet_db import SheetDatabase
+from service.sheets import SheetSession
+from service.turn_db import TurnConflict, TurnDatabase
+from service.turn_store import TurnStore
+from service.turns import MORNING_ROLL
+
+
+def test_a_stale_sheet_is_refused_and_the_file_keeps_the_moves_it_had(tmp_path: Path):
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    sheet = SheetSession("ann")
+    sheet.roll([1, 4, 4, 4, 6])
+    sheet.split(1, [8, 10])
+    db.save(sheet)
+    stale = SheetSession("ann", id=sheet.id, created=sheet.created)
+    stale.roll([2, 2, 3, 3, 5])
+    with pytest.raises(TurnConflict) as refused:
+        db.save(stale)
+    assert str(refused.value) == (
+        f"solitaire-dice {sheet.id} was moved by another dicecam on the same data folder "
+        "(the file holds 2 moves, roll, split; this copy played roll)"
+    )
+    rows = db.load(lambda row: row, since=0)
+    assert [(r.id, [m["op"] for m in r.moves]) for r in rows] == [(sheet.id, ["roll", "split"])]
+    assert rows[0].moves[0]["values"] == [1, 4, 4, 4, 6]
+    db.dispose()
+
+
+def test_a_stale_turn_is_refused_in_the_same_words(tmp_path: Path):
+    def store() -> TurnStore:
+        return TurnStore(database=TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos"))
+
+    first = store()
+    turn_id = first.start("ann", MORNING_ROLL).id
+    second = store()  # a second dicecam serve on the same folder, holding the same turn
+    mine, stale = first.get(turn_id), second.get(turn_id)
+    mine.roll([1, 2, 3, 4, 6, 6])
+    mine.keep([1])
+    first.save(mine)
+    stale.roll([1, 1, 1, 4, 6, 6])
+    with pytest.raises(TurnConflict) as refused:
+        second.database.save(stale)
+    assert str(refused.value) == (
+        f"turn {turn_id} was moved by another dicecam on the same data folder "
+        "(the file holds 2 moves, roll, keep; this copy played roll)"
+    )
+    for one in (first, second):
+        one.database.dispose()
+
+
+def test_rows_are_listed_and_deleted_by_id_and_start_each_table_its_own(tmp_path: Path):
+    sheets = SheetDatabase(tmp_path / "turns.sqlite3")
+    turns = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    games = [SheetSession(p, created=t) for p, t in (("ann", 100.0), ("bo", 200.0), ("cy", 300.0))]
+    for game in games:
+        sheets.save(game)
+    store = TurnStore(database=turns)
+    turn = store.start("di", MORNING_ROLL)
+    assert set(sheets.players(since=150)) == {(games[1].id, "bo"), (games[2].id, "cy")}
+    assert sheets.recent(since=0, limit=2) == [games[2].id, games[1].id]
+    assert sheets.recent(since=0, limit=-1) == []
+    assert turns.players(since=0) == [(turn.id, "di")]
+    assert turns.recent(since=0, limit=5) == [turn.id]
+    sheets.delete([games[2].id], before=150)
+    assert [g.id for g in sheets.load(lambda row: row, since=0)] == [games[1].id]
+    assert [g.id for g in sheets.load(lambda row: row, since=0, ids=[games[0].id])] == []
+    assert turns.recent(since=0, limit=5) == [turn.id]  # another table: untouched
+    for db in (sheets, turns):
+        db.dispose()
