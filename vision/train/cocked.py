@@ -12,8 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +21,15 @@ import numpy as np
 
 from vision.cocked import COCKED_CONTEXT, COCKED_THRESHOLD, COCKED_THRESHOLD_ALONE
 
-from .offtable import fit_context_model, save_context_model, share_at, val_probabilities
+from .offtable import (
+    add_run_options,
+    fit_context_model,
+    save_context_model,
+    share_at,
+    synth_parser,
+    train_main,
+    val_probabilities,
+)
 
 __all__ = ["train_cocked"]
 
@@ -85,34 +91,15 @@ def _val_figures(model: Any, x: np.ndarray, y: np.ndarray, threshold: float) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Train the dicecam cocked-die model.")
-    p.add_argument(
-        "data", nargs="+", help="`dicecam synth` folders (images/, meta/ with train and val)"
-    )
+    p = synth_parser("Train the dicecam cocked-die model.")
     p.add_argument("--out", default="models/dicecam-reader-cocked.onnx")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--context", type=float, default=COCKED_CONTEXT)
     p.add_argument("--size", type=int, default=48, help="crop side in pixels")
     p.add_argument("--threshold", type=float, default=COCKED_THRESHOLD)
     p.add_argument("--threshold-alone", type=float, default=COCKED_THRESHOLD_ALONE)
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument(
-        "--limit", type=int, default=None, help="at most this many train photos per folder"
-    )
-    a = p.parse_args(argv)
-    figures = train_cocked(
-        a.data,
-        a.out,
-        epochs=a.epochs,
-        context=a.context,
-        size=a.size,
-        threshold=a.threshold,
-        threshold_alone=a.threshold_alone,
-        threads=a.threads,
-        limit=a.limit,
-    )
-    print(json.dumps(figures))
-    return 0
+    add_run_options(p)
+    return train_main(p, train_cocked, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

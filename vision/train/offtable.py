@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,13 @@ from vision.table.dice import CONTEXT, CROP, context_crop
 
 __all__ = [
     "add_metadata",
+    "add_run_options",
     "fit_context_model",
     "load_context_crops",
     "save_context_model",
     "share_at",
+    "synth_parser",
+    "train_main",
     "train_offtable",
     "val_probabilities",
 ]
@@ -231,33 +234,45 @@ def add_metadata(path: Path, meta: dict[str, Any]) -> None:
         onnx.save(model, str(part))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Train the dicecam off-table die model.")
+def synth_parser(description: str) -> argparse.ArgumentParser:
+    """The parser of a training command that takes `dicecam synth` folders."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument(
         "data", nargs="+", help="`dicecam synth` folders (images/, meta/ with train and val)"
     )
+    return p
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--threads`` and ``--limit`` (train photos per folder) to a training command."""
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument(
+        "--limit", type=int, default=None, help="at most this many train photos per folder"
+    )
+
+
+def train_main(
+    p: argparse.ArgumentParser,
+    train: Callable[..., dict[str, Any]],
+    argv: Sequence[str] | None,
+) -> int:
+    """Run a training command: ``train(data, out, **its other options)`` (each option's name
+    that of a keyword of ``train``), its figures printed as one JSON line."""
+    options = vars(p.parse_args(argv))
+    figures = train(options.pop("data"), options.pop("out"), **options)
+    print(json.dumps(figures))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = synth_parser("Train the dicecam off-table die model.")
     p.add_argument("--out", default="models/dicecam-offtable.onnx")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--width", type=float, default=1.0)
-    p.add_argument("--threads", type=int, default=None)
-    p.add_argument(
-        "--limit", type=int, default=None, help="at most this many train photos per folder"
-    )
-    a = p.parse_args(argv)
-    figures = train_offtable(
-        a.data,
-        a.out,
-        epochs=a.epochs,
-        batch=a.batch,
-        lr=a.lr,
-        width=a.width,
-        threads=a.threads,
-        limit=a.limit,
-    )
-    print(json.dumps(figures))
-    return 0
+    add_run_options(p)
+    return train_main(p, train_offtable, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from vision.matching import match_dice
 from vision.verify import VERIFY_CONTEXT, VERIFY_THRESHOLD
 
 from .mining import MINE_CONF, MinedCrops, mine_crops, synth_items, yolo_items
+from .offtable import train_main
 
 __all__ = ["calibrate_verifier", "train_verifier"]
 
@@ -213,22 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--cache", default=None, help=".npz of mined crops (reused when present)")
-    a = p.parse_args(argv)
-    figures = train_verifier(
-        a.data,
-        a.out,
-        real=a.real,
-        model=a.model,
-        epochs=a.epochs,
-        context=a.context,
-        size=a.size,
-        keep=a.keep,
-        background=a.background,
-        threads=a.threads,
-        cache=a.cache,
-    )
-    print(json.dumps(figures))
-    return 0
+    return train_main(p, train_verifier, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
