@@ -89,6 +89,8 @@ class Settings(BaseSettings):
     tracker_admin_password: str | None = None
     """With ``tracker_admin_name``: the tracker creates (or promotes) this administrator."""
     tracker_admin_timezone: Annotated[str, AfterValidator(_zone)] = "UTC"
+    tracker_new_password: str | None = None
+    """The new password of ``dicecam tracker --reset-password NAME`` (else it asks for it)."""
     tracker_token: str | None = None
     """Bearer token the client uses to submit turns (``dicecam submit``/``outbox``)."""
     tracker_token_days: int = Field(365, ge=1, le=36500)

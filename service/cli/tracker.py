@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from service.cli import UsageError, check_port, given_path, use_colors
+from service.cli.tracker_admin import add_admin_options, check_admin_options, run_admin
 
 if TYPE_CHECKING:
     from service.tracker_client import TrackerRejected
@@ -43,19 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="sqlite:///file or postgresql+psycopg://... (default DICECAM_TRACKER_DATABASE_URL, "
         "else <data dir>/tracker.sqlite3)",
     )
-    p.add_argument(
-        "--create-admin",
-        metavar="NAME",
-        help="create (or promote) administrator NAME and exit; the password comes from "
-        "DICECAM_TRACKER_ADMIN_PASSWORD or a prompt",
-    )
-    p.add_argument(
-        "--timezone",
-        default=None,
-        metavar="ZONE",
-        help="with --create-admin: the administrator's IANA time zone (default "
-        "DICECAM_TRACKER_ADMIN_TIMEZONE, else UTC)",
-    )
+    add_admin_options(p)  # --create-admin, --timezone, --reset-password
     p.set_defaults(func=run_tracker)
 
     s = subparsers.add_parser(
@@ -133,15 +121,10 @@ def run_tracker(args: argparse.Namespace) -> int:
     from service.settings import Settings
 
     check_port(args.port)
-    if args.create_admin is not None and not args.create_admin.strip():
-        raise UsageError(
-            f"--create-admin: expected the administrator's name, got {args.create_admin!r}"
-        )
-    if args.timezone is not None and args.create_admin is None:
-        raise UsageError("expected --timezone with --create-admin (the administrator's time zone)")
+    check_admin_options(args)
     settings = Settings()
-    if args.create_admin is not None:
-        return _create_admin(args, settings)
+    if (done := run_admin(args, settings)) is not None:
+        return done
     from service.cli.serve import held_port
 
     host = args.host or settings.host
@@ -177,51 +160,6 @@ def _serve_tracker(args: argparse.Namespace, host: str, port: int) -> int:
         log_config=log_config("warning"),
         use_colors=use_colors(),
     )
-    return 0
-
-
-def _create_admin(args: argparse.Namespace, settings) -> int:
-    from datetime import UTC, datetime
-
-    from pydantic import ValidationError
-
-    from service.http_errors import describe_validation_errors
-    from service.tracker import store
-    from service.tracker.db import default_database_url, make_engine, make_sessionmaker, migrate
-    from service.tracker.rules import InvalidTimezone, zone
-
-    password = os.environ.get("DICECAM_TRACKER_ADMIN_PASSWORD")
-    if not password:
-        import getpass
-
-        password = getpass.getpass(f"password for administrator {args.create_admin}: ")
-    if len(password) < 8:
-        raise UsageError(f"expected a password of at least 8 characters, got {len(password)}")
-    timezone = args.timezone or settings.tracker_admin_timezone
-    try:
-        zone(timezone)
-    except InvalidTimezone as exc:
-        raise UsageError(str(exc)) from exc
-    from sqlalchemy.exc import OperationalError
-
-    try:
-        engine = make_engine(args.database_url or default_database_url())
-        migrate(engine)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-    except OperationalError as exc:
-        raise UsageError(f"cannot open the tracker database: {exc.orig}") from exc
-    with make_sessionmaker(engine)() as session:
-        try:
-            player = store.ensure_admin(
-                session, args.create_admin, password, timezone, datetime.now(UTC)
-            )
-        except ValidationError as exc:
-            raise UsageError(describe_validation_errors(exc.errors())) from None
-        except store.TrackerError as exc:
-            raise UsageError(str(exc)) from exc
-        session.commit()
-        print(f"administrator {player.name} ready")
     return 0
 
 
