@@ -36,7 +36,7 @@ from .model import (
     label_confidence,
     name_of_die,
     number,
-    place_image,
+    place_photo,
     read_json,
     size,
     value_of_name,
@@ -103,9 +103,7 @@ def write_coco(
     else:
         file_names = flat_names(photos, portable=True)
         for photo, fname in zip(photos, file_names, strict=True):
-            if photo.image is None or not Path(photo.image).is_file():
-                raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
-            place_image(Path(photo.image), out / "images" / fname, images)
+            place_photo(photo, out / "images" / fname, images)
     path = out / ANNOTATIONS
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(coco_dict(photos, file_names=file_names), indent=1))

@@ -38,7 +38,7 @@ from .model import (
     label_confidence,
     name_of_die,
     number,
-    place_image,
+    place_photo,
     read_json,
     size,
     value_of_name,
@@ -159,9 +159,7 @@ def write_labelstudio(
         if images == "none":
             rel = photo.name.replace("\\", "/")
         else:
-            if photo.image is None or not Path(photo.image).is_file():
-                raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
-            place_image(Path(photo.image), out / "images" / flat, images)
+            place_photo(photo, out / "images" / flat, images)
             rel = f"images/{flat}"
         url = image_prefix + quote(os.fsencode(rel), safe="/")  # a name's own bytes
         tasks.append(labelstudio_task(photo, url, model_version=model_version, task_id=n))

@@ -254,6 +254,17 @@ def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
         raise
 
 
+def place_photo(photo: LabelledPhoto, dst: Path, mode: ImageMode) -> None:
+    """Put the image of ``photo`` at ``dst`` (:func:`place_image`).
+
+    Raises:
+        FileNotFoundError: the photo has no image, or its file is not there.
+    """
+    if photo.image is None or not Path(photo.image).is_file():
+        raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
+    place_image(Path(photo.image), dst, mode)
+
+
 def iter_dice(photos: Iterable[LabelledPhoto]) -> Iterator[tuple[LabelledPhoto, int, Die]]:
     for photo in photos:
         for i, die in enumerate(photo.dice):

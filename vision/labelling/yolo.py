@@ -37,6 +37,7 @@ from .model import (
     flat_names,
     image_size,
     place_image,
+    place_photo,
     read_text,
     value_of_name,
 )
@@ -111,9 +112,7 @@ def write_yolo(
     listing, cvat_listing, sizes = [], [], []
     for photo, flat in zip(photos, flat_names(photos, portable=images != "none"), strict=True):
         if images != "none":
-            if photo.image is None or not Path(photo.image).is_file():
-                raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
-            place_image(Path(photo.image), img_dir / flat, images)
+            place_photo(photo, img_dir / flat, images)
             # datumaro's "yolo" import of OUT finds cvat-yolo-1.1/obj.data first and wants each
             # photo beside its labels there: a link to the one placed, no second copy
             place_image(img_dir / flat, cvat_dir / flat, "link")
