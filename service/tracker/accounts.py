@@ -324,8 +324,7 @@ def ensure_admin(
     if player is None:
         return register(session, reg, now, is_admin=True)
     player.is_admin = True
-    if not verify_password(player.password_hash, password):
-        player.password_hash = hash_password(password)
-        revoke_tokens(session, player)  # whoever knew the old password is logged out
+    if not verify_password(player.password_hash, reg.password):  # stripped, as a login is
+        change_password(session, player, hash_password(reg.password))  # every token revoked
     session.flush()
     return player

@@ -132,3 +132,19 @@ def test_bad_usage_is_refused_before_the_database_is_touched(argv, error, tmp_pa
     assert main(["tracker", "--database-url", f"sqlite:///{db}", *argv]) == 2
     assert error in capsys.readouterr().err
     assert not db.exists()
+
+
+def test_a_password_given_with_spaces_around_logs_in_as_typed_at_login(site, monkeypatch):
+    """A login strips the spaces around a password, as a registration does: a reset or an
+    administrator's password set for an existing player must be stored stripped too (with
+    --create-admin it was stored as given, and no login could match it)."""
+    http, url = site
+    join(http, "sam")
+    join(http, "tia")
+    monkeypatch.setenv("DICECAM_TRACKER_NEW_PASSWORD", "  spaced-pass-1  ")
+    assert main(["tracker", "--database-url", url, "--reset-password", "sam"]) == 0
+    assert login(http, "sam", "spaced-pass-1").status_code == 201
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", "  spaced-pass-2  ")
+    assert main(["tracker", "--database-url", url, "--create-admin", "tia"]) == 0
+    assert login(http, "tia", "  spaced-pass-2  ").status_code == 201
+    assert players(url) == {"sam": False, "tia": True}
