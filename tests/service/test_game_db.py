@@ -36,25 +36,25 @@ def test_a_stale_sheet_is_refused_and_the_file_keeps_the_moves_it_had(tmp_path: 
 
 
 def test_a_stale_turn_is_refused_in_the_same_words(tmp_path: Path):
-    def store() -> TurnStore:
-        return TurnStore(database=TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos"))
-
-    first = store()
-    turn_id = first.start("ann", MORNING_ROLL).id
-    second = store()  # a second dicecam serve on the same folder, holding the same turn
-    mine, stale = first.get(turn_id), second.get(turn_id)
-    mine.roll([1, 2, 3, 4, 6, 6])
-    mine.keep([1])
-    first.save(mine)
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    played = TurnStore(database=db).start("ann", MORNING_ROLL)
+    played.roll([1, 2, 3, 4, 6, 6])
+    played.keep([1])
+    db.save(played)
+    stale = TurnStore().start("ann", MORNING_ROLL)  # the turn as another dicecam held it
+    stale.id = played.id
     stale.roll([1, 1, 1, 4, 6, 6])
     with pytest.raises(TurnConflict) as refused:
-        second.database.save(stale)
+        db.save(stale)
     assert str(refused.value) == (
-        f"turn {turn_id} was moved by another dicecam on the same data folder "
+        f"turn {played.id} was moved by another dicecam on the same data folder "
         "(the file holds 2 moves, roll, keep; this copy played roll)"
     )
-    for one in (first, second):
-        one.database.dispose()
+    assert [m["op"] for m in db.load(lambda row, photos: row, since=0)[0].moves] == [
+        "roll",
+        "keep",
+    ]
+    db.dispose()
 
 
 def test_rows_are_listed_and_deleted_by_id_and_start_each_table_its_own(tmp_path: Path):
