@@ -172,18 +172,20 @@ class TurnStore(SessionStore[TurnSession]):
         return dropped
 
     def relogin(self, player: str, tracker_url: str, token: str) -> int:
-        """``player`` logged in to ``tracker_url`` again: their turns whose token it refused
-        (receipt ``login``) take the new ``token`` and are tried again now. Returns how many
-        receipts changed (see :meth:`retry_queued`)."""
+        """``player`` logged in to ``tracker_url`` (again): their open Morning Roll turns take
+        the new ``token`` (a turn started before the login is submitted when it ends), and
+        their finished turns whose token it refused (receipt ``login``) take it and are tried
+        again now. Returns how many receipts changed (see :meth:`retry_queued`)."""
         name = player.strip().lower()
         with self._lock:
-            waiting = [
+            mine = [
                 t
                 for t in self._items.values()
-                if (t.submission or {}).get("login")
-                and t.player.strip().lower() == name
-                and t.tracker_url == tracker_url
+                if t.player.strip().lower() == name and t.tracker_url == tracker_url
             ]
+        for turn in mine:
+            self._give_token(turn, token)
+        waiting = [t for t in mine if (t.submission or {}).get("login")]
         for turn in waiting:
             with self._moving(turn) as session:  # a pass or a login of this turn meanwhile?
                 if session is None or not (session.submission or {}).get("login"):
@@ -198,6 +200,20 @@ class TurnStore(SessionStore[TurnSession]):
                 except TurnError:
                     log.warning("turn %s: its new token could not be saved", session.id)
         return self.retry_queued(now={t.id for t in waiting}) if waiting else 0
+
+    def _give_token(self, turn: TurnSession, token: str) -> None:
+        """An open Morning Roll ``turn`` takes ``token``, saved (one that finished meanwhile
+        keeps the token it was handed over with)."""
+        with self._moving(turn) as session:
+            if session is None or session.over or session.game != MORNING_ROLL:
+                return
+            if session.tracker_token == token:
+                return
+            session.tracker_token = token
+            try:
+                self.save(session)
+            except TurnError:
+                log.warning("turn %s: the token of a new login could not be saved", session.id)
 
     def retry_queued(self, now: Collection[str] = ()) -> int:
         """Try again the turns whose submission is ``queued`` (the tracker was down), through

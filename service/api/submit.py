@@ -109,7 +109,9 @@ class TrackerSubmitter:
         if not session.tracker_token:
             return {
                 "status": "not-submitted",
-                "detail": "log in to the tracker on the page to submit Morning Roll turns",
+                "detail": "not logged in to the tracker when the turn ended: add it by hand "
+                "on the tracker's Add roll page, and log in on the page before the next turn "
+                "ends",
             }
         rolls = [
             RollEvidence(values=r.values, reading=r.reading, photo=as_jpeg(r.photo))

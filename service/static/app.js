@@ -1,7 +1,7 @@
 // dicecam camera page: plain JS modules, no build step, talking to /api/v1 of the same server.
 // page.js holds the elements and state; camera.js, reading.js and turns.js the rest.
 import { capture, readPhoto, showPreview, startCamera, startLive, stopLive } from "./camera.js";
-import { api, focusFirst, rollControl, say, state, ui } from "./page.js";
+import { $, api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { correct, dieAt } from "./reading.js";
 import { resumeOnLoad } from "./resume.js";
 import { loadHouseRules, renderRules } from "./rules.js";
@@ -37,10 +37,11 @@ async function loadConfig() {
 }
 
 // The model that reads the dice (a fine-tuned one through DICECAM_MODEL or --model): the loaded
-// one, else the one the first photo loads.
-async function showModel() {
+// one, else the one the first photo loads; and where a new player registers on the tracker.
+async function showHealth() {
   try {
-    const { reader } = await api("/api/v1/health");
+    const { reader, tracker } = await api("/api/v1/health");
+    showRegister(tracker);
     const path = reader.model || reader.configured_model;
     if (!path) return; // a reader the service was given in code: no file to name
     ui.readerModel.textContent = `Reading with ${path.split(/[\\/]/).pop()}`
@@ -48,6 +49,24 @@ async function showModel() {
     ui.readerModel.title = path;
     ui.readerModel.hidden = false;
   } catch (_) { /* loadConfig says the service is away */ }
+}
+
+// The tracker's registration form: the embedded tracker's, a remote tracker's (its URL), or
+// none (no tracker: the login says so).
+function showRegister(tracker) {
+  state.tracker = tracker || null;
+  if (!tracker) return;
+  const root = tracker === "embedded" ? "/tracker" : tracker.replace(/\/+$/, "");
+  $("tracker-register-link").href = `${root}/register`;
+  $("tracker-register").hidden = false;
+}
+
+// Whether the typed player is logged in to the tracker on this phone.
+function showLogin() {
+  const name = ui.player.value.trim();
+  ui.trackerNote.textContent = name && localStorage.getItem(`dicecam.token.${name}`)
+    ? `Logged in as ${name}: Morning Roll turns are submitted.`
+    : "Log in once to submit finished Morning Roll turns.";
 }
 
 // ---------------------------------------------------------------- tracker login
@@ -62,6 +81,7 @@ async function trackerLogin(evt) {
       body: JSON.stringify({ name, password: ui.password.value }),
     });
     localStorage.setItem(`dicecam.token.${name}`, out.token);
+    localStorage.setItem("dicecam.player", name); // the page opens with it, logged in
     ui.password.value = "";
     ui.trackerNote.textContent = `Logged in as ${out.player.name}: Morning Roll turns are submitted.`;
   } catch (err) {
@@ -113,5 +133,6 @@ ui.typedForm.addEventListener("submit", async (evt) => {
   }
   if (await sendRoll(null, { values })) ui.typed.value = ""; // else kept, to send again
 });
-loadConfig();
-showModel();
+ui.player.addEventListener("change", showLogin);
+loadConfig().then(showLogin);
+showHealth();

@@ -28,6 +28,7 @@ export const state = {
   live: { timer: null, busy: false, abort: null, sig: null, count: 0, taken: null },
   busy: false,
   unsure: false,       // a move's answer was lost: read the turn again before the next move
+  tracker: null,       // where finished Morning Roll turns go: "embedded", a URL, or null (none)
 };
 window.dicecam = state; // handy in the console and for tests
 

@@ -1,7 +1,7 @@
 // dicecam camera page: turns: start one, send rolls, keep dice, bank; Solitaire Dice and
 // Low-High are played by sheets.js.
 import { showPreview } from "./camera.js";
-import { api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
+import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
 import { listOpenGames, remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
@@ -37,6 +37,11 @@ async function startTurn(player) {
     });
     state.live.taken = null;
     renderTurn(turn);
+    if (!token && turn.game === "morning-roll" && state.tracker) { // else it is not submitted
+      say(`${ui.message.textContent} Not logged in to the Morning Roll tracker: log in below `
+        + "before the turn ends to submit it.");
+      $("tracker").open = true;
+    }
     focusFirst(rollControl());
   } catch (err) {
     // whatever game is on screen (a turn, a sheet) is not the one asked for: nothing to keep,
