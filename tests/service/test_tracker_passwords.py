@@ -10,6 +10,7 @@ from service.tracker import create_app
 from service.tracker.throttle import MAX_FAILURES
 
 OLD, NEW = "old-password-1", "new-password-2"
+PASSWORD_FORM = ("name", "password", "new_password", "new_password_again")
 
 
 def login(http: httpx.Client, name: str, password: str) -> httpx.Response:
@@ -199,3 +200,28 @@ def test_the_form_refuses_a_post_from_another_site(sqlite_url, clock, serve):
             assert login(http, "yara", OLD).status_code == 201
     finally:
         app.state.db.dispose()
+
+
+def test_a_browser_changes_the_password_with_the_form(chromium, sqlite_tracker, join):
+    """In chromium: a new password typed twice differently comes back tied to its field (the
+    focus on it, nothing typed kept but the name); typed alike, it is changed."""
+    http, _ = sqlite_tracker
+    join(http, "zoe", password=OLD)
+    page = chromium.new_page()
+    page.goto(str(http.base_url) + "/add")
+    page.click("text=Change your password")
+    for field, value in (("name", "zoe"), ("password", OLD), ("new_password", NEW)):
+        page.fill(f"#{field}", value)
+    page.fill("#new_password_again", "new-password-3")
+    page.click("button")
+    assert page.title() == "Error: Change password - Morning Roll"
+    assert page.evaluate("document.activeElement.id") == "new_password_again"
+    described = page.get_attribute("#new_password_again", "aria-describedby")
+    assert "two different ones" in page.locator(f"#{described}").inner_text()
+    kept = [page.input_value(f"#{f}") for f in PASSWORD_FORM]
+    assert kept == ["zoe", "", "", ""]
+    for field, value in (("password", OLD), ("new_password", NEW), ("new_password_again", NEW)):
+        page.fill(f"#{field}", value)
+    page.click("button")
+    assert page.title() == "Password changed - Morning Roll"
+    assert login(http, "zoe", NEW).status_code == 201
