@@ -191,6 +191,20 @@ def test_same_origin_and_origin_less_writes_are_served(service):
     assert r.status_code == 201 and _players(http) == ["mallory"]
 
 
+def test_an_origin_of_another_scheme_at_the_same_host_and_port_is_cross_site(service):
+    """Only an http(s) page is the service's own, whatever host and port its Origin names."""
+    http, _ = service()
+    port = _port(http)
+    for scheme in ("ws", "chrome-extension"):
+        r = http.post(
+            "/api/v1/turns",
+            json={"player": "tom", "game": "morning-roll"},
+            headers={"Origin": f"{scheme}://127.0.0.1:{port}"},
+        )
+        assert r.status_code == 403, (scheme, r.text)
+        assert f"{scheme}://127.0.0.1:{port}" in r.json()["detail"]
+
+
 # -- in a real browser ------------------------------------------------------------------------
 
 ATTACK = """<!doctype html><title>cute cats</title><script>
