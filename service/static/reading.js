@@ -18,15 +18,25 @@ export async function showReading(reading, blob) {
   renderDice();
   ui.readingPanel.hidden = false;
   ui.useRoll.disabled = false;
-  // the values in words too: the note is a live region, a screen reader reads it out
-  const n = state.dice.length;
+  noteReading();
+}
+
+// The reading in words, as the dice on screen are now (with the player's corrections: a die set
+// off the table, a value set, a box removed); the note is a live region, read out.
+function noteReading() {
+  const reading = state.reading;
+  const dice = state.dice.filter((d) => !d.removed);
+  const n = dice.length;
   const shown = (list) => list.map(faceText).join(" ");
-  const onTable = state.dice.filter((d) => d.on_table);
+  const onTable = dice.filter((d) => d.on_table);
+  const off = dice.filter((d) => !d.on_table);
+  const cocked = onTable.filter((d) => d.cocked).length;
+  const unsure = onTable.filter((d) => d.unsure && !d.cocked && !d.corrected).length;
   const notes = [`${n} ${n === 1 ? "die" : "dice"}${onTable.length ? `: ${shown(onTable)}` : ""}`];
-  if (reading.off_table) notes.push(`${reading.off_table} off the table (${shown(state.dice.filter((d) => !d.on_table))})`);
-  if (reading.cocked) notes.push(`${reading.cocked} cocked: tap to set it or re-roll`);
+  if (off.length) notes.push(`${off.length} off the table (${shown(off)})${bustNote()}`);
+  if (cocked) notes.push(`${cocked} cocked: tap to set it or re-roll`);
   if (reading.missing) notes.push(missingNote(reading.missing));
-  if (reading.unsure) notes.push(`unsure of ${reading.unsure === 1 ? "one value" : `${reading.unsure} values`}: check ${reading.unsure === 1 ? "it" : "them"} (in yellow, marked ?)`);
+  if (unsure) notes.push(`unsure of ${unsure === 1 ? "one value" : `${unsure} values`}: check ${unsure === 1 ? "it" : "them"} (in yellow, marked ?)`);
   if (reading.added) notes.push(`${reading.added} faint ${reading.added === 1 ? "die" : "dice"} added to make the ${reading.expected_dice} rolled: check ${reading.added === 1 ? "it" : "them"} (in yellow)`);
   // faint dice found without a count: boxes the die check and the face classifier were sure of
   const faint = reading.dice.filter((d) => d.faint).length - (reading.added || 0);
@@ -34,6 +44,12 @@ export async function showReading(reading, blob) {
   if (reading.dropped) notes.push(`${reading.dropped} more ${reading.dropped === 1 ? "box" : "boxes"} than the ${reading.expected_dice} dice rolled left out: check the dice`);
   if (reading.latency_ms != null) notes.push(`${Math.round(reading.latency_ms)} ms`);
   ui.readingNote.textContent = notes.join(" · ");
+}
+
+// A die off the table busts a Morning Roll turn at once (the rules), said before the roll is used.
+function bustNote() {
+  const t = state.turn;
+  return t && !t.over && t.game === "morning-roll" ? ": using this roll busts the turn" : "";
 }
 
 function missingNote(n) {
@@ -132,6 +148,7 @@ export function correct(i) {
     d.corrected = true;
     draw();
     renderDice();
+    noteReading();
     // back to this die (its button was made anew), or the next one when it was removed
     const chips = [...ui.dice.querySelectorAll(".die")];
     focusFirst(...chips.filter((b) => Number(b.dataset.index) >= i), ...chips.reverse(), ui.useRoll);

@@ -16,6 +16,8 @@ from service.app import create_app
 from service.settings import Settings
 from service.tracker import create_app as create_tracker
 
+from dicecam_testing.page import DrawnRoll, TruthReader, truth_dice
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PASSWORD = "hunter2hunter2"  # seed_players'
@@ -138,3 +140,42 @@ def test_without_a_tracker_the_page_offers_no_registration(chromium, tmp_path, s
     page.fill("#player", "ann")
     page.click("#new-turn")
     expect(page.locator("#message")).to_have_text("ann: roll 6 dice.")
+
+
+def test_the_reading_note_follows_the_players_corrections(chromium, tmp_path, serve):
+    """A die set off the table by a tap (or set back, or removed as not a die) is said in the
+    reading's words too, not only drawn: before, the note kept the reader's words."""
+    from playwright.sync_api import expect
+
+    sample = DrawnRoll()  # 5 3 1 2 1 2, left to right
+    reader = TruthReader(sorted(truth_dice(sample), key=lambda d: d.box[0]))
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    page = open_page(chromium, serve(app).url)
+    page.fill("#player", "ann")
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    page.set_input_files(
+        "#file", files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": sample.jpeg}]
+    )
+    note = page.locator("#reading-note")
+    expect(note).to_contain_text("6 dice: 5 3 1 2 1 2")
+    expect(note).not_to_contain_text("off the table")
+
+    def pick(die: int, choice: str) -> None:
+        page.locator("#dice .die").nth(die).click()
+        page.click(f"#picker button[value='{choice}']")
+
+    pick(2, "off")
+    expect(note).to_contain_text("6 dice: 5 3 2 1 2 · 1 off the table (1): using this roll busts")
+    pick(2, "table")  # a wrong tap undone
+    expect(note).to_contain_text("6 dice: 5 3 1 2 1 2")
+    expect(note).not_to_contain_text("off the table")
+    pick(5, "remove")
+    expect(note).to_contain_text("5 dice: 5 3 1 2 1")
+    page.click("#use-roll")
+    # 5 of the 6 dice: refused, said, and the photo with its corrections stays to fix
+    expect(page.locator("#message")).to_contain_text("this roll should have 6 dice")
+    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(note).to_contain_text("5 dice: 5 3 1 2 1")
+    expect(page.locator("#use-roll")).to_be_enabled()
+    assert page.errors == []
