@@ -179,6 +179,10 @@ def test_the_tracker_drops_photos_past_the_kept_days_and_keeps_the_turns(tmp_pat
         time.sleep(0.3)  # a few passes: 20 days on, both photos are kept
         assert [c.get(u).content for u in urls] == photos
 
+        clock.set("2027-03-31T09:00:00+00:00")  # 30 days after the first turn's day: kept
+        time.sleep(0.3)
+        assert c.get(urls[0]).content == photos[0]
+
         clock.set("2027-04-01T09:00:00+00:00")  # 31 days after the first turn's day
 
         def pruned() -> bool:
