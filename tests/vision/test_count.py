@@ -52,6 +52,23 @@ def test_a_die_half_hidden_behind_a_kept_one_is_added_but_a_double_box_is_not():
     assert keep.tolist() == [0] and added == 0  # the bar before 2026-11-26: still short
 
 
+def test_a_faint_box_on_any_kept_die_or_on_a_die_just_added_is_not_another_die():
+    boxes = np.array(
+        [
+            [0, 0, 20, 20],  # kept
+            [100, 0, 120, 20],  # kept
+            [102, 0, 122, 20],  # faint, IoU 0.82 with the second kept die: that die again
+            [200, 0, 220, 20],  # faint: a die
+            [201, 0, 221, 20],  # faint, IoU 0.9 with the one before: the die just added again
+        ],
+        float,
+    )
+    kept = np.array([True, True, False, False, False])
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    keep, added, dropped = fit_count(boxes, scores, kept, ~kept, 5)
+    assert keep.tolist() == [0, 1, 3] and (added, dropped) == (1, 0)
+
+
 class _Check:
     """A die check that gives each box the probability listed for its left edge (else 0.9) and
     remembers the boxes it was asked about."""
@@ -87,6 +104,16 @@ def test_fit_boxes_checks_the_most_confident_faint_boxes_first():
     keep, added, _ = _fit(boxes, conf, 2, check)
     assert 30 not in check.asked and len(check.asked) == 1 + FIT_POOL
     assert keep.tolist() == [0, 2] and added == 1
+
+
+def test_a_box_at_the_readers_confidence_is_a_die_and_a_faint_one_at_min_verify_is_added():
+    boxes = np.array([[0, 0, 20, 20], [40, 0, 60, 20]], float)
+    # 0.25 is conf_min itself: a die the reader keeps, not one added to reach the count
+    keep, added, dropped = _fit(boxes[:1], np.array([0.25]), 1, _Check({}))
+    assert keep.tolist() == [0] and (added, dropped) == (0, 0)
+    # a faint box whose die-check probability is min_verify itself (0.5) reaches it
+    keep, added, _ = _fit(boxes, np.array([0.9, 0.1]), 2, _Check({40: 0.5}))
+    assert keep.tolist() == [0, 1] and added == 1
 
 
 def test_bad_arguments_say_what_was_expected():
