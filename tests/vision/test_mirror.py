@@ -56,6 +56,19 @@ def test_a_mirror_box_seconds_one_box_only_the_surest_that_overlaps_it():
     assert conf.tolist() == pytest.approx([0.25])
 
 
+def test_boxes_overlapping_exactly_at_the_iou_asked_for_are_one_die():
+    first = np.array([[0, 0, 20, 20]], float)
+    half = np.array([[0, 0, 20, 11]], float)  # IoU 220 / 400 = 0.55, SAME_DIE_IOU itself
+    _, conf = second_opinion(first, [0.5], half, [0.7])
+    assert conf.tolist() == pytest.approx([0.5])  # confirmed, not halved
+
+
+def test_a_box_neither_look_is_sure_of_stays_where_it_is():
+    box = np.array([[10, 10, 30, 30]], float)
+    boxes, conf = second_opinion(box, [0.0], box + 1, [0.0], iou=0.5)  # no weight to move it
+    assert boxes.tolist() == box.tolist() and conf.tolist() == [0.0]
+
+
 def test_second_opinion_of_empty_looks_and_mismatched_inputs():
     empty = np.zeros((0, 4))
     boxes, conf = second_opinion(empty, np.zeros(0), np.array([[0, 0, 5, 5]]), np.array([0.4]))
