@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from vision import match_dice
-from vision.matching import ROLLING, TruthDie
+from vision.matching import ROLLING, TruthDie, clear_die, table_state
 from vision.metrics import EvalResult
 from vision.types import Die, Reading
 
@@ -16,12 +16,39 @@ def test_match_by_centre_either_way_one_to_one_nearest_first():
     predicted = [
         (40, 40, 60, 60),  # top face box inside the whole-die box: matches truth 0
         (45, 45, 70, 70),  # also inside truth 0 but farther: left unmatched
-        (150, -50, 270, 70),  # a big box whose centre misses, but truth 1's centre is inside it
+        (140, -60, 250, 70),  # a big box whose centre misses, but truth 1's centre is inside it
         (500, 500, 510, 510),
     ]
     assert match_dice(truth, predicted) == [(0, 0), (1, 2)]
     assert match_dice([], predicted) == []
     assert match_dice(truth, []) == []
+
+
+def test_matching_pairs_nearest_centres_first_and_each_prediction_once():
+    # truth 0 could take either prediction; the nearer, listed second, is its pair, so that
+    # truth 1 gets the other one
+    truth = [(0, 0, 40, 40), (30, 0, 50, 20)]
+    predicted = [(25, 0, 45, 20), (5, 5, 35, 35)]
+    assert match_dice(truth, predicted) == [(0, 1), (1, 0)]
+    # one prediction between two true dice is the pair of one of them only
+    assert match_dice([(0, 0, 20, 20), (10, 0, 30, 20)], [(8, 0, 22, 20)]) == [(0, 0)]
+
+
+def test_a_clear_die_lies_flat_on_or_off_the_table_from_the_limits_up():
+    sharp = {"motion_blur_px": 0.0, "defocus_sigma": 1.0}  # the most defocus a clear die has
+    die = {"state": "table", "moving": False, "visible": 0.9}  # the least of it in view
+    assert clear_die(die, sharp) is True
+    assert clear_die({**die, "state": "off_table"}, sharp) is True  # off the table: readable
+    assert clear_die({**die, "visible": 0.89}, sharp) is False
+    assert clear_die(die, {**sharp, "defocus_sigma": 1.01}) is False
+    assert clear_die({**die, "state": "cocked"}, sharp) is False
+
+
+def test_a_die_in_the_air_rolls_only_above_the_surface_both_ways():
+    surface = {"table": [10.0, 8.0], "interior": None}
+    assert table_state({"state": "in_air", "position": [2.0, 7.9, 1.0]}, surface) == ROLLING
+    assert table_state({"state": "in_air", "position": [2.0, 9.0, 1.0]}, surface) == "in_air"
+    assert table_state({"state": "in_air", "position": [2.0, -9.0, 1.0]}, surface) == "in_air"
 
 
 def _die(value, x, *, cocked=False, on_table=True):
