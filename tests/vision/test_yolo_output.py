@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision import yolo_output
 from vision.yolo_output import (
     ClassRoles,
+    DetectorInfo,
     decode_end2end,
     decode_raw,
     default_names,
@@ -42,6 +44,16 @@ def test_class_roles_from_names_and_defaults():
     assert default_names(11, end2end=False) == {**FACES, 6: "cocked"}
     assert default_names(10, end2end=False) == FACES
     assert default_names("channels", end2end=True) == FACES
+    assert default_names(300, end2end=True) == FACES  # (batch, 300 rows, 6): not 296 classes
+    with pytest.raises(ValueError, match="got class 1 = '1'"):  # two classes for one face
+        ClassRoles.from_names({0: "1", 1: "1", **{i: str(i) for i in range(2, 7)}})
+
+
+def test_detector_info_reads_an_end_to_end_export_however_its_metadata_spells_true():
+    for spelt in ("True", "true", " TRUE "):
+        info = DetectorInfo.read({"end2end": spelt}, (1, 3, 320, 320), (1, 300, 6))
+        assert info.end2end and info.names == FACES and info.roles.cocked is None
+    assert not DetectorInfo.read({}, (1, 3, 320, 320), (1, 10, 2100)).end2end
 
 
 def test_raw_and_end_to_end_layouts_decode_alike():
@@ -60,3 +72,13 @@ def test_raw_and_end_to_end_layouts_decode_alike():
     boxes2, conf2, values2, cocked2 = decode_end2end(rows.astype(np.float32), roles, conf=0.25)
     assert boxes2.tolist() == boxes.tolist() and values2.tolist() == [2, 0]
     assert cocked2.tolist() == [False, True]
+
+
+def test_a_box_at_the_threshold_counts_and_too_many_keep_the_surest(monkeypatch):
+    roles = ClassRoles.from_names(FACES)
+    raw = np.zeros((10, 5), np.float32)
+    raw[:4] = 10
+    raw[4, :] = [0.25, 0.3, 0.9, 0.5, 0.2]  # each a 1
+    assert decode_raw(raw, roles, conf=0.25)[1].tolist() == pytest.approx([0.25, 0.3, 0.9, 0.5])
+    monkeypatch.setattr(yolo_output, "MAX_CANDIDATES", 2)  # as ultralytics: the surest go on
+    assert sorted(decode_raw(raw, roles, conf=0.25)[1].tolist()) == pytest.approx([0.5, 0.9])
