@@ -89,9 +89,9 @@ def test_a_new_file_gets_the_umask_and_a_replaced_one_keeps_its_mode(tmp_path: P
     assert new.stat().st_mode & 0o777 == 0o666 & ~_umask()
     private = tmp_path / "private.txt"
     private.write_text("a")
-    private.chmod(0o600)
+    private.chmod(0o640)  # not 0o600, the mode of the temporary file it is written as
     atomic_write(private, "b")
-    assert private.stat().st_mode & 0o777 == 0o600
+    assert private.stat().st_mode & 0o777 == 0o640
     assert atomic_write(tmp_path / "p.json", "{}", mode=0o600).stat().st_mode & 0o777 == 0o600
 
 
@@ -185,5 +185,8 @@ def test_a_failed_write_says_why_and_names_the_file(tmp_path: Path):
         raise OSError(errno.ENOSPC, "No space left on device")
     assert caught.value.filename == str(target)
     assert str(caught.value) == f"[Errno {errno.ENOSPC}] No space left on device: {str(target)!r}"
+    with pytest.raises(OSError) as caught, replacing(target) as part:  # as part.write_bytes
+        raise OSError(errno.EFBIG, "File too large", str(part))
+    assert caught.value.filename == str(target)
     assert target.read_bytes() == b"old"
     assert _litter(tmp_path) == []
