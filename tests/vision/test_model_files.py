@@ -111,3 +111,46 @@ def test_a_model_is_loaded_once_per_file_and_options_and_again_once_the_file_cha
     model_files.kept_model(model, ("outline", 3), load)  # the oldest two go
     assert model_files.kept_model(model, ("outline", 2), load) is made[5]
     assert len(model_files._kept) == 2
+
+
+def test_an_old_pickle_checkpoint_and_a_blank_path_are_refused_as_such(tmp_path):
+    from vision.model_files import check_model_file
+
+    old = tmp_path / "old.pt"
+    old.write_bytes(b"\x80\x02}q\x00.")  # torch.save(..., _use_new_zipfile_serialization=False)
+    with pytest.raises(ValueError, match=r"\(a PyTorch checkpoint, for training"):
+        check_model_file(old, "face classifier")
+    with pytest.raises(
+        ValueError, match=r"^expected the face classifier \(an ONNX file\), got ' ' \(empty\)$"
+    ):
+        check_model_file(" ", "face classifier")
+
+
+def test_kept_models_go_least_recently_used_first_and_a_rewrite_of_one_size_loads_anew(
+    tmp_path, monkeypatch
+):
+    from collections import OrderedDict
+
+    from vision import model_files
+
+    monkeypatch.setattr(model_files, "_kept", OrderedDict())
+    monkeypatch.setattr(model_files, "MODELS_KEPT", 2)
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"first")
+    made: list[object] = []
+
+    def load() -> object:
+        made.append(object())
+        return made[-1]
+
+    a = model_files.kept_model(model, ("a",), load)
+    b = model_files.kept_model(model, ("b",), load)
+    assert model_files.kept_model(model, ("a",), load) is a  # used again: the newest
+    model_files.kept_model(model, ("c",), load)  # b, the least recently used, goes
+    assert model_files.kept_model(model, ("a",), load) is a
+    assert model_files.kept_model(model, ("b",), load) is not b
+    # written over in place with as many bytes (same file, same size): a new modification time
+    with open(model, "r+b") as f:
+        f.write(b"other")
+    os.utime(model, ns=(1, 1))
+    assert model_files.kept_model(model, ("a",), load) is not a
