@@ -147,6 +147,7 @@ def test_read_usage_errors_exit_2_with_one_line(tmp_path, photos, capsys):
     [
         ("read", {"DICECAM_CONF": "abc"}, "DICECAM_CONF: Input should be a valid number"),
         ("read", {"DICECAM_THREADS": "0"}, "DICECAM_THREADS: Input should be greater than or"),
+        ("read", {"DICECAM_IOU": "0"}, "DICECAM_IOU: Input should be greater than 0"),
         ("read", {"DICECAM_BACKEND": "gpu"}, "expected a backend among auto, openvino"),
         ("label", {"DICECAM_THREADS": "0"}, "DICECAM_THREADS: Input should be greater than or"),
         ("eval", {"DICECAM_CONF": "2"}, "DICECAM_CONF: Input should be less than or equal to 1"),
