@@ -162,3 +162,26 @@ def test_a_player_reloading_a_finished_turn_gets_it_after_many_new_games(tmp_pat
         assert r.json()["submission"] == done["submission"]
         r = c.get(f"/api/v1/low-high/turns/{lh['id']}")
         assert r.status_code == 200 and r.json()["score"] == lh_done["score"]
+
+
+def test_a_sweep_deletes_day_old_games_memory_let_go_of_with_their_photos(tmp_path: Path):
+    clock = Clock()
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(max_turns=1, database=db, clock=clock)
+    old = store.start("ann", "greed")
+    old.roll([1, 3, 4, 6, 2], photo=b"\xff\xd8\xff ann's roll")
+    store.save(old)
+    old_id = old.id
+    del old  # no request uses it: memory holds only what the store holds
+    clock.now += 12 * HOUR
+    fresh = store.start("bob", "greed")  # full: memory lets go of ann's turn, its row stays
+    assert list(store._items) == [fresh.id]
+    assert len(list(db.photo_dir.glob(f"{old_id}-*.photo"))) == 1
+    clock.now += 13 * HOUR  # ann's turn is a day and an hour old, bob's 13 hours
+    assert store.sweep() == 0  # none held is a day old...
+    assert [row.id for row in db.load(lambda row, _: row, since=0)] == [fresh.id]  # ...on disk
+    assert not list(db.photo_dir.glob(f"{old_id}-*.photo"))
+    with pytest.raises(TurnError, match="no turn with id"):
+        store.get(old_id)
+    assert store.get(fresh.id).player == "bob"
+    db.dispose()
