@@ -171,17 +171,25 @@ class TurnStore(SessionStore[TurnSession]):
             refuse(held)
         return dropped
 
-    def relogin(self, player: str, tracker_url: str, token: str) -> int:
-        """``player`` logged in to ``tracker_url`` (again): their open Morning Roll turns take
-        the new ``token`` (a turn started before the login is submitted when it ends), and
-        their finished turns whose token it refused (receipt ``login``) take it and are tried
-        again now. Returns how many receipts changed (see :meth:`retry_queued`)."""
+    def relogin(
+        self, player: str, tracker_url: str, token: str, turns: Collection[str] = ()
+    ) -> int:
+        """``player`` logged in to ``tracker_url`` (again) from a page that holds ``turns``
+        (their ids): those of the player's open Morning Roll turns take the new ``token`` (a
+        turn started before the login is submitted when it ends), and those finished whose
+        token it refused (receipt ``login``) take it and are tried again now. A turn the page
+        does not name never gets the token: anyone may start a turn under a player's name, or
+        with a made-up token the tracker refuses. Returns how many receipts changed (see
+        :meth:`retry_queued`)."""
         name = player.strip().lower()
+        named = set(turns)
         with self._lock:
             mine = [
                 t
                 for t in self._items.values()
-                if t.player.strip().lower() == name and t.tracker_url == tracker_url
+                if t.id in named
+                and t.player.strip().lower() == name
+                and t.tracker_url == tracker_url
             ]
         for turn in mine:
             self._give_token(turn, token)

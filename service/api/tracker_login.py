@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import Field
@@ -37,6 +37,13 @@ def tracker_url(request: Request) -> str | None:
 class Login(StrictBody):
     name: str = Field(..., min_length=1, max_length=80)
     password: str = Field(..., min_length=1, max_length=MAX_PASSWORD)
+    turns: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="ids of the page's own turns the login is for: an open Morning Roll turn "
+        "of the player takes the new token (it is submitted when it ends), and a finished one "
+        "held back by a refused token is sent with it; no other turn gets the token",
+    )
 
 
 @router.post(
@@ -68,8 +75,9 @@ async def login(request: Request, body: Login) -> dict[str, Any]:
             exc.detail = f"{exc.detail} (the tracker at {url} counts every login sent through "
             exc.detail += "this service as from the service's address)"
         raise
-    turns = request.app.state.turns  # the player's turns held back by a refused token go now
-    await run_in_threadpool(turns.relogin, out["player"]["name"], url, out["token"])
+    turns = request.app.state.turns  # the page's turns of that player take the token
+    relogin = partial(turns.relogin, out["player"]["name"], url, out["token"], body.turns)
+    await run_in_threadpool(relogin)
     return out
 
 

@@ -78,7 +78,8 @@ async function trackerLogin(evt) {
     const out = await api("/api/v1/tracker/tokens", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name, password: ui.password.value }),
+      // the token goes to the turn on this page only, never to another's under the same name
+      body: JSON.stringify({ name, password: ui.password.value, turns: state.turn ? [state.turn.id] : [] }),
     });
     localStorage.setItem(`dicecam.token.${name}`, out.token);
     localStorage.setItem("dicecam.player", name); // the page opens with it, logged in

@@ -251,7 +251,8 @@ def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, cl
         box = Outbox(tmp_path / "svc" / "outbox")  # its next try is an hour away
         box.write(replace(pending[0], next_attempt_at=time.time() + 3600))
 
-        r = c.post("/api/v1/tracker/tokens", json=login)  # the player logs in again
+        again = {**login, "turns": [t["id"]]}  # on the page that shows the turn
+        r = c.post("/api/v1/tracker/tokens", json=again)  # the player logs in again
         assert r.status_code == 201, r.text
         got = c.get(f"/api/v1/turns/{t['id']}").json()["submission"]
         assert got["status"] == "submitted", got

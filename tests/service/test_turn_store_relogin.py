@@ -1,7 +1,7 @@
-"""A new login gives its token only to the turns of that player on that tracker: the turns whose
-token a tracker refused (receipt ``login``) wait for their own player's next login
-(:meth:`service.turn_store.TurnStore.relogin`); another player's, or the same player's on
-another tracker, keep theirs and keep waiting."""
+"""A new login gives its token only to the turns of that player on that tracker that the page
+logging in names: the turns whose token a tracker refused (receipt ``login``) wait for their own
+player's next login (:meth:`service.turn_store.TurnStore.relogin`); another player's, the same
+player's on another tracker, and any turn the page does not name keep theirs and keep waiting."""
 
 from __future__ import annotations
 
@@ -46,9 +46,30 @@ def test_a_login_sends_only_that_players_turns_on_that_tracker() -> None:
     max_ = _busted(store, "max", "http://tracker-a")
     lena_b = _busted(store, "lena", "http://tracker-b")
 
-    assert store.relogin(" lena ", "http://tracker-a", "fresh") == 1
+    named = [lena.id, max_.id, lena_b.id]  # a page that somehow holds all three
+    assert store.relogin(" lena ", "http://tracker-a", "fresh", named) == 1
 
     assert submitter.retried == [("Lena", "http://tracker-a", "fresh")]
     assert lena.tracker_token == "fresh" and lena.submission["status"] == "submitted"
     for other in (max_, lena_b):
         assert (other.tracker_token, other.submission) == ("dead", REFUSED)
+
+
+def test_a_login_gives_its_token_only_to_the_turns_the_page_names() -> None:
+    # anyone may start a turn under a player's name, with no token or a made-up one the
+    # tracker refuses: the player's own login elsewhere must not hand that turn their token
+    submitter = TokenRefusingSubmitter()
+    store = TurnStore(submitter)
+    made_up = _busted(store, "lena", "http://tracker-a")  # "dead": refused, waits for a login
+    open_turn = store.start("lena", "morning-roll", tracker_url="http://tracker-a")
+    own = store.start("lena", "morning-roll", tracker_url="http://tracker-a")
+
+    assert store.relogin("lena", "http://tracker-a", "fresh") == 0  # names none: none takes it
+    assert store.relogin("lena", "http://tracker-a", "fresh", [own.id]) == 0
+
+    assert own.tracker_token == "fresh"  # submitted with it when it ends
+    assert open_turn.tracker_token is None
+    assert (made_up.tracker_token, made_up.submission) == ("dead", REFUSED)
+    assert submitter.retried == []
+    assert store.relogin("lena", "http://tracker-a", "fresh", [made_up.id]) == 1  # named: sent
+    assert submitter.retried == [("lena", "http://tracker-a", "fresh")]
