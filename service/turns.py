@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.turn_advice import _plain, rank_keeps
+
 __all__ = [
     "MORNING_ROLL",
     "RollRecord",
@@ -115,21 +117,6 @@ class RollRecord:
         }
 
 
-def _plain(obj: Any) -> Any:
-    """Dataclasses / named tuples / objects with to_dict to JSON-able values."""
-    if hasattr(obj, "to_dict"):
-        return obj.to_dict()
-    if hasattr(obj, "_asdict"):
-        return {k: _plain(v) for k, v in obj._asdict().items()}
-    if hasattr(obj, "__dataclass_fields__"):
-        return {k: _plain(getattr(obj, k)) for k in obj.__dataclass_fields__}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    return obj
-
-
 @dataclass
 class TurnSession:
     """One player's turn in one Farkle-family game (Morning Roll, Five-dice Farkle, Greed)."""
@@ -150,7 +137,10 @@ class TurnSession:
     on_board: bool = True
     """False: the player has not made the entry score yet (F7, G3): below it the turn banks 0."""
     moves: list[dict[str, Any]] = field(default_factory=list)
-    """Every move as played (``roll``, ``keep``, ``bank``): replayed to restore the turn."""
+    """Every move as played (``roll``, ``keep``, ``bank``, ``undo``: a keep taken back):
+    replayed to restore the turn."""
+    before_keep: Any = field(default=None, repr=False, compare=False)
+    """The scoring turn as it was before the last keep (:mod:`service.turn_undo`)."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- what the turn says --------------------------------------------------------------
@@ -234,6 +224,7 @@ class TurnSession:
         self.moves.append(
             {"op": "roll", "values": list(values), "off_table": off_table, "missing": missing}
         )
+        self.before_keep = None  # a keep before this roll is played for good
         record = RollRecord(list(values), off_table, reading, photo, _src(photo), missing)
         self.rolls.append(record)
         if self.turn.state == "bust":
@@ -253,13 +244,17 @@ class TurnSession:
             self.outcome = "banked"
 
     def keep(self, dice: list[int], forced_reroll: bool | None = None) -> None:
+        from service.turn_undo import before_keep
+
         self._ensure_open()
         if self.awaiting != "keep":
             raise TurnError("nothing to keep now: roll the dice first")
+        before = before_keep(self.turn)
         try:
             chosen = self.turn.keep(list(dice), forced_reroll=forced_reroll)
         except ValueError as exc:  # ScoringError
             raise TurnError(str(exc), 422) from None
+        self.before_keep = before
         self.moves.append(
             {"op": "keep", "dice": list(chosen.dice), "forced_reroll": chosen.forced_reroll}
         )
@@ -274,6 +269,13 @@ class TurnSession:
             raise TurnError(str(exc), 409) from None
         self.moves.append({"op": "bank"})
         self.outcome = "banked"
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last keep while no roll came after it (:mod:`service.turn_undo`);
+        returns the keep taken back. TurnError 409 says why not otherwise."""
+        from service.turn_undo import take_back_keep
+
+        return take_back_keep(self)
 
     def replay(self, moves: list[dict[str, Any]]) -> None:
         """Play ``moves`` (as recorded in :attr:`moves`) on this fresh turn.
@@ -293,8 +295,10 @@ class TurnSession:
                 self.keep(list(move["dice"]), move.get("forced_reroll"))
             elif op == "bank":
                 self.bank()
+            elif op == "undo":
+                self.undo()
             else:
-                raise ValueError(f"expected a move 'roll', 'keep' or 'bank', got {op!r}")
+                raise ValueError(f"expected a move 'roll', 'keep', 'bank' or 'undo', got {op!r}")
 
     @property
     def points(self) -> int:
@@ -319,6 +323,8 @@ class TurnSession:
         return [_plain(o) for o in options]
 
     def to_dict(self) -> dict[str, Any]:
+        from service.turn_undo import taken_back, undoable
+
         last = self.rolls[-1] if self.rolls else None
         forced = bool(
             self.turn.must_roll
@@ -348,6 +354,8 @@ class TurnSession:
             "rules": self.house_rules,
             "on_board": self.on_board,
             "scored": self.scored,
+            "take_back": undoable(self),
+            "taken_back": taken_back(self.moves),
         }
 
     @property
@@ -369,28 +377,6 @@ class TurnSession:
         default = HOUSE_RULES.get(self.game, {})
         played = getattr(self.rules, "house_rules", {})
         return {k: v for k, v in played.items() if default.get(k) != v}
-
-
-def rank_keeps(keeps: list[dict[str, Any]], advice: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Give each keep the advisor's best expected final turn score and what to do next
-    (``then``: ``bank`` or ``roll``), best first."""
-    best: dict[tuple[tuple[int, ...], bool], dict[str, Any]] = {}
-    for a in advice:
-        key = (tuple(sorted(a.get("keep") or [])), bool(a.get("forced_reroll")))
-        if key not in best or (a.get("expected") or 0) > (best[key].get("expected") or 0):
-            best[key] = a
-    out = []
-    for k in keeps:
-        a = best.get((tuple(sorted(k["dice"])), bool(k.get("forced_reroll"))))
-        out.append(
-            {
-                **k,
-                "expected": None if a is None else a.get("expected"),
-                "then": None if a is None else a.get("then"),
-            }
-        )
-    out.sort(key=lambda k: (k["expected"] is None, -(k["expected"] or 0), -k["points"]))
-    return out
 
 
 def _src(photo: bytes | None) -> str:

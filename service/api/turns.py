@@ -1,8 +1,8 @@
-"""Turn endpoints: start a turn, post each roll (photo or values), keep, bank."""
+"""Turn endpoints: start a turn, post each roll (photo or values), keep (or take it back), bank."""
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Callable, Sized
 from functools import partial
 from typing import Any, Protocol
 
@@ -272,6 +272,25 @@ def refused_roll(exc: TurnError, reading: dict[str, Any] | None) -> JSONResponse
     return JSONResponse({"detail": str(exc), **exc.info, "reading": reading}, exc.status)
 
 
+async def _move(
+    request: Request, turn_id: str, rolls: int | None, play: Callable[[TurnSession], Any]
+) -> dict[str, Any]:
+    """Make a move that sends no photo (``play`` on the turn: keep, take back, bank) on the
+    turn as the client saw it (``rolls``), save it and say where the turn stands."""
+    session = _session(request, turn_id, rolls)
+
+    def apply() -> dict[str, Any]:
+        with session.lock:
+            check_seen(session, rolls)
+            play(session)
+            return _view(request, session)
+
+    try:
+        return await run_in_threadpool(apply)
+    except TurnError as exc:
+        raise HTTPException(exc.status, str(exc)) from None
+
+
 @router.post(
     "/{turn_id}/keep",
     summary="Set aside scoring dice",
@@ -280,33 +299,24 @@ def refused_roll(exc: TurnError, reading: dict[str, Any] | None) -> JSONResponse
 async def keep(
     request: Request, turn_id: str, body: Keep, rolls: int | None = SEEN_ROLLS
 ) -> dict[str, Any]:
-    session = _session(request, turn_id, rolls)
+    return await _move(request, turn_id, rolls, lambda s: s.keep(body.dice, body.forced_reroll))
 
-    def apply() -> dict[str, Any]:
-        with session.lock:
-            check_seen(session, rolls)
-            session.keep(body.dice, body.forced_reroll)
-            return _view(request, session)
 
-    try:
-        return await run_in_threadpool(apply)
-    except TurnError as exc:
-        raise HTTPException(exc.status, str(exc)) from None
+@router.post(
+    "/{turn_id}/undo",
+    summary="Take back the last keep",
+    responses=move_errors(404, 409, 422),
+)
+async def undo(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> dict[str, Any]:
+    """Take back the last move when it is a keep and no roll came after it: the turn awaits a
+    keep of that roll again, with the same options and advice. A roll is never taken back, nor
+    a finished turn (409 says so); the keep stays in the turn's moves, followed by an ``undo``,
+    and is listed in ``taken_back``."""
+    return await _move(request, turn_id, rolls, TurnSession.undo)
 
 
 @router.post(
     "/{turn_id}/bank", summary="End the turn and score it", responses=move_errors(404, 409, 422)
 )
 async def bank(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> dict[str, Any]:
-    session = _session(request, turn_id, rolls)
-
-    def apply() -> dict[str, Any]:
-        with session.lock:
-            check_seen(session, rolls)
-            session.bank()
-            return _view(request, session)
-
-    try:
-        return await run_in_threadpool(apply)
-    except TurnError as exc:
-        raise HTTPException(exc.status, str(exc)) from None
+    return await _move(request, turn_id, rolls, TurnSession.bank)
