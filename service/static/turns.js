@@ -75,6 +75,7 @@ function clearTurn() {
   ui.state.textContent = "no turn";
   ui.bank.disabled = true;
   ui.keeps.innerHTML = "";
+  showTakeBack(null);
 }
 
 const signature = (t) => JSON.stringify([t.id, t.history, t.outcome, t.submission]);
@@ -128,11 +129,13 @@ async function turnMove(path, options) {
   if (state.busy || !state.turn) return false;
   state.busy = true;
   ui.bank.disabled = true;
+  takeBack.disabled = true;
   for (const b of ui.keeps.querySelectorAll("button")) b.disabled = true;
   try {
     return await move(path, options);
   } finally {
     state.busy = false;
+    showTakeBack(state.turn);
     focusNext();
   }
 }
@@ -211,6 +214,7 @@ export function renderTurn(turn) {
   ui.diceLeft.textContent = String(turn.dice_left);
   ui.state.textContent = turn.state || turn.awaiting;
   ui.bank.disabled = bankDisabled(turn);
+  showTakeBack(turn);
   if (turn.bust) {
     say(`Bust: ${turn.bust_reason || "no scoring dice"}. The turn scores 0.`, "bust");
   } else if (turn.outcome === "banked") {
@@ -321,3 +325,23 @@ async function keep(k) {
 export async function bank() {
   await turnMove("bank", { method: "POST" });
 }
+
+// "Take back keep": a keep is a choice, not a throw, so until the next roll the player may take
+// a mis-tapped one back (the service's `take_back`; never a roll, nor a finished turn) and
+// choose again from the same roll.
+const takeBack = $("take-back");
+
+function showTakeBack(turn) {
+  const k = turn && !turn.over ? turn.take_back : null;
+  takeBack.hidden = !k;
+  takeBack.disabled = !k;
+  takeBack.textContent = k ? `Take back keep ${k.dice.join(" ")}` : "Take back keep";
+}
+
+async function takeBackKeep() {
+  const k = state.turn?.take_back;
+  if (!k || !(await turnMove("undo", { method: "POST" }))) return;
+  say(`Took back the keep of ${k.dice.join(" ")} (${k.points} points): nothing of it counts. ${ui.message.textContent}`);
+}
+
+takeBack.addEventListener("click", takeBackKeep);
