@@ -160,3 +160,32 @@ def test_a_form_refused_with_a_page_says_why_in_the_log(tmp_path, serve, capture
     text = "\n".join(r.getMessage() for r in lines)
     for secret in (password, wrong, short):
         assert secret not in text, f"{secret[:4]}... is in the log"
+
+
+def test_a_503_is_a_refusal_the_log_says_why_and_a_500_is_not(tmp_path, serve, captured):
+    """A 503 (the reader that cannot be loaded, a full read queue, the tracker down) is told
+    as a refusal with its reason, as a 4xx is; a 500 is logged by the crash log instead."""
+    from service.api.reader import ReaderService
+
+    def no_model() -> None:
+        raise FileNotFoundError("models/dicecam-reader.onnx")
+
+    class Crashing:
+        def read(self, image, expected_dice=None):
+            raise RuntimeError("the model failed")
+
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    app.state.reader = ReaderService(factory=no_model)
+    server = serve(app)
+    lines, listen = captured
+    listen()
+    photo = {"photo": ("roll.jpg", jpeg(), "image/jpeg")}
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        assert c.post("/api/v1/read", files=photo).status_code == 503
+        app.state.reader = ReaderService(reader=Crashing())
+        assert c.post("/api/v1/read", files=photo).status_code == 500
+    refused = [r.getMessage() for r in lines if r.name == "dicecam.requests"]
+    assert refused == [
+        "refused POST /api/v1/read (503): the dice reader could not be loaded "
+        "(FileNotFoundError: models/dicecam-reader.onnx); type the values by hand meanwhile"
+    ]
