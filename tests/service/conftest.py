@@ -48,16 +48,22 @@ def unused_port() -> Iterator[int]:
 
 @pytest.fixture
 def errors() -> Iterator[list[logging.LogRecord]]:
-    """ERROR records of dicecam's service log and of uvicorn's, as logged."""
+    """ERROR records of dicecam's service log and of uvicorn's, as logged. Taken by a filter,
+    not a handler: a server's start (uvicorn's logging.config.dictConfig) removes the handlers
+    of uvicorn's loggers and keeps their filters."""
     records: list[logging.LogRecord] = []
-    handler = logging.Handler(level=logging.ERROR)
-    handler.emit = records.append
+
+    def keep(record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR:
+            records.append(record)
+        return True
+
     loggers = [logging.getLogger(name) for name in ("dicecam.service", "uvicorn.error")]
     for logger in loggers:
-        logger.addHandler(handler)
+        logger.addFilter(keep)
     yield records
     for logger in loggers:
-        logger.removeHandler(handler)
+        logger.removeFilter(keep)
 
 
 @pytest.fixture

@@ -207,3 +207,33 @@ def test_the_schema_shows_a_keeps_faces_1_to_6(tmp_path, serve):
         schemas = http.get("/openapi.json").json()["components"]["schemas"]
     items = schemas["Keep"]["properties"]["dice"]["items"]
     assert items == {"type": "integer", "minimum": 1, "maximum": 6}
+
+
+def test_a_crash_after_the_answer_began_cuts_it_short_and_is_logged_once(tmp_path, serve, errors):
+    """A route that crashes mid-answer (a streamed body) cannot be answered 500 any more: the
+    client gets the answer cut short, the log the crash once, escaped; a second answer sent
+    after the first made uvicorn log it again, with its own traceback."""
+    from fastapi.responses import StreamingResponse
+
+    app = create_app(
+        Settings(data_dir=tmp_path, outbox_retry_s=0),
+        reader=QueueReader(),
+        tracker_app=None,
+        submitter=None,
+    )
+
+    async def rows():
+        yield b'{"rows": ['
+        raise RuntimeError(SECRET)
+
+    app.add_api_route("/api/v1/export", lambda: StreamingResponse(rows()))
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        with pytest.raises(httpx.RemoteProtocolError), http.stream("GET", "/api/v1/export") as r:
+            assert r.status_code == 200
+            r.read()
+        assert http.get("/api/v1/health").json()["status"] == "ok"  # the service goes on
+    crash = [r for r in errors if r.name == "dicecam.service"]
+    (record,) = crash
+    assert " on GET /api/v1/export (500): RuntimeError\n" in record.getMessage()
+    assert all(line.isprintable() for line in record.getMessage().split("\n"))
+    assert not [r for r in errors if r.exc_info], "a traceback logged again, unescaped"
