@@ -46,10 +46,15 @@ def _one_line(capsys) -> str:
         # an empty DICECAM_HOST served on every interface
         (["serve"], "DICECAM_HOST", "", "expected an address or host name to listen on"),
         (["tracker"], "DICECAM_HOST", " ", "expected an address or host name to listen on"),
+        # a space left after the address (an env file's line): not an address to listen on
+        (["serve"], "DICECAM_HOST", "127.0.0.1 ", "expected an address or host name to listen on"),
         # a tracker URL without a scheme was taken, and every turn queued for a tracker that
         # could never be reached; dicecam submit named TrackerClient's rule, not the variable
         (["serve"], "DICECAM_TRACKER_URL", "example.com", "starting with http:// or https://"),
         (["submit", "--player", "a", "--score", "50"], "DICECAM_TRACKER_URL", "x.org", "http://"),
+        (["serve"], "DICECAM_TRACKER_URL", "http:///tracker", "starting with http:// or https://"),
+        # no upload could be taken: every photo answered 413
+        (["serve"], "DICECAM_MAX_UPLOAD_MB", "0", "Input should be greater than 0"),
         # an unknown zone was taken unless the admin's name and password were set too
         (["serve"], "DICECAM_TRACKER_ADMIN_TIMEZONE", "Mars/Base", "expected an IANA time zone"),
         # the database URL's own error did not name the variable
@@ -272,3 +277,16 @@ def test_readme_gives_the_codes_default(name):
         pytest.skip("not in README (test_readme_lists_every_variable_the_code_reads says so)")
     code = _code_defaults()[name]
     assert _same(readme[name], code), f"{name}: README says {readme[name]!r}, the code {code!r}"
+
+
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_allowed_hosts_adds_no_name(value, monkeypatch):
+    """``DICECAM_ALLOWED_HOSTS=`` (an env file's line left empty) is no name more, as unset:
+    not an empty name, refused."""
+    from service.settings import Settings
+
+    monkeypatch.setenv("DICECAM_ALLOWED_HOSTS", value)
+    assert Settings().allowed_hosts == ()
+    monkeypatch.setenv("DICECAM_ALLOWED_HOSTS", value + ",dice.example")
+    with pytest.raises(ValueError, match="got an empty name"):
+        Settings()
