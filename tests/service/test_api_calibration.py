@@ -274,3 +274,23 @@ def test_no_outline_is_proposed_when_the_learned_outline_is_turned_off(
     assert main(["calibrate", str(photo)]) == 2
     err = capsys.readouterr().err
     assert "DICECAM_SURFACE_MODEL is none" in err and "not found" not in err
+
+
+def test_the_boundary_goes_to_the_file_dicecam_calibration_names(tmp_path, roll):
+    """``DICECAM_CALIBRATION`` names the boundary's file (shared with ``dicecam calibrate``,
+    kept outside the data folder): the page stores it there, the reader uses it, DELETE
+    removes it; nothing is written as the data folder's calibration.json."""
+    sample, edge = roll
+    boundary = tmp_path / "camera" / "boundary.json"
+    settings = Settings(data_dir=tmp_path / "data", calibration=boundary)
+    app = create_app(settings, reader=TruthReader(truth(sample)), tracker_app=None, submitter=None)
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        srv.client = c
+        body = {"points": left_of(edge), "width": 640, "height": 480}
+        r = c.put("/api/v1/calibration", json=body)
+        assert r.status_code == 200, r.text
+        assert r.json()["path"] == str(boundary) and boundary.is_file()
+        assert not (tmp_path / "data" / "calibration.json").exists()
+        assert read(srv, sample.jpeg)["off_table"] > 0  # the dice right of the edge
+        assert c.delete("/api/v1/calibration").json()["removed"] is True
+        assert not boundary.exists()
