@@ -93,6 +93,7 @@ export function rollRequest(form, json) {
 export function say(text, kind = "") {
   ui.message.textContent = text;
   ui.message.className = kind;
+  $("receipt-details").hidden = true; // a turn's receipt, said with its message
 }
 
 // Move the keyboard's focus to the first of `elements` that can take it (after an action that

@@ -4,6 +4,7 @@
 import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { noun, remember } from "./resume.js";
 import { chosenRules } from "./rules.js";
+import { showState } from "./words.js";
 
 export const ROUTES = { "solitaire-dice": "/api/v1/sheets", "low-high": "/api/v1/low-high/turns" };
 const els = { box: $("sheet"), table: $("sheet-table"), moves: $("sheet-moves"), end: $("sheet-end") };
@@ -200,7 +201,7 @@ export function renderSheet(view, { quiet = false } = {}) {
   els.box.hidden = false;
   ui.total.textContent = String(view.score);
   ui.diceLeft.textContent = String(view.dice_left);
-  ui.state.textContent = view.awaiting;
+  showState(view);
   renderTable(view);
   renderMoves(view);
   if (!quiet) say(...message(view));
@@ -214,6 +215,6 @@ ui.game.addEventListener("change", () => {
   if (!state.turn) {
     ui.total.textContent = "0";
     ui.diceLeft.textContent = "–";
-    ui.state.textContent = "no turn";
+    showState(null);
   }
 });

@@ -6,6 +6,7 @@ import { rollFromScreen } from "./reading.js";
 import { listOpenGames, remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
 import { clearSheet, sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
+import { showReceipt, showScored, showState } from "./words.js";
 
 // ---------------------------------------------------------------- turns
 export async function newTurn(evt, { anyway = false } = {}) {
@@ -72,7 +73,7 @@ function clearTurn() {
   state.turn = null;
   ui.total.textContent = "0";
   ui.diceLeft.textContent = "–";
-  ui.state.textContent = "no turn";
+  showState(null);
   ui.bank.disabled = true;
   ui.keeps.innerHTML = "";
   showTakeBack(null);
@@ -212,7 +213,7 @@ export function renderTurn(turn) {
   remember(turn);
   ui.total.textContent = String(turn.turn_points);
   ui.diceLeft.textContent = String(turn.dice_left);
-  ui.state.textContent = turn.state || turn.awaiting;
+  showState(turn);
   ui.bank.disabled = bankDisabled(turn);
   showTakeBack(turn);
   if (turn.bust) {
@@ -234,32 +235,9 @@ export function renderTurn(turn) {
   } else {
     say(`Roll ${turn.dice_left} dice, or bank ${turn.turn_points}.`);
   }
-  if (turn.over) ui.message.textContent += ` ${receiptWords(turn)}`;
+  showReceipt(turn);
   renderKeeps(turn.keeps || [], turn.awaiting === "keep" ? keep : null);
   watchReceipt(turn);
-}
-
-// What became of a finished turn at the tracker, in words: its receipt's status, what that
-// means to the player, and the service's detail. A receipt the service could not save
-// (`saved: false`) still says what the tracker said, then that it is not saved here.
-function receiptWords(turn) {
-  const s = turn.submission;
-  const later = state.outboxRetryS ? " The service hands the turn to the tracker again on its own "
-    + "(the tracker counts it once); its receipt shows here once saved." : "";
-  if (!s) {
-    if (turn.game !== "morning-roll") return "";
-    return `Tracker: no receipt saved for this turn yet (the service could not save it, or has not handed the turn over yet).${later}`;
-  }
-  const recorded = s.turn ? `${s.turn.score} points recorded for ${s.turn.player} on ${s.turn.day}` : "taken";
-  const meaning = {
-    submitted: recorded,
-    queued: s.login ? "not sent yet, kept: log in to the tracker below to send it" : "not sent yet, kept: the tracker cannot be reached now",
-    rejected: "the tracker refused this turn, it does not count there",
-    "not-submitted": "not sent",
-    failed: "not handed over yet, kept: the service tries again on its own",
-  }[s.status];
-  const words = `Tracker: ${s.status}${meaning ? ` — ${meaning}` : ""}${s.detail ? ` (${s.detail})` : ""}`;
-  return `${sentence(words)}${s.saved === false ? later : ""}`;
 }
 
 // A finished Morning Roll turn whose receipt may still change: queued (the tracker was down, or
@@ -286,7 +264,7 @@ function watchReceipt(turn) {
 }
 
 function renderScore(scored) {
-  ui.state.textContent = "scored";
+  showScored();
   ui.diceLeft.textContent = String(scored.values.length);
   if (scored.bust) {
     say(`Bust${scored.bust_reason ? `: ${scored.bust_reason}` : ""}.`, "bust");

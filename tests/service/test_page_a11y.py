@@ -146,10 +146,10 @@ def test_the_page_fits_a_phone_and_its_text_and_targets_are_readable_and_tappabl
         page.goto(server.url + "/")
         page.fill("#player", "ada")
         page.click("#new-turn")  # a turn to the bank: its receipt is shown in green
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         page.fill("#typed", "1 1 1 5 5 2")
         page.click("#typed-form button")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
         page.locator("#keeps li button").first.click()
         page.click("#bank")
         expect(page.locator("#message")).to_contain_text("Banked")
@@ -244,7 +244,7 @@ def test_controls_and_pictures_have_names_and_the_reading_and_score_are_announce
         assert name_of(page, "#preview") == "live camera view"
         page.fill("#player", "ada")
         page.click("#new-turn")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         upload(page, "#file", sample, 80)
         expect(page.locator("#dice .die")).to_have_count(6)
         page.click("#house-rules summary")
@@ -324,7 +324,7 @@ def test_a_turn_is_played_by_keyboard_alone_with_the_focus_shown_and_following(t
         faint = tab_to(page, "#player")
         page.keyboard.type("ada")
         page.keyboard.press("Enter")  # the turn form: a new turn
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         assert focused(page) == "pick-photo", "a new turn leads to the roll's control"
 
         faint += tab_to(page, "#typed")  # every control of the page on the way
@@ -347,7 +347,7 @@ def test_a_turn_is_played_by_keyboard_alone_with_the_focus_shown_and_following(t
 
         faint += tab_to(page, "#use-roll")
         page.keyboard.press("Enter")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
         best = page.locator("#keeps li button").first
         assert best.evaluate("b => b === document.activeElement"), "the best keep has the focus"
         name = name_of(page, "#keeps li button")  # its dice and points apart: not "1 11000 pts"

@@ -65,13 +65,13 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
         page.goto(server.url + "/")
         page.fill("#player", "stefan")
         page.click("#new-turn")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         page.check("#live")
         expect(page.locator("#settle")).to_contain_text("settled", timeout=60_000)
         shown = [int(t.rstrip("?")) for t in chips(page)]
         assert sorted(shown) == sorted(truth), f"page shows {shown}, the roll is {truth}"
         state = page.locator("#turn-state")
-        expect(state).not_to_have_text("awaiting_roll", timeout=20_000)
+        expect(state).not_to_have_attribute("data-state", "awaiting_roll", timeout=20_000)
         health = httpx.get(server.url + "/api/v1/health", timeout=30).json()["reader"]
         assert health["loaded"] is True and health["model"] == str(MODEL)
         assert health["backend"] == resolve_backend("auto")
@@ -80,7 +80,7 @@ def test_a_real_reading_from_the_camera_plays_a_turn(tmp_path):
             beside = MODEL.with_name(f"{stem}-{stage}.onnx")
             assert health["stages"][stage] == (beside.name if beside.is_file() else None)
         page.uncheck("#live")
-        if page.inner_text("#turn-state") == "bust":  # a roll with nothing to keep
+        if page.get_attribute("#turn-state", "data-state") == "bust":  # a roll with nothing to keep
             expect(page.locator("#message")).to_contain_text("Bust")
             return
         best = page.locator("#keeps li button").first

@@ -63,7 +63,7 @@ def test_a_login_during_the_turn_submits_that_turn(chromium, service_url):
     expect(page.locator("#tracker")).to_have_attribute("open", "")
     page.fill("#typed", "1 1 1 2 3 4")
     page.press("#typed", "Enter")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
 
     page.fill("#password", PASSWORD)  # the tracker section the warning opened
     page.press("#password", "Enter")
@@ -71,11 +71,11 @@ def test_a_login_during_the_turn_submits_that_turn(chromium, service_url):
     page.get_by_role("button", name="Keep 1 1 1,").click()
     page.click("#bank")
     expect(message).to_contain_text("Banked 1000 points.")
-    expect(message).to_contain_text("Tracker: submitted — 1000 points recorded for ann")
+    expect(message).to_contain_text("Sent to the tracker: 1000 points recorded for ann")
     assert tracked(service_url) == [1000]
 
     page.click("#new-turn")  # logged in now: no warning
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     expect(message).not_to_contain_text("Not logged in")
     assert page.errors == []
 
@@ -86,11 +86,11 @@ def test_a_turn_ended_before_logging_in_says_how_to_add_it(chromium, service_url
     page = open_page(chromium, service_url)
     page.fill("#player", "ann")
     page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     page.fill("#typed", "2 2 3 3 4 6")  # a bust: nothing scores
     page.press("#typed", "Enter")
     message = page.locator("#message")
-    expect(page.locator("#turn-state")).to_have_text("bust")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "bust")
     expect(message).to_contain_text("not logged in to the tracker when the turn ended")
     expect(message).to_contain_text("Add roll page")
     assert tracked(service_url) == []
@@ -153,7 +153,7 @@ def test_the_reading_note_follows_the_players_corrections(chromium, tmp_path, se
     page = open_page(chromium, serve(app).url)
     page.fill("#player", "ann")
     page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     page.set_input_files(
         "#file", files=[{"name": "roll.jpg", "mimeType": "image/jpeg", "buffer": sample.jpeg}]
     )
@@ -175,7 +175,7 @@ def test_the_reading_note_follows_the_players_corrections(chromium, tmp_path, se
     page.click("#use-roll")
     # 5 of the 6 dice: refused, said, and the photo with its corrections stays to fix
     expect(page.locator("#message")).to_contain_text("this roll should have 6 dice")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     expect(note).to_contain_text("5 dice: 5 3 1 2 1")
     expect(page.locator("#use-roll")).to_be_enabled()
     assert page.errors == []

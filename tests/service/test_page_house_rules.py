@@ -39,10 +39,10 @@ def test_a_turn_is_played_under_the_house_rules_ticked_on_the_page(tmp_path):
 
         def play(values: str) -> list[str]:
             page.click("#new-turn")
-            expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+            expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
             page.fill("#typed", values)
             page.click("#typed-form button")
-            expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+            expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
             return keep_texts(page)
 
         assert not any("2500 pts" in k for k in play("2 2 2 2 3 3"))  # M4 as written

@@ -78,7 +78,7 @@ def bank_1000(page) -> str:
     from playwright.sync_api import expect
 
     page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     page.fill("#typed", "1 1 1 2 3 4")
     page.press("#typed", "Enter")
     page.get_by_role("button", name="Keep 1 1 1,").click()
@@ -115,14 +115,14 @@ def test_a_bank_whose_receipt_was_not_saved_shows_what_the_tracker_said_then_the
         turn_id = bank_1000(page)
         message = page.locator("#message")
         # what the tracker said, at once; and that this receipt is not saved here
-        expect(message).to_contain_text("Tracker: submitted — 1000 points recorded for ann on")
-        expect(message).to_contain_text("this receipt could not be saved")
+        expect(message).to_contain_text("Sent to the tracker: 1000 points recorded for ann on")
+        expect(message).to_contain_text("The dicecam service could not save this receipt.")
         expect(message).to_contain_text("its receipt shows here once saved")
         assert tracked(server.url) == [1000]
     # the database takes writes again: the service hands the turn over again, saves the receipt,
     # and the page shows it (the tracker counted the turn once)
-    expect(message).not_to_contain_text("could not be saved", timeout=20_000)
-    expect(message).to_contain_text("Tracker: submitted — 1000 points recorded for ann on")
+    expect(message).not_to_contain_text("could not save this receipt", timeout=20_000)
+    expect(message).to_contain_text("Sent to the tracker: 1000 points recorded for ann on")
     assert service_turn(server.url, turn_id)["submission"]["status"] == "submitted"
     assert tracked(server.url) == [1000]
     assert not page.errors, page.errors
@@ -140,10 +140,14 @@ def test_a_turn_queued_while_the_tracker_is_down_is_said_and_kept(
     turn_id = bank_1000(page)
     message = page.locator("#message")
     expect(message).to_contain_text(
-        "Tracker: queued — not sent yet, kept: the tracker cannot be reached now (cannot reach "
-        f"the tracker at http://127.0.0.1:{unused_port}"
+        "Not sent yet: the tracker cannot be reached now. The turn is saved by the dicecam "
+        "service: it will be sent to the tracker when the tracker can be reached."
     )
-    expect(message).to_contain_text("the service tries again on its own")
+    details = page.locator("#receipt-details")  # the outbox's folder: for whoever runs it
+    expect(message).not_to_contain_text("outbox")
+    expect(details).to_be_visible()
+    expect(details).to_contain_text(f"cannot reach the tracker at http://127.0.0.1:{unused_port}")
+    expect(details).to_contain_text(str(data / "outbox"))
     assert service_turn(server.url, turn_id)["submission"]["status"] == "queued"
     assert [p.name for p in (data / "outbox" / "pending").glob("*.json")] == [
         f"dicecam-{turn_id}.json"
@@ -162,13 +166,13 @@ def test_a_turn_whose_token_the_tracker_refused_is_sent_once_the_player_logs_in(
     turn_id = bank_1000(page)
     message = page.locator("#message")
     expect(message).to_contain_text(
-        "Tracker: queued — not sent yet, kept: log in to the tracker below to send it (the "
-        "tracker refused the player's token"
+        "Not sent yet: the tracker did not take your login (expired or logged out). The turn "
+        "is saved by the dicecam service: log in to the tracker below to send it."
     )
     assert tracked(server.url) == []
     log_in(page)  # the turn is sent with the new token, and its receipt shows
     expect(message).to_contain_text(
-        "Tracker: submitted — 1000 points recorded for ann on", timeout=20_000
+        "Sent to the tracker: 1000 points recorded for ann on", timeout=20_000
     )
     assert service_turn(server.url, turn_id)["submission"]["status"] == "submitted"
     assert tracked(server.url) == [1000]
@@ -191,8 +195,8 @@ def test_a_second_turn_the_same_day_is_refused_in_words_and_kept(
     log_in(page)
     turn_id = bank_1000(page)
     expect(page.locator("#message")).to_contain_text(
-        "Tracker: rejected — the tracker refused this turn, it does not count there (ann "
-        "already took a turn on 2026-06-15"
+        "The tracker refused this turn, it does not count there: ann already took a turn on "
+        "2026-06-15"
     )
     held = service_turn(server.url, turn_id)  # kept here as banked, and in the outbox
     assert (held["scored"], held["submission"]["status"]) == (1000, "rejected")
@@ -230,7 +234,7 @@ def test_a_finished_turn_read_back_without_its_receipt_says_so(chromium, tmp_pat
     other.reload()
     message = other.locator("#message")
     expect(message).to_contain_text("ann's last morning-roll turn ended while the page was away")
-    expect(message).to_contain_text("Tracker: no receipt saved for this turn yet")
+    expect(message).to_contain_text("No tracker receipt saved for this turn yet")
     assert tracked(server.url) == [1000]
     assert not page.errors + other.errors
 
@@ -264,11 +268,14 @@ def test_a_turn_whose_hand_over_failed_shows_the_receipt_of_the_service_s_next_t
     turn_id = bank_1000(page)
     message = page.locator("#message")
     expect(message).to_contain_text(
-        "Tracker: failed — not handed over yet, kept: the service tries again on its own "
-        "(OSError: [Errno 28] No space left on device)"
+        "Not sent yet. The turn is saved by the dicecam service: it will be sent to the "
+        "tracker when the tracker can be reached."
+    )
+    expect(page.locator("#receipt-details")).to_contain_text(
+        "OSError: [Errno 28] No space left on device"
     )
     expect(message).to_contain_text(
-        "Tracker: submitted — 1000 points recorded for ann on", timeout=20_000
+        "Sent to the tracker: 1000 points recorded for ann on", timeout=20_000
     )
     assert service_turn(server.url, turn_id)["submission"]["status"] == "submitted"
     assert tracked(server.url) == [1000]

@@ -45,7 +45,7 @@ def start_turn(page, player: str = "heather") -> str:
 
     page.fill("#player", player)
     page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     return page.evaluate("window.dicecam.turn.id")
 
 
@@ -59,7 +59,7 @@ def roll(page, values: str, state: str = "awaiting_keep") -> None:
 
     page.fill("#typed", values)
     page.press("#typed", "Enter")
-    expect(page.locator("#turn-state")).to_have_text(state)
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", state)
 
 
 def test_a_reload_mid_turn_resumes_it_and_a_turn_the_service_forgot_is_named(
@@ -75,13 +75,13 @@ def test_a_reload_mid_turn_resumes_it_and_a_turn_the_service_forgot_is_named(
         turn_id = start_turn(page)
         roll(page, "1 5 2 3 4 6")
         page.reload()  # after a roll: the same turn, its keeps ready
-        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
         expect(page.locator("#message")).to_contain_text("Resumed heather's turn")
         assert page.evaluate("window.dicecam.turn.id") == turn_id
         keep = keep_button(page, "1 5")
         expect(keep).to_be_enabled()
         keep.click()
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         page.reload()  # after a keep: ready for the next roll, or to bank
         expect(page.locator("#turn-total")).to_have_text("150")
         expect(page.locator("#dice-left")).to_have_text("4")
@@ -97,7 +97,7 @@ def test_a_reload_mid_turn_resumes_it_and_a_turn_the_service_forgot_is_named(
         expect(page.locator("#message")).to_contain_text(
             f"no longer knows heather's turn {turn_id}"
         )
-        expect(page.locator("#turn-state")).to_have_text("no turn")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "no turn")
         page.reload()  # said once: the turn is forgotten on the page too
         expect(page.locator("#message")).not_to_contain_text("no longer knows")
     finally:
@@ -120,17 +120,19 @@ def test_the_network_dropping_mid_turn_loses_nothing_and_a_lost_answer_is_not_re
         page.fill("#typed", "1 5 2 3 4 6")
         page.press("#typed", "Enter")
         expect(page.locator("#message")).to_contain_text(UNREACHABLE)
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         expect(page.locator("#typed")).to_have_value("1 5 2 3 4 6")  # kept, to send again
         context.set_offline(False)
         page.press("#typed", "Enter")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
 
         keep = keep_button(page, "1 5")
         context.set_offline(True)
         keep.click()
         expect(page.locator("#message")).to_contain_text(UNREACHABLE)
-        expect(page.locator("#turn-state")).to_have_text("awaiting_keep")  # as it was
+        expect(page.locator("#turn-state")).to_have_attribute(
+            "data-state", "awaiting_keep"
+        )  # as it was
         expect(keep).to_be_enabled()
         context.set_offline(False)
 
@@ -151,7 +153,7 @@ def test_the_network_dropping_mid_turn_loses_nothing_and_a_lost_answer_is_not_re
         page.route("**/keep*", lambda route: (sent.append(route.request.url), route.continue_()))
         keep.click()  # tapped again: the turn is read first, and the keep is not sent twice
         expect(page.locator("#message")).to_contain_text("Your last move reached")
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         expect(page.locator("#turn-total")).to_have_text("150")
         assert len(sent) == 1, sent
         history = server_turn(server, turn_id)["history"]
@@ -178,7 +180,7 @@ def test_the_service_restarting_mid_turn_and_the_page_carries_on(chromium, tmp_p
     keep = keep_button(page, "1 1")
     keep.click()  # the service is down
     expect(page.locator("#message")).to_contain_text(UNREACHABLE)
-    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
     server = service(tmp_path, port=server.port)  # back, on the same data folder
     try:
         keep.click()
@@ -199,7 +201,7 @@ def test_a_stale_tab_is_told_and_shows_the_turn_as_it_is(chromium, tmp_path):
         turn_id = start_turn(first)
         roll(first, "1 5 2 3 4 6")
         second = open_page(chromium, server, context)  # the same turn, resumed
-        expect(second.locator("#turn-state")).to_have_text("awaiting_keep")
+        expect(second.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
         keep_button(first, "1").click()
         expect(first.locator("#dice-left")).to_have_text("5")
         roll(first, "5 2 3 3 4")  # a new roll with a 5 in it
@@ -288,7 +290,7 @@ def test_a_second_listing_of_the_same_open_games_leaves_the_resume_buttons_in_pl
         expect(buttons).to_have_count(3)
         assert not greed.evaluate("b => b.isConnected")  # a new listing, built afresh
         buttons.filter(has_text="greed").click()
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         expect(page.locator("#message")).to_contain_text("Resumed kim's turn")
         expect(buttons).to_have_count(2)  # less the one on the page
     finally:

@@ -34,7 +34,7 @@ def test_a_solitaire_dice_sheet_and_a_low_high_turn_played_with_typed_values(chr
         page.click("#new-turn")
         status = page.get_by_role("status").filter(has_text="jeff")
         expect(status).to_have_text("jeff: roll five dice.")
-        expect(page.locator("#turn-state")).to_have_text("roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll")
 
         def roll(values: str) -> None:
             page.fill("#typed", values)

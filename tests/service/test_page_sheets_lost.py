@@ -64,12 +64,14 @@ def test_a_sheet_move_whose_answer_was_lost_is_read_back_and_not_sent_twice(chro
         lose_answer(
             page, lost, lambda: (page.fill("#typed", "1 4 4 4 6"), page.press("#typed", "Enter"))
         )
-        expect(page.locator("#turn-state")).to_have_text("roll")  # as it was shown
+        expect(page.locator("#turn-state")).to_have_attribute(
+            "data-state", "roll"
+        )  # as it was shown
         assert held(server, "sheets", sheet_id)["rolls"] == 1  # the service has the roll
         page.press("#typed", "Enter")  # sent again: the sheet is read first, the roll not resent
         expect(page.locator("#message")).to_contain_text(f"{REACHED} (its answer was lost")
         expect(page.locator("#message")).to_contain_text("Roll 1 4 4 4 6: choose a split")
-        expect(page.locator("#turn-state")).to_have_text("split")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "split")
         assert lost.count("/rolls") == 1, lost.sent
 
         name = "Reject 1, combos 8 and 10, score -400 (-400)"
@@ -122,7 +124,7 @@ def test_a_low_high_move_whose_answer_was_lost_is_read_back_and_not_sent_twice(c
         keep.click()
         expect(page.locator("#message")).to_contain_text(REACHED)
         expect(page.locator("#message")).to_contain_text("Score 3: roll 10 dice, or end the turn")
-        expect(page.locator("#turn-state")).to_have_text("roll-or-end")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll-or-end")
 
         end = page.get_by_role("button", name="End turn")
         lose_answer(page, lost, end.click)

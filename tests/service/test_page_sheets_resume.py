@@ -28,7 +28,7 @@ def roll(page, values: str, awaiting: str) -> None:
 
     page.fill("#typed", values)
     page.press("#typed", "Enter")
-    expect(page.locator("#turn-state")).to_have_text(awaiting)
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", awaiting)
 
 
 def split(page, name: str, total: int) -> None:
@@ -55,7 +55,7 @@ def test_a_reload_and_a_service_restart_resume_the_open_sheet(chromium, tmp_path
         roll(page, "1 4 4 4 6", "split")
         page.reload()  # after a roll: the same sheet, its splits ready
         expect(page.locator("#message")).to_contain_text("Resumed jeff's sheet. Roll 1 4 4 4 6")
-        expect(page.locator("#turn-state")).to_have_text("split")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "split")
         assert page.evaluate("window.dicecam.sheet.id") == sheet_id
         split(page, "Reject 1, combos 8 and 10, score -400 (-400)", -400)
     finally:
@@ -89,7 +89,7 @@ def test_a_reload_resumes_an_open_low_high_turn_and_forgets_a_finished_one(chrom
         expect(page.locator("#message")).to_contain_text("Resumed jeff's turn. Roll 1 1 1 1 2")
         expect(page.locator("#sheet-moves button")).to_have_count(5)
         page.get_by_role("button", name="Keep 4 4 4, 3 dice").click()
-        expect(page.locator("#turn-state")).to_have_text("roll-or-end")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll-or-end")
         page.reload()  # after a keep: ready to roll the 10 dice left, or to end
         expect(page.locator("#message")).to_contain_text("Resumed jeff's turn. Score 3: roll 10")
         expect(page.get_by_role("button", name="End turn")).to_be_enabled()
@@ -101,7 +101,7 @@ def test_a_reload_resumes_an_open_low_high_turn_and_forgets_a_finished_one(chrom
         page.reload()  # finished: nothing to resume, nothing offered
         expect(page.locator("#game")).to_have_value("low-high")
         page.wait_for_load_state("networkidle")
-        expect(page.locator("#turn-state")).to_have_text("no turn")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "no turn")
         expect(page.locator("#message")).not_to_contain_text("Resumed")
         expect(page.locator("#open-games")).to_be_hidden()
     finally:
@@ -120,7 +120,7 @@ def test_another_device_lists_the_open_games_and_resumes_them(chromium, tmp_path
         start(phone, "low-high")
         roll(phone, "1 1 1 1 2 4 4 4 5 5 5 5 6", "keep")
         phone.get_by_role("button", name="Keep 4 4 4, 3 dice").click()
-        expect(phone.locator("#turn-state")).to_have_text("roll-or-end")
+        expect(phone.locator("#turn-state")).to_have_attribute("data-state", "roll-or-end")
         start(phone, "solitaire-dice")
         sheet_id = phone.evaluate("window.dicecam.sheet.id")
         roll(phone, "1 4 4 4 6", "split")

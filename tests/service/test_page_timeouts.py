@@ -103,7 +103,7 @@ def test_a_move_that_hangs_times_out_gives_the_controls_back_and_is_not_sent_twi
     page.goto(server.url + "/")
     page.fill("#player", "ada")
     page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     turn = f"{server.url}/api/v1/turns/{page.evaluate('window.dicecam.turn.id')}"
 
     gate.hold("/rolls")  # the service is stuck on the roll (for 30 s)
@@ -115,12 +115,12 @@ def test_a_move_that_hangs_times_out_gives_the_controls_back_and_is_not_sent_twi
     call_timeout(page, 10)
     assert page.evaluate("window.dicecam.busy") is False
     expect(page.locator("#typed")).to_have_value("1 5 2 3 4 6")  # kept, to send again
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     gate.release()  # ... and it makes the roll at last, after the page gave up
     wait_on_page(page, lambda: httpx.get(turn, timeout=30).json()["rolls"] == 1, "the late roll")
     page.press("#typed", "Enter")  # sent again: the turn is read first, the roll not re-sent
     expect(page.locator("#message")).to_contain_text("Your last move reached")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
     assert httpx.get(turn, timeout=30).json()["rolls"] == 1
 
     gate.hold("/keep")
@@ -130,7 +130,7 @@ def test_a_move_that_hangs_times_out_gives_the_controls_back_and_is_not_sent_twi
     expect(page.locator("#message")).to_contain_text(f"{LATE} (1 s)")
     call_timeout(page, 10)
     expect(keep).to_be_enabled()  # the buttons back, the turn as it was shown
-    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
     gate.release()
     wait_on_page(
         page, lambda: httpx.get(turn, timeout=30).json()["dice_left"] == 4, "the late keep"

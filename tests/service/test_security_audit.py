@@ -139,7 +139,7 @@ def test_the_camera_page_shows_a_hostile_players_name_and_messages_as_text(servi
     resume = page.locator("#open-games-list button")
     expect(resume).to_have_count(2)
     resume.filter(has_text="greed").click()
-    expect(page.locator("#turn-state")).to_have_text("awaiting_keep")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
     expect(page.locator("#message")).to_contain_text(f"Resumed {PWN}'s turn")
     page.fill("#typed", "1 2 3")  # a roll the turn does not allow: the service's 422, shown
     page.press("#typed", "Enter")

@@ -226,9 +226,9 @@ def test_the_camera_page_says_why_a_full_service_refused_a_game_and_starts_it_ag
             message = page.locator("#message")
             expect(message).to_contain_text("the service holds 1 game (1 used in the last 1 h)")
             expect(message).to_contain_text("can let go of none of them yet: try again later")
-            expect(page.locator("#turn-state")).to_have_text("no turn")
+            expect(page.locator("#turn-state")).to_have_attribute("data-state", "no turn")
             expect(page.locator("#new-turn")).to_be_enabled()
             getattr(app.state, store).max_items = 2  # room again: the player tries again
             page.click("#new-turn")
-            expect(page.locator("#turn-state")).to_have_text(started)
+            expect(page.locator("#turn-state")).to_have_attribute("data-state", started)
             assert "try again later" not in message.text_content()

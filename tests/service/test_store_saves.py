@@ -200,7 +200,7 @@ def test_a_refused_start_clears_the_game_on_screen_whichever_game_was_asked_for(
             """The reason said, no game on screen, the earlier one listed to resume."""
             expect(page.locator("#message")).to_contain_text(reason)
             expect(page.locator("#message")).to_have_class("bust")
-            expect(page.locator("#turn-state")).to_have_text("no turn")
+            expect(page.locator("#turn-state")).to_have_attribute("data-state", "no turn")
             expect(page.locator("#turn-total")).to_have_text("0")
             expect(page.locator("#bank")).to_be_disabled()
             expect(page.locator("#sheet")).to_be_hidden()
@@ -208,17 +208,17 @@ def test_a_refused_start_clears_the_game_on_screen_whichever_game_was_asked_for(
             expect(page.locator("#open-games-list")).to_contain_text(f"Resume {earlier}")
 
         start("greed")  # each store now holds ann's game: full
-        expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
         httpx.post(f"{srv.url}/api/v1/sheets", json={"player": "bob"}, timeout=30)
         for game in ("low-high", "solitaire-dice"):  # a Farkle turn on screen, a sheet refused
             start(game)
             cleared("greed turn")
             page.click("#open-games-list button")  # nothing lost: it is played on
-            expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+            expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
             expect(page.locator("#message")).to_contain_text("Resumed ann's turn")
 
         app.state.sheets.max_items = 2  # a Low-High turn on screen, a Farkle turn refused
         start("low-high")
-        expect(page.locator("#turn-state")).to_have_text("roll")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll")
         start("farkle-five")
         cleared("low-high turn")

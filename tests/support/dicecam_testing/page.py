@@ -213,7 +213,7 @@ def open_turn(playwright, server, video: Path, player: str = "ada"):
     page.goto(server.url + "/")
     page.fill("#player", player)
     page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_text("awaiting_roll")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     return browser, page, reads
 
 

@@ -1,0 +1,110 @@
+"""The words the camera page shows a player, in Debian's chromium (Playwright), against a real
+service (no tracker): the State field says what the game waits for in words ("Choose the dice
+to keep", "Roll the 5 dice left, or bank"), never the service's names of it ("awaiting_keep"),
+which stay in its ``data-state`` for tests and scripts. Played with typed values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from service.app import create_app
+from service.settings import Settings
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture
+def page(chromium, tmp_path: Path, serve):
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    url = serve(app).url
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(url + "/")
+    return page
+
+
+def roll(page, values: str) -> None:
+    page.fill("#typed", values)
+    page.click("#typed-form button")
+
+
+def test_the_state_field_says_what_the_game_waits_for_in_a_players_words(page):
+    from playwright.sync_api import expect
+
+    state = page.locator("#turn-state")
+
+    def shows(code: str, words: str) -> None:
+        expect(state).to_have_attribute("data-state", code)
+        expect(state).to_have_text(words)
+
+    shows("no turn", "No turn: press New turn")
+    page.fill("#player", "ann")
+    page.click("#new-turn")
+    shows("awaiting_roll", "Roll 6 dice")
+    roll(page, "1 2 3 4 6 6")
+    shows("awaiting_keep", "Choose the dice to keep")
+    page.locator("#keeps button", has_text="Keep 1").first.click()
+    shows("awaiting_roll", "Roll the 5 dice left, or bank")
+    roll(page, "2 2 3 4 6")
+    shows("bust", "Bust: turn over, 0 points")
+
+    page.click("#new-turn")
+    shows("awaiting_roll", "Roll 6 dice")
+    roll(page, "1 1 1 2 3 4")
+    page.locator("#keeps button", has_text="Keep 1 1 1").first.click()
+    shows("awaiting_roll", "Roll the 3 dice left, or bank")
+    page.click("#bank")
+    shows("banked", "Turn over: 1000 points")
+    roll(page, "2 2 3 3 4 6")  # the turn is over: the roll is only scored
+    shows("scored", "Roll scored, no turn")
+
+    page.select_option("#game", "solitaire-dice")
+    page.click("#new-turn")
+    shows("roll", "Roll five dice")
+    roll(page, "1 2 3 4 5")
+    shows("split", "Choose a split")
+
+    page.select_option("#game", "low-high")
+    page.click("#new-turn")
+    shows("roll", "Roll 13 dice")
+    page.select_option("#game", "greed")  # no turn of this game: the sheet is set aside
+    shows("no turn", "No turn: press New turn")
+
+
+def test_a_turn_the_tracker_did_not_get_is_said_saved_and_how_it_is_sent(
+    chromium, tmp_path: Path, unused_port, serve
+):
+    # The receipt said "Tracker: queued — ... (cannot reach ...; kept in the outbox (/a/folder):
+    # ... `dicecam outbox deliver` ...)": a status name, a folder and a command. The player reads
+    # that the turn is saved and how it gets to the tracker; the rest is folded under Details.
+    # A service that does not retry on its own (DICECAM_OUTBOX_RETRY_S=0) does not promise it.
+    from playwright.sync_api import expect
+
+    data = tmp_path / "svc"
+    tracker_url = f"http://127.0.0.1:{unused_port}"  # nothing listens there
+    app = create_app(Settings(data_dir=data, tracker_url=tracker_url, outbox_retry_s=0))
+    page = chromium.new_context().new_page()
+    page.goto(serve(app).url + "/")
+    page.fill("#player", "ann")
+    page.evaluate("localStorage.setItem('dicecam.token.ann', 'a-token')")
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+    roll(page, "2 2 3 4 6 6")  # a bust: the turn is over and handed to the tracker
+    message, details = page.locator("#message"), page.locator("#receipt-details")
+    expect(message).to_contain_text(
+        "Not sent yet: the tracker cannot be reached now. The turn is saved by the dicecam "
+        "service: ask whoever runs the service to send it to the tracker."
+    )
+    for word in ("queued", "outbox", str(data), "Tracker:"):
+        expect(message).not_to_contain_text(word)
+    expect(details).to_be_visible()
+    expect(details.locator("#receipt-detail")).to_be_hidden()  # folded until opened
+    details.locator("summary").click()
+    expect(details).to_contain_text(f"cannot reach the tracker at {tracker_url}")
+    expect(details).to_contain_text(f"kept in the outbox ({data / 'outbox'})")
+    expect(details).to_contain_text("`dicecam outbox deliver` sends it at once")
+
+    page.click("#new-turn")  # a new turn's message has no receipt, nor its details
+    expect(message).to_contain_text("ann: roll 6 dice.")
+    expect(details).to_be_hidden()
