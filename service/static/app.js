@@ -6,6 +6,7 @@ import { correct, dieAt } from "./reading.js";
 import { resumeOnLoad } from "./resume.js";
 import { loadHouseRules, renderRules } from "./rules.js";
 import { bank, newTurn, sendRoll, useRoll } from "./turns.js";
+import { gameName } from "./words.js";
 
 // ---------------------------------------------------------------- setup
 async function loadConfig() {
@@ -18,7 +19,7 @@ async function loadConfig() {
     ui.game.innerHTML = "";
     for (const g of cfg.games) {
       const opt = document.createElement("option");
-      opt.value = g; opt.textContent = g;
+      opt.value = g; opt.textContent = gameName(g);
       ui.game.appendChild(opt);
     }
     ui.game.value = localStorage.getItem("dicecam.game") || "morning-roll";

@@ -5,6 +5,7 @@
 import { $, api, focusFirst, rollControl, say, state, ui } from "./page.js";
 import { ROUTES, rereadSheet, sheetActive, showSheet } from "./sheets.js";
 import { reread, renderTurn } from "./turns.js";
+import { gameName } from "./words.js";
 
 const stored = (player, game) => `dicecam.open.${game}.${player.trim().toLowerCase()}`;
 const routeOf = (game) => ROUTES[game] || "/api/v1/turns";
@@ -44,7 +45,7 @@ function resumed(view, player, where = "while the page was away") {
   const now = ui.message.textContent;
   const what = noun(view.game);
   ui.message.textContent = view.over
-    ? `${player}'s last ${view.game} ${what} ended ${where}. ${now}`
+    ? `${player}'s last ${gameName(view.game)} ${what} ended ${where}. ${now}`
     : `Resumed ${player}'s ${what}. ${now}`;
 }
 
@@ -118,7 +119,7 @@ export async function listOpenGames() {
   const shown = [state.turn?.id, state.sheet?.id];
   const buttons = games.filter((x) => !shown.includes(x.id)).map((g) => {
     const started = new Date(g.started).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    return { g, text: `Resume ${g.game} ${noun(g.game)}: ${describe(g)} (started ${started})` };
+    return { g, text: `Resume ${gameName(g.game)} ${noun(g.game)}: ${describe(g)} (started ${started})` };
   });
   const listed = JSON.stringify([player, buttons.map(({ g, text }) => [g.id, text])]);
   if (list.items.dataset.listed === listed) return;
@@ -142,7 +143,7 @@ export async function warnOpenTurn(player, game, startAnyway) {
   const g = (await openGames(player, game)).find((x) => x.rolls > 0);
   if (!g) return false; // nothing to lose
   const what = noun(game);
-  ui.openTurnText.textContent = `${player} already has a ${game} ${what} open today: ${describe(g)}. `
+  ui.openTurnText.textContent = `${player} already has a ${gameName(game)} ${what} open today: ${describe(g)}. `
     + `Resume it? A new ${what} leaves it unplayed.`;
   ui.openTurn.hidden = false;
   ui.resumeTurn.onclick = async () => {

@@ -6,7 +6,7 @@ import { rollFromScreen } from "./reading.js";
 import { listOpenGames, remember, warnOpenTurn } from "./resume.js";
 import { chosenRules, rulesQuery } from "./rules.js";
 import { clearSheet, sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
-import { showReceipt, showScored, showState } from "./words.js";
+import { gameName, showReceipt, showScored, showState } from "./words.js";
 
 // ---------------------------------------------------------------- turns
 export async function newTurn(evt, { anyway = false } = {}) {
@@ -269,7 +269,7 @@ function renderScore(scored) {
   if (scored.bust) {
     say(`Bust${scored.bust_reason ? `: ${scored.bust_reason}` : ""}.`, "bust");
   } else {
-    say(`${ui.game.value}: ${scored.values.join(" ")}`);
+    say(`${gameName(ui.game.value)}: ${scored.values.join(" ")}`);
   }
   if (scored.keeps) {
     renderKeeps(scored.keeps, null); // ranked by the advisor on the server

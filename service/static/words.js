@@ -3,6 +3,13 @@
 // `state`, a sheet's or Low-High turn's `awaiting`, "scored", "no turn") for tests and scripts.
 import { $, state, ui } from "./page.js";
 
+// The games by their names in the rules (the service names them as in URLs: "morning-roll").
+const GAMES = {
+  "morning-roll": "Morning Roll", "farkle-five": "Five-dice Farkle", greed: "Greed",
+  "solitaire-dice": "Solitaire Dice", "low-high": "Low-High",
+};
+export const gameName = (game) => GAMES[game] || game;
+
 const diceWord = (n) => `${n} ${n === 1 ? "die" : "dice"}`;
 
 // A keep-and-reroll turn (Morning Roll, Five-dice Farkle, Greed).

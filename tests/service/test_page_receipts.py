@@ -233,7 +233,7 @@ def test_a_finished_turn_read_back_without_its_receipt_says_so(chromium, tmp_pat
     )
     other.reload()
     message = other.locator("#message")
-    expect(message).to_contain_text("ann's last morning-roll turn ended while the page was away")
+    expect(message).to_contain_text("ann's last Morning Roll turn ended while the page was away")
     expect(message).to_contain_text("No tracker receipt saved for this turn yet")
     assert tracked(server.url) == [1000]
     assert not page.errors + other.errors

@@ -235,7 +235,7 @@ def test_new_turn_over_an_open_one_offers_to_resume_it(chromium, tmp_path):
         keep_button(page, "1").click()
         expect(page.locator("#dice-left")).to_have_text("5")
         page.click("#new-turn")
-        expect(page.locator("#open-turn")).to_contain_text("heather already has a morning-roll")
+        expect(page.locator("#open-turn")).to_contain_text("heather already has a Morning Roll")
         expect(page.locator("#open-turn")).to_contain_text("100 points")
         page.click("#resume-turn")
         expect(page.locator("#open-turn")).to_be_hidden()

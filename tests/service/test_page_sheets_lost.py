@@ -157,22 +157,22 @@ def test_a_tab_shown_again_refreshes_the_open_games(chromium, tmp_path):
         laptop.press("#player", "Tab")
         offered = laptop.locator("#open-games-list button")
         expect(offered).to_have_count(1)
-        expect(offered.nth(0)).to_contain_text("Resume low-high turn")
+        expect(offered.nth(0)).to_contain_text("Resume Low-High turn")
 
         start(phone, "solitaire-dice")  # a game started on the phone comes in ...
         laptop.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
         expect(offered).to_have_count(2)
-        expect(offered.nth(0)).to_contain_text("Resume solitaire-dice sheet: score 0 after 0 rolls")
+        expect(offered.nth(0)).to_contain_text("Resume Solitaire Dice sheet: score 0 after 0 rolls")
 
         # ... and one finished there drops out
-        phone.locator("#open-games-list button", has_text="Resume low-high turn").click()
+        phone.locator("#open-games-list button", has_text="Resume Low-High turn").click()
         expect(phone.locator("#message")).to_contain_text("Resumed jeff's turn")
         phone.get_by_role("button", name="Keep 4 4 4, 3 dice").click()
         phone.get_by_role("button", name="End turn").click()
         expect(phone.locator("#message")).to_have_text("Turn over: score 3.")
         laptop.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
         expect(offered).to_have_count(1)
-        expect(offered.nth(0)).to_contain_text("Resume solitaire-dice sheet")
+        expect(offered.nth(0)).to_contain_text("Resume Solitaire Dice sheet")
     finally:
         phone_context.close()
         laptop_context.close()

@@ -130,9 +130,9 @@ def test_another_device_lists_the_open_games_and_resumes_them(chromium, tmp_path
         laptop.press("#player", "Tab")
         offered = laptop.locator("#open-games-list button")
         expect(offered).to_have_count(2)
-        expect(offered.nth(0)).to_contain_text("Resume solitaire-dice sheet: score 0 after 1 roll")
+        expect(offered.nth(0)).to_contain_text("Resume Solitaire Dice sheet: score 0 after 1 roll")
         expect(offered.nth(1)).to_contain_text(
-            "Resume low-high turn: score 3 after 1 roll, 10 dice to roll"
+            "Resume Low-High turn: score 3 after 1 roll, 10 dice to roll"
         )
         offered.nth(0).click()
         expect(laptop.locator("#game")).to_have_value("solitaire-dice")
@@ -158,7 +158,7 @@ def test_another_device_lists_the_open_games_and_resumes_them(chromium, tmp_path
         laptop.select_option("#game", "low-high")
         laptop.click("#new-turn")
         expect(laptop.locator("#open-turn")).to_contain_text(
-            "Jeff already has a low-high turn open today: score 3 after 1 roll, 10 dice to roll"
+            "Jeff already has a Low-High turn open today: score 3 after 1 roll, 10 dice to roll"
         )
         laptop.click("#resume-turn")
         expect(laptop.locator("#message")).to_contain_text("Resumed Jeff's turn. Score 3")

@@ -5,6 +5,7 @@ which stay in its ``data-state`` for tests and scripts. Played with typed values
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,33 @@ def test_a_turn_the_tracker_did_not_get_is_said_saved_and_how_it_is_sent(
     page.click("#new-turn")  # a new turn's message has no receipt, nor its details
     expect(message).to_contain_text("ann: roll 6 dice.")
     expect(details).to_be_hidden()
+
+
+def test_the_games_are_named_as_their_rules_name_them(page):
+    # The game menu, the scored roll and the open games listed showed the service's names of the
+    # games ("morning-roll", "Resume solitaire-dice sheet"); the menu's values stay those names.
+    from playwright.sync_api import expect
+
+    options = page.locator("#game option")
+    expect(options).to_have_text(
+        ["Morning Roll", "Five-dice Farkle", "Greed", "Solitaire Dice", "Low-High"]
+    )
+    assert options.evaluate_all("os => os.map((o) => o.value)") == [
+        "morning-roll",
+        "farkle-five",
+        "greed",
+        "solitaire-dice",
+        "low-high",
+    ]
+    page.select_option("#game", "greed")
+    roll(page, "1 1 1 2 3")  # no turn started: the roll is only scored
+    expect(page.locator("#message")).to_have_text("Greed: 1 1 1 2 3")
+    page.fill("#player", "ann")
+    page.select_option("#game", "solitaire-dice")
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll")
+    page.select_option("#game", "morning-roll")
+    page.click("#new-turn")
+    expect(page.locator("#open-games-list button")).to_have_text(
+        re.compile(r"^Resume Solitaire Dice sheet: score 0 after 0 rolls")
+    )

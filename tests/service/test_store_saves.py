@@ -212,7 +212,7 @@ def test_a_refused_start_clears_the_game_on_screen_whichever_game_was_asked_for(
         httpx.post(f"{srv.url}/api/v1/sheets", json={"player": "bob"}, timeout=30)
         for game in ("low-high", "solitaire-dice"):  # a Farkle turn on screen, a sheet refused
             start(game)
-            cleared("greed turn")
+            cleared("Greed turn")
             page.click("#open-games-list button")  # nothing lost: it is played on
             expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
             expect(page.locator("#message")).to_contain_text("Resumed ann's turn")
@@ -221,4 +221,4 @@ def test_a_refused_start_clears_the_game_on_screen_whichever_game_was_asked_for(
         start("low-high")
         expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll")
         start("farkle-five")
-        cleared("low-high turn")
+        cleared("Low-High turn")
