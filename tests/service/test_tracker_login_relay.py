@@ -200,3 +200,20 @@ def test_a_remote_tracker_counts_the_service_as_one_address_and_gets_no_key(
     assert not any(embedded.state.relay_key in v for h in seen for v in h.values())
     remote.state.db.dispose()
     embedded.state.db.dispose()
+
+
+def test_a_camera_page_login_while_the_remote_tracker_is_down_is_503_naming_it(
+    tmp_path, serve, unused_port
+):
+    """The tracker cannot be reached: 503 (the service is fine, its tracker away: try again),
+    saying where it looked; no token, nothing held."""
+    url = f"http://127.0.0.1:{unused_port}/tracker"
+    app = create_app(
+        Settings(data_dir=tmp_path, tracker_url=url, outbox_retry_s=0),
+        reader=QueueReader(),
+        submitter=None,
+    )
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        r = http.post("/api/v1/tracker/tokens", json={"name": "ann", "password": "pass-word-1"})
+    assert r.status_code == 503, r.text
+    assert f"cannot reach the tracker at {url}" in r.json()["detail"]
