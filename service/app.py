@@ -101,6 +101,7 @@ def create_app(
             Path(settings.data_dir).expanduser() / "outbox",
             embedded=not settings.tracker_url,
             listen=(settings.host, settings.port),
+            retry_s=settings.outbox_retry_s,
         )
     app.state.turns = TurnStore(submitter=submitter, database=_turns_database(settings))
     if settings.outbox_retry_s > 0 and callable(getattr(submitter, "retry", None)):

@@ -81,9 +81,13 @@ class TrackerSubmitter:
         retries: int = 1,
         embedded: bool = False,
         listen: tuple[str, int] | None = None,
+        retry_s: float = 30.0,
     ) -> None:
         self.outbox_dir = Path(outbox_dir)
         self.retries = retries
+        self.retry_s = retry_s
+        """How often the service tries the queued turns again (``DICECAM_OUTBOX_RETRY_S``; 0:
+        never), as its receipts say."""
         self.embedded = embedded
         """The tracker is this server's own: over HTTPS its certificate is our self-signed one."""
         self.listen = listen
@@ -183,10 +187,15 @@ class TrackerSubmitter:
         try:
             stored = send()
         except TrackerUnavailable as exc:
+            again = (
+                f"the service tries again on its own every {self.retry_s:g} s"
+                if self.retry_s > 0
+                else "the service does not try again on its own (DICECAM_OUTBOX_RETRY_S=0)"
+            )
             return {
                 "status": "queued",
-                "detail": f"{exc}; kept in the outbox ({self.outbox_dir}): the service tries "
-                "again on its own, `dicecam outbox deliver` sends it at once",
+                "detail": f"{exc}; kept in the outbox ({self.outbox_dir}): {again}, "
+                "`dicecam outbox deliver` sends it at once",
             }
         except TrackerAuthError as exc:  # an expired or revoked token: the turn is not lost
             return {

@@ -188,7 +188,7 @@ def test_a_queued_turn_is_sent_once_the_tracker_is_back(tmp_path, unused_port):
         t = c.post("/api/v1/turns", json={"player": "lena", "tracker_token": token}).json()
         t = c.post(f"/api/v1/turns/{t['id']}/rolls", json={"values": [2, 2, 3, 4, 6, 6]}).json()
         assert t["submission"]["status"] == "queued", t["submission"]
-        assert "tries again on its own" in t["submission"]["detail"]
+        assert "the service tries again on its own every 0.2 s" in t["submission"]["detail"]
         with LiveServer(tracker, port=port) as remote:
             deadline = time.monotonic() + 30
             while (got := c.get(f"/api/v1/turns/{t['id']}").json())["submission"][
@@ -232,3 +232,22 @@ def test_the_page_logs_in_with_any_password_the_tracker_registers(server):
     assert r.status_code == 201, r.text
     r = c.post("/api/v1/tracker/tokens", json={"name": "heather", "password": longest + "p"})
     assert r.status_code == 422 and "256" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("retry_s", "said"),
+    [
+        (30.0, "the service tries again on its own every 30 s, `dicecam outbox deliver`"),
+        (0.0, "the service does not try again on its own (DICECAM_OUTBOX_RETRY_S=0), `dicecam"),
+    ],
+)
+def test_a_queued_receipt_says_whether_the_service_tries_again(tmp_path, retry_s, said):
+    # with DICECAM_OUTBOX_RETRY_S=0 nothing tries again: the receipt promised it did
+    from service.api.submit import TrackerSubmitter
+    from service.tracker_client import TrackerUnavailable
+
+    def down():
+        raise TrackerUnavailable("cannot reach the tracker at http://127.0.0.1:9")
+
+    receipt = TrackerSubmitter(tmp_path / "outbox", retry_s=retry_s)._receipt(down)
+    assert receipt["status"] == "queued" and said in receipt["detail"], receipt
