@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,16 @@ class TurnError(ValueError):
         super().__init__(message)
         self.status = status
         self.info = info
+
+
+def faces(values: Sequence[int]) -> str:
+    """Dice as a player writes them down.
+
+    Example:
+        >>> faces([2, 2, 3, 4, 6])
+        '2 2 3 4 6'
+    """
+    return " ".join(map(str, values))
 
 
 def dice_words(n: int) -> str:
@@ -212,13 +222,13 @@ class TurnSession:
             raise TurnError(
                 f"this roll should have {expected} dice, but "
                 f"{'the photo shows' if photo and not typed else 'the values typed give'} "
-                f"{shown} ({values}); retake the photo or type the values",
+                f"{shown} ({faces(values) or 'none'}); retake the photo or type the values",
                 422,
             )
         try:
             self.turn.roll(list(values), off_table=off_table + missing)
         except ValueError as exc:  # ScoringError
-            raise TurnError(f"cannot roll {values}: {exc}", 422) from None
+            raise TurnError(f"cannot roll {faces(values)}: {exc}", 422) from None
         if missing:  # the scoring turn counted them as off the table: say what they were
             self.turn.rolls[-1].update(off_table=off_table, missing=missing)
         self.moves.append(
@@ -239,7 +249,7 @@ class TurnSession:
                     "dice rolled"
                 )
             else:
-                self.bust_reason = f"no scoring dice in {sorted(values)}"
+                self.bust_reason = f"no scoring dice in {faces(sorted(values))}"
         elif self.turn.state == "banked":
             self.outcome = "banked"
 

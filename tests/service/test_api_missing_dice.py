@@ -83,7 +83,8 @@ def test_typed_values_and_corrections_stay_strict(bust_server):
     # the message speaks of the values typed, not of the photo's five dice
     assert (
         r.status_code == 422
-        and "should have 6 dice, but the values typed give 4" in (r.json()["detail"])
+        and "should have 6 dice, but the values typed give 4 on the table (1 5 2 3); retake"
+        in r.json()["detail"]
     )
     after = c.get(f"/api/v1/turns/{t['id']}").json()
     assert (after["rolls"], after["awaiting"], after["bust"]) == (0, "roll", False)
