@@ -358,6 +358,7 @@ class TurnSession:
             "dice_left": self.dice_left,
             "last_roll": None if last is None else last.to_dict(),
             "rolls": len(self.rolls),
+            "moves": len(self.moves),
             "keeps": self.options(),
             "history": self.turn.to_dict()["rolls"],
             "submission": self.submission,

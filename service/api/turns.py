@@ -126,6 +126,15 @@ SEEN_ROLLS = Query(
 )
 
 
+SEEN_MOVES = Query(
+    None,
+    ge=0,
+    description="the turn's `moves` when this move was chosen: a turn moved since (a keep taken "
+    "back and another made in another tab, which leaves `rolls` as it was) refuses the move with "
+    "409, unchanged",
+)
+
+
 def _session(request: Request, turn_id: str, seen_rolls: int | None = None) -> TurnSession:
     try:
         session = _store(request).get(turn_id)
@@ -150,6 +159,17 @@ def check_seen(session: Rolled, seen_rolls: int | None, what: str = "turn") -> N
             f"this {what} moved on elsewhere (another tab or device?): expected a move after "
             f"roll {seen_rolls}, the {what} has had {len(session.rolls)}; nothing was changed, "
             f"GET the {what} again"
+        )
+
+
+def check_moves(session: TurnSession, seen_moves: int | None) -> None:
+    """Refuse (409) a move chosen on a copy of the turn that has had another number of moves:
+    a keep taken back and another made elsewhere leave its rolls as they were."""
+    if seen_moves is not None and seen_moves != len(session.moves):
+        raise TurnError(
+            f"this turn moved on elsewhere (another tab or device?): expected a move after "
+            f"{seen_moves} moves, the turn has had {len(session.moves)}; nothing was changed, "
+            "GET the turn again"
         )
 
 
@@ -227,7 +247,10 @@ async def get_turn(request: Request, turn_id: str) -> dict[str, Any]:
     responses=move_errors(400, 404, 408, 409, 413, 415, 422, 503),
 )
 async def post_roll(
-    request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS
+    request: Request,
+    turn_id: str,
+    rolls: int | None = SEEN_ROLLS,
+    moves: int | None = SEEN_MOVES,
 ) -> dict[str, Any]:
     """A photo of the roll (multipart ``photo``, optional ``values`` corrections) or JSON values.
 
@@ -243,6 +266,7 @@ async def post_roll(
     def apply() -> dict[str, Any]:
         with session.lock:
             check_seen(session, rolls)
+            check_moves(session, moves)
             check_read_for(session, read_for, roll)
             session.roll(
                 roll.values,
@@ -273,15 +297,21 @@ def refused_roll(exc: TurnError, reading: dict[str, Any] | None) -> JSONResponse
 
 
 async def _move(
-    request: Request, turn_id: str, rolls: int | None, play: Callable[[TurnSession], Any]
+    request: Request,
+    turn_id: str,
+    seen: tuple[int | None, int | None],
+    play: Callable[[TurnSession], Any],
 ) -> dict[str, Any]:
     """Make a move that sends no photo (``play`` on the turn: keep, take back, bank) on the
-    turn as the client saw it (``rolls``), save it and say where the turn stands."""
+    turn as the client saw it (``seen``: its rolls and moves), save it and say where the turn
+    stands."""
+    rolls, moves = seen
     session = _session(request, turn_id, rolls)
 
     def apply() -> dict[str, Any]:
         with session.lock:
             check_seen(session, rolls)
+            check_moves(session, moves)
             play(session)
             return _view(request, session)
 
@@ -297,9 +327,16 @@ async def _move(
     responses=move_errors(400, 404, 409, 413, 422),
 )
 async def keep(
-    request: Request, turn_id: str, body: Keep, rolls: int | None = SEEN_ROLLS
+    request: Request,
+    turn_id: str,
+    body: Keep,
+    rolls: int | None = SEEN_ROLLS,
+    moves: int | None = SEEN_MOVES,
 ) -> dict[str, Any]:
-    return await _move(request, turn_id, rolls, lambda s: s.keep(body.dice, body.forced_reroll))
+    def play(session: TurnSession) -> None:
+        session.keep(body.dice, body.forced_reroll)
+
+    return await _move(request, turn_id, (rolls, moves), play)
 
 
 @router.post(
@@ -307,16 +344,26 @@ async def keep(
     summary="Take back the last keep",
     responses=move_errors(404, 409, 422),
 )
-async def undo(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> dict[str, Any]:
+async def undo(
+    request: Request,
+    turn_id: str,
+    rolls: int | None = SEEN_ROLLS,
+    moves: int | None = SEEN_MOVES,
+) -> dict[str, Any]:
     """Take back the last move when it is a keep and no roll came after it: the turn awaits a
     keep of that roll again, with the same options and advice. A roll is never taken back, nor
     a finished turn (409 says so); the keep stays in the turn's moves, followed by an ``undo``,
     and is listed in ``taken_back``."""
-    return await _move(request, turn_id, rolls, TurnSession.undo)
+    return await _move(request, turn_id, (rolls, moves), TurnSession.undo)
 
 
 @router.post(
     "/{turn_id}/bank", summary="End the turn and score it", responses=move_errors(404, 409, 422)
 )
-async def bank(request: Request, turn_id: str, rolls: int | None = SEEN_ROLLS) -> dict[str, Any]:
-    return await _move(request, turn_id, rolls, TurnSession.bank)
+async def bank(
+    request: Request,
+    turn_id: str,
+    rolls: int | None = SEEN_ROLLS,
+    moves: int | None = SEEN_MOVES,
+) -> dict[str, Any]:
+    return await _move(request, turn_id, (rolls, moves), TurnSession.bank)

@@ -106,7 +106,9 @@ async function move(path, options) {
       say(`Your last move reached the dicecam service (its answer was lost on the way). ${ui.message.textContent}`);
       return false;
     }
-    const url = `/api/v1/turns/${encodeURIComponent(shown.id)}/${path}?rolls=${shown.rolls}`;
+    // the turn as shown: a keep taken back and another made elsewhere leave its rolls as they were
+    const seen = shown.moves == null ? "" : `&moves=${shown.moves}`;
+    const url = `/api/v1/turns/${encodeURIComponent(shown.id)}/${path}?rolls=${shown.rolls}${seen}`;
     renderTurn(await api(url, options));
     return true;
   } catch (err) {
