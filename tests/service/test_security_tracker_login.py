@@ -64,7 +64,7 @@ def test_concurrent_logins_and_registrations_hash_a_few_at_a_time(
         codes = list(pool.map(attempt, range(24)))
     assert sorted(set(codes)) == [201, 401], codes
     assert counting.calls == 24
-    assert counting.most <= security.ARGON2_AT_ONCE, counting.most
+    assert counting.most <= 4, counting.most  # README: 4 at a time, whatever the threads
 
 
 def test_a_megabyte_password_is_refused_before_hashing(sqlite_tracker, join, monkeypatch):

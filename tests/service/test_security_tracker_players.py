@@ -60,6 +60,7 @@ def test_an_administrator_cannot_raise_their_own_score(admins, turn):
         ("Ian", "lan"),  # capital i and small L
         ("Bob Smith", "Bob  Smith"),  # a page shows both as "Bob Smith"
         ("Arnie", "Amie"),
+        ("wendy", "vvendy"),  # a double v
         ("Zoe10", "Zoel0"),
         ("OLIVER", "0LlVER"),
         ("heather", "Heather "),  # case and spaces: the same name
