@@ -9,6 +9,8 @@ import pytest
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.page import kept_on_a_phone
+
 pytestmark = pytest.mark.browser
 
 
@@ -66,16 +68,7 @@ def test_a_score_sheet_shows_no_take_back(chromium, tmp_path, serve):
     from playwright.sync_api import expect
 
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
-    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
-    page.goto(serve(app).url + "/")
-    take_back = page.get_by_role("button", name="Take back keep")
-    page.fill("#player", "ann")
-    page.click("#new-turn")
-    expect(page.locator("#message")).to_contain_text("ann: roll 6 dice")
-    page.fill("#typed", "1 1 5 2 3 4")
-    page.press("#typed", "Enter")
-    page.get_by_role("button", name="Keep 1 1 5,").click()
-    expect(take_back).to_be_visible()
+    page, take_back = kept_on_a_phone(chromium, serve(app).url)
     page.select_option("#game", "solitaire-dice")  # another player's sheet: no keep to take back
     page.fill("#player", "bo")
     page.click("#new-turn")

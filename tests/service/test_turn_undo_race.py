@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from dicecam_testing.page import kept_on_a_phone
 from dicecam_testing.turns import turns_service
 
 
@@ -79,16 +80,8 @@ def test_the_page_takes_back_only_the_keep_it_shows(chromium, tmp_path, serve):
 
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
     url = serve(app).url
-    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
-    page.goto(url + "/")
-    page.fill("#player", "ann")
-    page.click("#new-turn")
-    expect(page.locator("#message")).to_contain_text("ann: roll 6 dice")
-    page.fill("#typed", "1 1 5 2 3 4")
-    page.press("#typed", "Enter")
-    page.get_by_role("button", name="Keep 1 1 5,").click()
-    take_back = page.get_by_role("button", name="Take back keep 1 1 5")
-    expect(take_back).to_be_visible()
+    page, take_back = kept_on_a_phone(chromium, url)
+    expect(page.get_by_role("button", name="Take back keep 1 1 5")).to_be_visible()
     turn_id = page.evaluate("window.dicecam.turn.id")
 
     with httpx.Client(base_url=url + "/api/v1") as other_tab:  # takes it back, keeps 1 1

@@ -230,3 +230,21 @@ def wait_on_page(page, check, what: str, timeout: float = 15) -> None:
 
 def chips(page) -> list[str]:
     return page.eval_on_selector_all("#dice .die", "els => els.map(e => e.textContent)")
+
+
+def kept_on_a_phone(chromium, url: str):
+    """A phone-sized page of the service at ``url`` where ann's new Morning Roll turn rolled
+    1 1 5 2 3 4 (typed) and kept 1 1 5: the page and its "Take back keep" button."""
+    from playwright.sync_api import expect
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(url + "/")
+    take_back = page.get_by_role("button", name="Take back keep")
+    page.fill("#player", "ann")
+    page.click("#new-turn")
+    expect(page.locator("#message")).to_contain_text("ann: roll 6 dice")
+    page.fill("#typed", "1 1 5 2 3 4")
+    page.press("#typed", "Enter")
+    page.get_by_role("button", name="Keep 1 1 5,").click()
+    expect(take_back).to_be_visible()
+    return page, take_back
