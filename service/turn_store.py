@@ -182,15 +182,12 @@ class TurnStore(SessionStore[TurnSession]):
         with a made-up token the tracker refuses. Returns how many receipts changed (see
         :meth:`retry_queued`)."""
         name = player.strip().lower()
-        named = set(turns)
-        with self._lock:
-            mine = [
-                t
-                for t in self._items.values()
-                if t.id in named
-                and t.player.strip().lower() == name
-                and t.tracker_url == tracker_url
-            ]
+        found = map(self._found, dict.fromkeys(turns))  # in memory or read back
+        mine = [
+            t
+            for t in found
+            if t is not None and t.player.strip().lower() == name and t.tracker_url == tracker_url
+        ]
         for turn in mine:
             self._give_token(turn, token)
         waiting = [t for t in mine if (t.submission or {}).get("login")]
@@ -208,6 +205,15 @@ class TurnStore(SessionStore[TurnSession]):
                 except TurnError:
                     log.warning("turn %s: its new token could not be saved", session.id)
         return self.retry_queued(now={t.id for t in waiting}) if waiting else 0
+
+    def _found(self, turn_id: str) -> TurnSession | None:
+        """The turn ``turn_id`` in memory or read back from the database; None when there is
+        none, or the database cannot be read (said in the log: the login stands)."""
+        try:
+            return self._find(turn_id)
+        except Exception as exc:  # a locked or broken file: the turn keeps its token
+            log.warning("turn %s: not read back for a new login: %s", turn_id, exc)
+            return None
 
     def _give_token(self, turn: TurnSession, token: str) -> None:
         """An open Morning Roll ``turn`` takes ``token``, saved (one that finished meanwhile

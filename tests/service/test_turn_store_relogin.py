@@ -73,3 +73,18 @@ def test_a_login_gives_its_token_only_to_the_turns_the_page_names() -> None:
     assert submitter.retried == []
     assert store.relogin("lena", "http://tracker-a", "fresh", [made_up.id]) == 1  # named: sent
     assert submitter.retried == [("lena", "http://tracker-a", "fresh")]
+
+
+def test_a_named_turn_memory_let_go_of_takes_the_token_from_the_database(tmp_path) -> None:
+    from service.turn_db import TurnDatabase
+
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(TokenRefusingSubmitter(), max_turns=1, database=db)
+    own = store.start("lena", "morning-roll", tracker_url="http://tracker-a").id
+    store.start("max", "greed")  # full: memory lets go of lena's open turn, its row stays
+    assert own not in store._items
+
+    assert store.relogin("lena", "http://tracker-a", "fresh", [own, "no-such-turn"]) == 0
+
+    restarted = TurnStore(TokenRefusingSubmitter(), database=db)  # as saved
+    assert restarted.get(own).tracker_token == "fresh"
