@@ -19,7 +19,7 @@ from service.http_errors import (
 )
 from service.logs import CrashLog, RefusalLog
 from service.security_headers import SecurityHeadersMiddleware
-from service.tracker import api, forms, pages, password_form, store
+from service.tracker import accounts_api, api, forms, pages, password_form, store
 from service.tracker.db import Database, default_database_url, migrate
 from service.tracker.throttle import (
     REGISTRATION_WINDOW,
@@ -118,6 +118,7 @@ def create_app(
     # outermost: a crash, of a route or of a layer above, is logged with an error id and
     # answered 500 with that id alone, with the security headers (CrashLog's own)
     app.add_middleware(CrashLog)
+    app.include_router(accounts_api.router)
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(forms.router)
