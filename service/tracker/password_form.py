@@ -8,7 +8,7 @@ new one follows a registration's rules, and every token of the player is revoked
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
@@ -44,8 +44,10 @@ NEW = ' type="password" minlength="8" maxlength="256" autocomplete="new-password
 
 
 class PasswordForm(PasswordChange):
-    """The form's passwords: a change's, the new one typed twice."""
+    """The form's passwords: a change's, the new one typed twice (a NUL character in it taken
+    as the API takes it)."""
 
+    hashed: ClassVar[frozenset[str]] = PasswordChange.hashed | {"new_password_again"}
     new_password_again: str
 
     @field_validator("new_password_again")

@@ -7,7 +7,7 @@ import binascii
 import json
 import re
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -83,15 +83,17 @@ def _nul_at(value: Any, where: str) -> str | None:
 
 class _In(StrictBody):
     model_config = ConfigDict(str_strip_whitespace=True)
+    hashed: ClassVar[frozenset[str]] = PASSWORD_FIELDS
+    """The body's password fields, exempt from the NUL check (a subclass adding one extends it)."""
 
     @model_validator(mode="before")
     @classmethod
     def _no_nul(cls, data: Any) -> Any:
         """Text with a NUL character is refused: PostgreSQL cannot store or look one up (a 500).
-        A password is only hashed: it may hold one."""
+        A password (``hashed``) is only hashed: it may hold one."""
         if not isinstance(data, dict):
             return data
-        stored = {k: v for k, v in data.items() if k not in PASSWORD_FIELDS}
+        stored = {k: v for k, v in data.items() if k not in cls.hashed}
         if where := _nul_at(stored, "body"):
             field = where.removeprefix("body.") if where != "body" else "the body"
             raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
