@@ -16,6 +16,8 @@ __all__ = [
     "GAME_NAMES",
     "HOUSE_RULES",
     "HOUSE_RULE_CHOICES",
+    "HOUSE_RULE_HINTS",
+    "HOUSE_RULE_LABELS",
     "get_advisor",
     "get_game",
     "parse_house_rules",
@@ -45,6 +47,32 @@ HOUSE_RULE_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
     "low-high": {"scoring": ("dice", "pips"), "cancel": ("ascending", "descending")},
 }
 """The values a house rule of text takes (true/false and whole-number rules are not listed)."""
+
+HOUSE_RULE_LABELS: dict[str, dict[str, str]] = {
+    "morning-roll": {"three_pairs_any": "Any three pairs are boxcars"},
+    "farkle-five": {"free_keep": "Keep any scoring dice"},
+    "low-high": {"scoring": "Score by", "cancel": "Cancel order (pips)", "target": "Points to win"},
+}
+"""A player's name of each house rule of :data:`HOUSE_RULES` (a short label for a menu)."""
+
+HOUSE_RULE_HINTS: dict[str, dict[str, str]] = {
+    "morning-roll": {
+        "three_pairs_any": "Four of a kind with a pair, or six of a kind, score 2500 as three "
+        "pairs too (as written: only three pairs of different faces).",
+    },
+    "farkle-five": {
+        "free_keep": "Keep some of a roll's scoring dice and roll the others again, as in "
+        "common Farkle (as written: every scoring die is kept).",
+    },
+    "low-high": {
+        "scoring": "dice: each good die left scores 1, each bad die left loses 1; pips: good "
+        "dice left score their pips, bad dice left lose theirs.",
+        "cancel": "With pips scoring, bad dice cancel the lowest good dice first (ascending) "
+        "or the highest (descending: lower scores).",
+        "target": "The first to reach it at the end of a turn wins (30 as written).",
+    },
+}
+"""One line on what each house rule changes, from READINGS.md and the game's rule text."""
 
 
 def unknown_game(name: str) -> str:

@@ -260,8 +260,10 @@ async def score(
 async def games() -> dict[str, Any]:
     """``games``: the names; ``house_rules``: each game's house rules with their defaults
     (``rules`` of a new turn, ``rule`` of /api/v1/score); ``house_rule_choices``: the values
-    of those written as text."""
+    of those written as text; ``house_rule_labels`` and ``house_rule_hints``: each rule in a
+    player's words (a short label, one line on what it changes)."""
     from scoring import HOUSE_RULE_CHOICES, HOUSE_RULES
+    from scoring.games import HOUSE_RULE_HINTS, HOUSE_RULE_LABELS
 
     return {
         "games": _games(),
@@ -269,4 +271,6 @@ async def games() -> dict[str, Any]:
         "house_rule_choices": {
             g: {k: list(v) for k, v in HOUSE_RULE_CHOICES.get(g, {}).items()} for g in GAME_NAMES
         },
+        "house_rule_labels": {g: dict(HOUSE_RULE_LABELS.get(g, {})) for g in GAME_NAMES},
+        "house_rule_hints": {g: dict(HOUSE_RULE_HINTS.get(g, {})) for g in GAME_NAMES},
     }

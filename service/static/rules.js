@@ -2,7 +2,7 @@
 // READINGS.md), remembered per game on this phone; a new turn and a scored roll use them.
 import { api, ui } from "./page.js";
 
-const known = { rules: {}, choices: {} }; // from /api/v1/games
+const known = { rules: {}, choices: {}, labels: {}, hints: {} }; // from /api/v1/games
 const stored = (game) => `dicecam.rules.${game}`;
 
 function saved(game) {
@@ -24,6 +24,16 @@ export function chosenRules(game = ui.game.value) {
   return out;
 }
 
+// A house rule in a player's words (its key only for a rule the service gives no label).
+export function ruleLabel(game, name) {
+  return (known.labels[game] || {})[name] || name.replaceAll("_", " ");
+}
+
+// The house rules `rules` ({key: value}) of `game`, in words: "Score by: pips".
+export function ruleWords(game, rules) {
+  return Object.entries(rules).map(([k, v]) => (v === true ? ruleLabel(game, k) : `${ruleLabel(game, k)}: ${v}`));
+}
+
 // `&rule=KEY=VALUE...` for /api/v1/score
 export function rulesQuery(game = ui.game.value) {
   return Object.entries(chosenRules(game))
@@ -37,10 +47,8 @@ function choose(game, name, value) {
 }
 
 function showSummary(game) {
-  const chosen = Object.entries(chosenRules(game));
-  ui.rulesSummary.textContent = chosen.length
-    ? chosen.map(([k, v]) => (v === true ? k : `${k} ${v}`).replaceAll("_", " ")).join(", ")
-    : "as written";
+  const chosen = ruleWords(game, chosenRules(game));
+  ui.rulesSummary.textContent = chosen.length ? chosen.join(", ") : "as written";
 }
 
 function control(game, name, dflt, value) {
@@ -70,8 +78,21 @@ function control(game, name, dflt, value) {
   input.name = name;
   const label = document.createElement("label");
   label.className = "toggle";
-  label.append(input, ` ${name.replaceAll("_", " ")}`);
-  return label;
+  const words = ruleLabel(game, name);
+  if (input.type === "checkbox") label.append(input, ` ${words}`);
+  else label.append(`${words} `, input);
+  const item = document.createElement("div");
+  item.append(label);
+  const hint = (known.hints[game] || {})[name];
+  if (hint) {
+    const note = document.createElement("div");
+    note.className = "hint";
+    note.id = `rule-${name}-hint`;
+    note.textContent = hint;
+    input.setAttribute("aria-describedby", note.id);
+    item.append(note);
+  }
+  return item;
 }
 
 // Show the chosen game's house rules (none: the section is hidden).
@@ -90,5 +111,7 @@ export async function loadHouseRules() {
   const games = await api("/api/v1/games");
   known.rules = games.house_rules || {};
   known.choices = games.house_rule_choices || {};
+  known.labels = games.house_rule_labels || {};
+  known.hints = games.house_rule_hints || {};
   renderRules();
 }

@@ -4,7 +4,7 @@ import { showPreview } from "./camera.js";
 import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { rollFromScreen } from "./reading.js";
 import { listOpenGames, remember, warnOpenTurn } from "./resume.js";
-import { chosenRules, rulesQuery } from "./rules.js";
+import { chosenRules, ruleWords, rulesQuery } from "./rules.js";
 import { clearSheet, sendSheetRoll, sheetActive, startSheet } from "./sheets.js";
 import { gameName, showReceipt, showScored, showState } from "./words.js";
 
@@ -231,8 +231,8 @@ export function renderTurn(turn) {
   } else if (turn.hot_dice) {
     say(`Every die scored: roll all ${turn.dice_left} again, or bank ${turn.turn_points}.`);
   } else if (turn.rolls === 0) {
-    const house = Object.entries(turn.rules || {}).map(([k, v]) => (v === true ? k : `${k} ${v}`));
-    const under = house.length ? ` (house rules: ${house.join(", ").replaceAll("_", " ")})` : "";
+    const house = ruleWords(turn.game, turn.rules || {});
+    const under = house.length ? ` (house rules: ${house.join(", ")})` : "";
     say(`${turn.player}: roll ${turn.dice_left} dice${under}.`);
   } else {
     say(`Roll ${turn.dice_left} dice, or bank ${turn.turn_points}.`);

@@ -48,15 +48,15 @@ def test_a_turn_is_played_under_the_house_rules_ticked_on_the_page(tmp_path):
         assert not any("2500 pts" in k for k in play("2 2 2 2 3 3"))  # M4 as written
         page.click("#house-rules summary")
         page.check("#rule-three_pairs_any")
-        expect(page.locator("#rules-summary")).to_have_text("three pairs any")
+        expect(page.locator("#rules-summary")).to_have_text("Any three pairs are boxcars")
         page.click("#new-turn")
         page.click("#abandon-turn")  # the turn as written is open (a roll in it): asked first
-        expect(page.locator("#message")).to_contain_text("house rules: three pairs any")
+        expect(page.locator("#message")).to_contain_text("house rules: Any three pairs are boxcars")
         keeps = play("2 2 2 2 3 3")
         assert "2500 pts" in keeps[0], keeps  # four of a kind and a pair count as three pairs
 
         page.reload()  # remembered on this phone, for this game only
-        expect(page.locator("#rules-summary")).to_have_text("three pairs any")
+        expect(page.locator("#rules-summary")).to_have_text("Any three pairs are boxcars")
         page.select_option("#game", "farkle-five")
         expect(page.locator("#rules-summary")).to_have_text("as written")
         assert page.locator("#rules-list input").count() == 1  # free keep
@@ -64,7 +64,7 @@ def test_a_turn_is_played_under_the_house_rules_ticked_on_the_page(tmp_path):
         page.click("#house-rules summary")
         assert page.locator("#rule-scoring option").all_inner_texts() == ["dice", "pips"]
         page.select_option("#rule-scoring", "pips")
-        expect(page.locator("#rules-summary")).to_have_text("scoring pips")
+        expect(page.locator("#rules-summary")).to_have_text("Score by: pips")
         page.select_option("#game", "greed")  # no house rules: nothing to show
         expect(page.locator("#house-rules")).to_be_hidden()
 

@@ -1,0 +1,140 @@
+"""The camera page's house rules and bare errors in a player's words: every house rule of every
+game has a label and a hint served by GET /api/v1/games, the page (Debian's chromium under
+Playwright) shows them instead of the rule's key, and an error answer without the service's
+sentence (a proxy's "502 Bad Gateway" page) is said as a sentence that keeps its status."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+
+from scoring import HOUSE_RULES
+from service.app import create_app
+from service.settings import Settings
+
+
+@pytest.fixture
+def url(tmp_path: Path, serve) -> str:
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    return serve(app).url
+
+
+def key_words(key: str) -> str:
+    return key.replace("_", " ").lower()
+
+
+def test_every_house_rule_of_every_game_has_a_label_and_a_hint(url):
+    games = httpx.get(url + "/api/v1/games", timeout=30).json()
+    labels, hints = games["house_rule_labels"], games["house_rule_hints"]
+    assert set(labels) == set(hints) == set(games["games"])
+    assert any(games["house_rules"].values())  # the games have house rules to name
+    for game, rules in games["house_rules"].items():
+        assert set(labels[game]) == set(rules) == set(HOUSE_RULES[game]), game
+        assert set(hints[game]) == set(rules), game
+        for key in rules:
+            label, hint = labels[game][key], hints[game][key]
+            assert label.strip() and label.lower() != key_words(key), (game, key, label)
+            assert len(label) <= 30, (game, key, label)  # a label, not a paragraph
+            assert hint.strip() and len(hint) <= 140, (game, key, hint)  # one line
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_page_shows_the_house_rules_in_words_not_their_keys(chromium, url):
+    from playwright.sync_api import expect
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "/")
+    expect(page.locator("#house-rules")).to_be_visible()
+    page.click("#house-rules summary")
+    rules = page.locator("#rules-list")
+    expect(rules).to_contain_text("Any three pairs are boxcars")
+    expect(rules).to_contain_text("Four of a kind with a pair, or six of a kind, score 2500")
+    assert "three pairs any" not in rules.inner_text().lower()
+    rule = page.locator("#rule-three_pairs_any")
+    expect(rule).to_have_accessible_name("Any three pairs are boxcars")
+    expect(rule).to_have_accessible_description(re.compile(r"score 2500 .*\(as written: "))
+
+    page.check("#rule-three_pairs_any")
+    expect(page.locator("#rules-summary")).to_have_text("Any three pairs are boxcars")
+    page.fill("#player", "ann")
+    page.click("#new-turn")
+    expect(page.locator("#message")).to_contain_text("house rules: Any three pairs are boxcars")
+
+    page.select_option("#game", "low-high")
+    for key, words in [
+        ("scoring", "Score by"),
+        ("cancel", "Cancel order (pips)"),
+        ("target", "Points to win"),
+    ]:
+        expect(page.locator(f"#rule-{key}")).to_have_accessible_name(words)
+    page.select_option("#rule-scoring", "pips")
+    page.fill("#rule-target", "40")
+    page.dispatch_event("#rule-target", "change")
+    expect(page.locator("#rules-summary")).to_have_text("Score by: pips, Points to win: 40")
+    assert not errors, errors
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_rule_the_service_gives_no_label_is_named_by_its_key(chromium, url):
+    from playwright.sync_api import expect
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+
+    def unlabelled(route) -> None:  # a service from before the labels
+        games = route.fetch().json()
+        del games["house_rule_labels"], games["house_rule_hints"]
+        route.fulfill(json=games)
+
+    page.route("**/api/v1/games", unlabelled)
+    page.goto(url + "/")
+    page.click("#house-rules summary")
+    expect(page.locator("label", has=page.locator("#rule-three_pairs_any"))).to_have_text(
+        "three pairs any"
+    )
+    expect(page.locator("#rules-list .hint")).to_have_count(0)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_an_error_answer_without_the_services_sentence_is_said_in_words(chromium, url):
+    from playwright.sync_api import expect
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(url + "/")
+    proxy_page = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+    page.route(
+        "**/api/v1/score*",
+        lambda route: route.fulfill(status=502, content_type="text/html", body=proxy_page),
+    )
+    page.fill("#typed", "1 2 3 4 6 6")
+    page.click("#typed-form button")
+    message = page.locator("#message")
+    expect(message).to_have_text(
+        "The dicecam service did not answer properly (502): try again in a moment."
+    )
+    assert "Bad Gateway" not in message.inner_text()
+
+    page.unroute("**/api/v1/score*")  # JSON without a detail says the same; a detail is kept
+    page.route(
+        "**/api/v1/score*",
+        lambda route: route.fulfill(status=503, json={"status": "starting"}),
+    )
+    page.click("#typed-form button")
+    expect(message).to_have_text(
+        "The dicecam service did not answer properly (503): try again in a moment."
+    )
+    page.unroute("**/api/v1/score*")
+    page.route(
+        "**/api/v1/score*",
+        lambda route: route.fulfill(status=422, body=json.dumps({"detail": "six dice, please"})),
+    )
+    page.click("#typed-form button")
+    expect(message).to_have_text("six dice, please")
