@@ -73,7 +73,9 @@ export async function api(path, options = {}) {
       body = null;
     }
     if (!res.ok) {
-      const detail = body && body.detail ? body.detail : `${res.status} ${res.statusText}`;
+      // no sentence from the service (a proxy's error page, a crash): say so, with its status
+      const detail = body && body.detail ? body.detail
+        : `The dicecam service did not answer properly (${res.status}): try again in a moment.`;
       throw failure(typeof detail === "string" ? detail : JSON.stringify(detail), { status: res.status });
     }
     return body;
