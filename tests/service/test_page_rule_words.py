@@ -74,6 +74,9 @@ def test_the_page_shows_the_house_rules_in_words_not_their_keys(chromium, url):
         ("target", "Points to win"),
     ]:
         expect(page.locator(f"#rule-{key}")).to_have_accessible_name(words)
+    target = page.locator("#rule-target")  # wide enough to show its number, not a checkbox's
+    expect(target).to_have_value("30")
+    assert target.bounding_box()["width"] >= 48, target.bounding_box()
     page.select_option("#rule-scoring", "pips")
     page.fill("#rule-target", "40")
     page.dispatch_event("#rule-target", "change")
