@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from service.turns import TurnError, TurnSession, dice_words
+from service.turns import TurnError, TurnSession, dice_words, faces
 
 __all__ = ["UNDO", "before_keep", "take_back_keep", "taken_back", "undoable"]
 
@@ -56,10 +56,9 @@ def _check(session: TurnSession) -> None:
         )
     last = session.moves[-1]["op"] if session.moves else None
     if last == "roll":
-        values = " ".join(map(str, session.last_values or []))
         raise TurnError(
-            f"a roll cannot be taken back (the dice showed {values}): {ONLY_A_KEEP}; "
-            "choose what to keep from it"
+            f"a roll cannot be taken back (the dice showed {faces(session.last_values or [])}): "
+            f"{ONLY_A_KEEP}; choose what to keep from it"
         )
     if last == UNDO:
         raise TurnError(
@@ -109,4 +108,4 @@ def taken_back(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _dice(move: dict[str, Any]) -> str:
     """A keep's dice in words: "1 1 5 (3 dice)"."""
     dice = list(move.get("dice") or [])
-    return f"{' '.join(map(str, dice))} ({dice_words(len(dice))})"
+    return f"{faces(dice)} ({dice_words(len(dice))})"
