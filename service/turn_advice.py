@@ -1,25 +1,25 @@
 """The advisor's words on a turn's keeps: each legal keep ranked by the best expected final
-turn score (:func:`rank_keeps`), from the advisor's options made JSON-able (:func:`_plain`)."""
+turn score (:func:`rank_keeps`), from the advisor's options made JSON-able (:func:`plain`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["rank_keeps"]
+__all__ = ["plain", "rank_keeps"]
 
 
-def _plain(obj: Any) -> Any:
+def plain(obj: Any) -> Any:
     """Dataclasses / named tuples / objects with to_dict to JSON-able values."""
     if hasattr(obj, "to_dict"):
         return obj.to_dict()
     if hasattr(obj, "_asdict"):
-        return {k: _plain(v) for k, v in obj._asdict().items()}
+        return {k: plain(v) for k, v in obj._asdict().items()}
     if hasattr(obj, "__dataclass_fields__"):
-        return {k: _plain(getattr(obj, k)) for k in obj.__dataclass_fields__}
+        return {k: plain(getattr(obj, k)) for k in obj.__dataclass_fields__}
     if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
+        return [plain(v) for v in obj]
     if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): plain(v) for k, v in obj.items()}
     return obj
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.turn_advice import _plain, rank_keeps
+from service.turn_advice import plain, rank_keeps
 
 __all__ = [
     "MORNING_ROLL",
@@ -330,7 +330,7 @@ class TurnSession:
             options = self.advisor.advise(list(self.last_values or []), int(self.turn.turn_points))
         except Exception:  # advice is a help, never a reason to fail a move
             return []
-        return [_plain(o) for o in options]
+        return [plain(o) for o in options]
 
     def to_dict(self) -> dict[str, Any]:
         from service.turn_undo import taken_back, undoable

@@ -134,7 +134,7 @@ def _house_rules(game: str, pairs: list[str]) -> dict[str, Any]:
 
 
 def _plain(obj: Any) -> Any:
-    from service.turns import _plain as plain
+    from service.turn_advice import plain
 
     return plain(obj)
 
