@@ -49,6 +49,8 @@ __all__ = [
     "replace_file",
     "replacing",
     "write_failure",
+    "writer",
+    "writer_gone",
 ]
 
 WINDOWS = os.name == "nt"
@@ -152,6 +154,22 @@ def _machine() -> str:
 TEMPORARY = re.compile(r"\..+\.(?P<pid>[0-9]+)-(?P<machine>[0-9a-f]{8})\.[a-z0-9_]{8}\.tmp")
 """A temporary file of :func:`replacing`: ``.NAME.PID-MACHINE.RANDOM.tmp``."""
 
+
+def writer() -> str:
+    """``PID-MACHINE``: this process, as the name of a temporary file or folder of its own
+    says who made it (:func:`writer_gone` tells a later process whether that one still runs)."""
+    return f"{os.getpid()}-{_machine()}"
+
+
+def writer_gone(pid: int, machine: str) -> bool:
+    """Whether the :func:`writer` ``pid``-``machine`` is a process of this machine that no
+    longer runs (killed: SIGKILL, a power cut), so what it left is nobody's. False for this
+    process, a running one, another machine's and, on Windows (no process looked up), any."""
+    if os.name != "posix" or machine != _machine() or pid == os.getpid():
+        return False
+    return not process_running(pid)
+
+
 _swept: set[str] = set()
 _swept_lock = threading.Lock()
 
@@ -164,17 +182,14 @@ def remove_dead_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
     process."""
     if os.name != "posix":
         return []
-    machine, removed = _machine(), []
+    removed = []
     try:
         entries = list(os.scandir(folder))
     except OSError:  # a folder that is not there (yet) holds none
         return []
     for entry in entries:
         found = TEMPORARY.fullmatch(entry.name)
-        if found is None or found["machine"] != machine:
-            continue
-        pid = int(found["pid"])
-        if pid == os.getpid() or process_running(pid):
+        if found is None or not writer_gone(int(found["pid"]), found["machine"]):
             continue
         with contextlib.suppress(OSError):  # gone meanwhile (another sweeper), not ours to remove
             if entry.is_file(follow_symlinks=False):
@@ -215,8 +230,7 @@ def replacing(
     """
     path = Path(path)
     _sweep_once(path.parent)
-    writer = f".{path.name}.{os.getpid()}-{_machine()}."
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=writer, suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{writer()}.", suffix=".tmp")
     os.close(fd)
     part = Path(tmp)
     try:

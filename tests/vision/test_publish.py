@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import errno
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import vision.train.publish as publish_module
 from service.cli import main
-from vision.atomic import atomic_copy, replace_file
+from vision.atomic import atomic_copy, replace_file, writer
 from vision.train.publish import publish
 
 from dicecam_testing.finetune import new_dice, stand_in_training, starting_model
@@ -97,6 +99,55 @@ def test_stopped_at_any_file_out_holds_the_earlier_model_whole_or_none(tmp_path,
     assert _held(out) == NEW
 
 
+def test_two_publishes_of_one_name_at_once_do_not_take_each_others_files(tmp_path, monkeypatch):
+    """Both used the hidden folder .NAME.publish, and a publish removed it as it began: one
+    started while another moved its files in removed them, and the first failed (its files
+    gone). Each has its own now; the one that finishes last is the model in out, whole."""
+    out = _files(tmp_path / "out", EARLIER)
+    other = {**NEW, "mine-ft.onnx": b"other detector", "mine-ft-verify.onnx": b"other check"}
+    calls = [0]
+
+    def replace(src, dst) -> None:
+        calls[0] += 1
+        if calls[0] == 1:  # the first publish has made its folder: the other runs whole now
+            placed = publish(_files(tmp_path / "other", other), out, "mine-ft")
+            assert {p.name: p.read_bytes() for p in placed} == other
+        replace_file(src, dst)
+
+    monkeypatch.setattr(publish_module, "replace_file", replace)
+    publish(_files(tmp_path / "stage", NEW), out, "mine-ft")
+    assert _held(out) == NEW
+
+
+def test_the_next_publish_removes_the_hidden_folders_of_publishes_no_longer_running(tmp_path):
+    """Killed outright (SIGKILL), a publish leaves its hidden folder. The next publish of the
+    name removes those of processes of this machine that are gone, and the .NAME.publish of
+    earlier versions; a running publish's, another machine's and another name's stay."""
+    out = _files(tmp_path / "out", EARLIER)
+    ended = subprocess.Popen([sys.executable, "-c", ""])
+    ended.wait(timeout=60)
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    machine = writer().split("-")[1]
+    other = f"{int(machine, 16) ^ 1:08x}"
+    names = {
+        ".mine-ft.publish": False,  # an earlier version's
+        f".mine-ft.{ended.pid}-{machine}.abcd_123.publish": False,  # killed
+        f".mine-ft.{running.pid}-{machine}.abcd_123.publish": True,  # publishing still
+        f".mine-ft.{ended.pid}-{other}.abcd_123.publish": True,  # another machine's
+        f".yours.{ended.pid}-{machine}.abcd_123.publish": True,  # another model's
+    }
+    try:
+        for name in names:
+            _files(out / name, {"mine-ft.onnx": b"half"})
+        publish(_files(tmp_path / "stage", NEW), out, "mine-ft")
+        assert sorted(p.name for p in out.iterdir()) == sorted(
+            [*NEW, *(n for n, stays in names.items() if stays)]
+        )
+    finally:
+        running.kill()
+        running.wait(timeout=60)
+
+
 def test_an_earlier_detector_that_cannot_be_removed_leaves_the_earlier_model(tmp_path, monkeypatch):
     """As on Windows while a reader has it open: the message follows what is on disk."""
     real_unlink = Path.unlink
@@ -171,7 +222,7 @@ def test_dicecam_train_stopped_while_it_puts_the_model_in_says_what_out_holds(
         assert _held(out) == holds
     else:
         assert "mine-ft.onnx" not in _held(out)
-    assert not (out / ".mine-ft.publish").exists()
+    assert not [p for p in out.iterdir() if p.name.endswith(".publish")]
     monkeypatch.setattr(publish_module, "replace_file", replace_file)
     assert main(argv) == 0
     assert sorted(_held(out)) == sorted(

@@ -12,12 +12,14 @@ Example:
 from __future__ import annotations
 
 import errno
+import re
 import shutil
+import tempfile
 from pathlib import Path
 
-from vision.atomic import atomic_copy, fsync_dir, replace_file
+from vision.atomic import atomic_copy, fsync_dir, replace_file, writer, writer_gone
 
-__all__ = ["COMPANIONS", "fine_tuned_model", "model_set_files", "publish", "said"]
+__all__ = ["COMPANIONS", "fine_tuned_model", "model_set_files", "publish", "said", "stale_folders"]
 
 
 def fine_tuned_model(base: Path, out: Path | None, name: str | None) -> Path:
@@ -62,24 +64,32 @@ def said(exc: KeyboardInterrupt | OSError, note: str) -> KeyboardInterrupt | OSE
 def publish(stage: Path, out: Path, name: str) -> list[Path]:
     """Put the finished model ``name`` made in ``stage`` into ``out`` and return its files there.
 
-    Two steps. First every file is moved (copied, from another disk) into a hidden folder in
-    ``out``, ``.NAME.publish``: stopped there (Ctrl-C, a full disk), ``out`` is as it was. Then
-    renames within ``out``: the earlier detector ``NAME.onnx``, which selects the model, is
-    removed first, then the earlier model's files this run did not make (a die check the new
-    model has none of), and the new files go in, the detector last. Stopped there, ``out`` holds
-    no model ``name`` rather than a mixed one. The error says which (:func:`said`); the hidden
-    folder is removed.
+    Two steps. First every file is moved (copied, from another disk) into a hidden folder of
+    this publish in ``out``, ``.NAME.PID-MACHINE.RANDOM.publish`` (:func:`vision.atomic.writer`):
+    stopped there (Ctrl-C, a full disk), ``out`` is as it was. Then renames within ``out``: the
+    earlier detector ``NAME.onnx``, which selects the model, is removed first, then the earlier
+    model's files this run did not make (a die check the new model has none of), and the new
+    files go in, the detector last. Stopped there, ``out`` holds no model ``name`` rather than a
+    mixed one. The error says which (:func:`said`); the hidden folder is
+    removed.
+
+    A publish killed outright (SIGKILL, a power cut) leaves its hidden folder; the next publish
+    of ``name`` into ``out`` removes those of publishes no longer running (:func:`stale_folders`).
+    Another publish of ``name`` running at the same time keeps its own folder (each has one):
+    the two do not take each other's files, and ``out`` ends with the model of the one that
+    finished last, whole.
     """
     detector = f"{name}.onnx"
     made = sorted((f for f in stage.iterdir() if f.is_file()), key=lambda f: f.name == detector)
     if not made or made[-1].name != detector:
         raise FileNotFoundError(f"expected the fine-tuned model {stage / detector}, got none")
     out.mkdir(parents=True, exist_ok=True)
-    incoming = out / f".{name}.publish"
+    for stale in stale_folders(out, name):
+        shutil.rmtree(stale, ignore_errors=True)
     earlier = (out / detector).is_file()
+    incoming: Path | None = None
     try:
-        shutil.rmtree(incoming, ignore_errors=True)  # a killed run's
-        incoming.mkdir()
+        incoming = Path(tempfile.mkdtemp(dir=out, prefix=f".{name}.{writer()}.", suffix=".publish"))
         for f in made:
             _move(f, incoming / f.name)
         (out / detector).unlink(missing_ok=True)  # from here on no model is selectable
@@ -99,9 +109,31 @@ def publish(stage: Path, out: Path, name: str) -> list[Path]:
             note += "; the same command starts again"
         raise said(exc, note) from exc
     finally:
-        shutil.rmtree(incoming, ignore_errors=True)
+        if incoming is not None:
+            shutil.rmtree(incoming, ignore_errors=True)
     fsync_dir(out)
     return [out / f.name for f in made]
+
+
+def stale_folders(out: Path, name: str) -> list[Path]:
+    """The hidden folders of publishes of ``name`` into ``out`` that no longer run: those of
+    processes of this machine that are gone (:func:`vision.atomic.writer_gone`), and
+    ``.NAME.publish``, the one folder every publish shared before each had its own (a publish
+    of those versions removed it as it began, so a stopped one's was nobody's). A running
+    publish's folder, another machine's and, on Windows, every one named by its writer stay.
+    """
+    mine = re.compile(
+        re.escape(f".{name}.")
+        + r"(?:(?P<pid>[0-9]+)-(?P<machine>[0-9a-f]{8})\.[a-z0-9_]{8}\.)?publish"
+    )
+    stale = []
+    for folder in out.iterdir() if out.is_dir() else ():
+        found = mine.fullmatch(folder.name)
+        if found is None or not folder.is_dir() or folder.is_symlink():
+            continue
+        if found["pid"] is None or writer_gone(int(found["pid"]), found["machine"]):
+            stale.append(folder)
+    return sorted(stale)
 
 
 def _move(src: Path, dst: Path) -> None:
