@@ -32,6 +32,7 @@ import functools
 import hashlib
 import os
 import re
+import secrets
 import socket
 import tempfile
 import threading
@@ -44,6 +45,7 @@ __all__ = [
     "atomic_write",
     "file_lock",
     "fsync_dir",
+    "link_name",
     "process_running",
     "remove_dead_temporaries",
     "replace_file",
@@ -192,7 +194,7 @@ def remove_dead_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
         if found is None or not writer_gone(int(found["pid"]), found["machine"]):
             continue
         with contextlib.suppress(OSError):  # gone meanwhile (another sweeper), not ours to remove
-            if entry.is_file(follow_symlinks=False):
+            if entry.is_file(follow_symlinks=False) or entry.is_symlink():  # (a link of link_name)
                 os.unlink(entry.path)
                 removed.append(Path(entry.path))
     return removed
@@ -206,6 +208,16 @@ def _sweep_once(folder: Path) -> None:
             return
         _swept.add(key)
     remove_dead_temporaries(folder)
+
+
+def link_name(path: str | os.PathLike[str]) -> Path:
+    """A new name beside ``path`` for a link to be put in its place, named as the temporary
+    files of :func:`replacing` (``.NAME.PID-MACHINE.RANDOM.tmp``): one a killed process left is
+    removed by a later process's first write into the folder (:func:`remove_dead_temporaries`),
+    as its first call of this for the folder does."""
+    path = Path(path)
+    _sweep_once(path.parent)
+    return path.with_name(f".{path.name}.{writer()}.{secrets.token_hex(4)}.tmp")
 
 
 def _fsync_file(path: Path) -> None:

@@ -239,6 +239,42 @@ def test_only_the_temporary_files_of_writers_no_longer_running_here_are_removed(
         running.kill()
 
 
+def test_a_photo_link_a_killed_label_run_left_is_removed_as_its_temporary_files_are(
+    tmp_path: Path, monkeypatch
+):
+    """dicecam label --images link links a photo at a hidden name, then puts it in place: a
+    run killed between left ``.NAME.PID.link.tmp``, which nothing removed. The link is named as
+    the temporary files of ``replacing`` now, and a gone writer's link (hard or symbolic) is
+    removed as they are; the photo it links stays."""
+    import vision.labelling.model as model
+    from vision.atomic import TEMPORARY, remove_dead_temporaries, replace_file, writer
+
+    photo, images = tmp_path / "photo.jpg", tmp_path / "images"
+    photo.write_bytes(b"a photo")
+    images.mkdir()
+    named: list[str] = []
+
+    def replace(src, dst) -> None:
+        named.append(Path(src).name)
+        replace_file(src, dst)
+
+    monkeypatch.setattr(model, "replace_file", replace)
+    model.place_image(photo, images / "a.jpg", "link")
+    assert (images / "a.jpg").read_bytes() == b"a photo"
+    found = TEMPORARY.fullmatch(named[0])
+    assert found is not None, named
+    assert f"{found['pid']}-{found['machine']}" == writer()
+    ended = subprocess.Popen([sys.executable, "-c", ""])
+    ended.wait(timeout=60)
+    hard = images / f".b.jpg.{ended.pid}-{found['machine']}.abcd1234.tmp"
+    os.link(photo, hard)
+    soft = images / f".c.jpg.{ended.pid}-{found['machine']}.abcd1234.tmp"
+    soft.symlink_to(photo)
+    assert sorted(remove_dead_temporaries(images)) == [hard, soft]
+    assert sorted(p.name for p in images.iterdir()) == ["a.jpg"]
+    assert photo.read_bytes() == b"a photo"
+
+
 EARLIER = {"m.onnx": b"earlier", "m-faces.onnx": b"earlier", "m-verify.onnx": b"earlier"}
 NEW = {"m.onnx": b"new", "m-faces.onnx": b"new", "m-faces.pt": b"new", "m.md": b"new"}
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from vision.atomic import replace_file, replacing
+from vision.atomic import link_name, replace_file, replacing
 from vision.io import IMAGE_SUFFIXES, TRAINING_SUFFIXES, load_image, register_heif
 from vision.types import Die, Reading
 
@@ -241,8 +241,7 @@ def place_image(src: Path, dst: Path, mode: ImageMode) -> None:
         with replacing(dst, sync=False) as part:
             shutil.copy2(src, part)
         return
-    part = dst.with_name(f".{dst.name}.{os.getpid()}.link.tmp")  # not ``replacing``: its
-    part.unlink(missing_ok=True)  # chmod would reach the photo through the link
+    part = link_name(dst)  # not ``replacing``: its chmod would reach the photo through the link
     try:
         try:
             os.link(src, part)
