@@ -31,6 +31,7 @@ __all__ = [
     "authenticate",
     "change_password",
     "change_timezone",
+    "check_name_free",
     "check_password",
     "ensure_admin",
     "get_player",
@@ -108,6 +109,19 @@ def get_player(session: Session, name: str) -> Player:
     return player
 
 
+def check_name_free(session: Session, name: str) -> None:
+    """:class:`Conflict` when ``name`` is taken (case-insensitively) or reads like a registered
+    name. The registration routes ask before hashing the password: a refused name costs no
+    argon2 hash (it gives back its place in the limit per address, so it was a free one)."""
+    if session.scalar(select(Player.id).where(Player.name_key == name_key(name))) is not None:
+        raise Conflict(f"the name {name!r} is already taken")
+    if (other := _lookalike(session, name)) is not None:  # an impostor of another player
+        raise Conflict(
+            f"the name {name!r} reads like {other!r}, a player already registered: "
+            "expected a name that looks different"
+        )
+
+
 def register(
     session: Session,
     reg: Registration,
@@ -117,13 +131,7 @@ def register(
     password_hash: str | None = None,
 ) -> Player:
     """Create an account; :class:`Conflict` when the name is taken (case-insensitively)."""
-    if session.scalar(select(Player.id).where(Player.name_key == name_key(reg.name))) is not None:
-        raise Conflict(f"the name {reg.name!r} is already taken")
-    if (other := _lookalike(session, reg.name)) is not None:  # an impostor of another player
-        raise Conflict(
-            f"the name {reg.name!r} reads like {other!r}, a player already registered: "
-            "expected a name that looks different"
-        )
+    check_name_free(session, reg.name)
     player = Player(
         name=reg.name,
         name_key=name_key(reg.name),

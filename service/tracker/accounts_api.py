@@ -35,6 +35,8 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     """Anyone can register: name, password, IANA time zone (a few players an hour from one
     address: ``DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS``)."""
     with request.app.state.registrations.holding(client_address(request), now):
+        with request.app.state.db.reading() as session:  # a refused name costs no hash
+            store.check_name_free(session, reg.name)
         hashed = hash_password(reg.password)  # slow on purpose: outside the write lock
         with writing(request) as session:
             player = store.register(session, reg, now, password_hash=hashed)

@@ -286,6 +286,8 @@ def register(
     try:
         reg = Registration(name=name, password=password, timezone=timezone)
         with request.app.state.registrations.holding(client_address(request), now):
+            with request.app.state.db.reading() as session:  # a refused name costs no hash
+                store.check_name_free(session, reg.name)
             hashed = hash_password(reg.password)
             with writing(request) as w:
                 player = store.register(w, reg, now, password_hash=hashed)
