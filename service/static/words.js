@@ -73,13 +73,21 @@ export function receiptWords(turn, retryS) {
     rejected: "The tracker refused this turn, it does not count there",
     "not-submitted": "Not sent to the tracker",
     failed: `Not sent yet. ${kept}`,
-  }[s.status] || `Tracker: ${s.status}`;
+  }[s.status];
+  // a status this page has no words for (a newer service): what the player can do, the status
+  // itself only in the details, for whoever runs the service
+  const unknown = words === undefined;
+  const shown = unknown ? "This page cannot tell what became of the turn at the tracker: look "
+    + "on the tracker's pages, or ask whoever runs the dicecam service (reloading this page "
+    + "may help)" : words;
   const unsaved = s.saved === false ? ` The dicecam service could not save this receipt.${again}` : "";
   // a refusal's or a turn not sent's reason is the player's; the rest (the outbox's folder, an
   // error) is for whoever runs the service
   const inline = s.detail && ["rejected", "not-submitted"].includes(s.status) && s.saved !== false;
-  const said = inline ? `${words}: ${s.detail}.` : /[.!?]$/.test(words) ? words : `${words}.`;
-  return [`${said}${unsaved}`, inline ? "" : s.detail || ""];
+  const said = inline ? `${shown}: ${s.detail}.` : /[.!?]$/.test(shown) ? shown : `${shown}.`;
+  const detail = unknown ? [`tracker receipt status: ${s.status}`, s.detail].filter(Boolean).join("; ")
+    : inline ? "" : s.detail || "";
+  return [`${said}${unsaved}`, detail];
 }
 
 // Add the receipt of `turn`, once over, to the page's message; the service's detail goes in the
