@@ -22,6 +22,7 @@ from typing import Any
 from vision.atomic import atomic_write
 from vision.types import Die
 
+from .checks import Once, on_photo
 from .locate import PhotoFinder
 from .model import (
     COCKED_NAME,
@@ -153,7 +154,11 @@ def read_coco(
     categories: dict[Any, str] = {}
     for n, c in enumerate(_list(data, "categories", path), 1):
         with entry(f"{path}: category {n}"):
-            categories[c["id"]] = str(c["name"])
+            if categories.setdefault(c["id"], str(c["name"])) != str(c["name"]):
+                raise LabelFormatError(
+                    f"{path}: category {n}: expected each category id once, got id {c['id']!r} "
+                    f"named {str(c['name'])!r} and {categories[c['id']]!r}"
+                )
     # CVAT and datumaro export annotations/instances_<subset>.json beside images/<subset>/
     subset = path.stem.removeprefix("instances_")
     images = path.parent.parent / "images"
@@ -165,9 +170,11 @@ def read_coco(
     )
     photos: dict[Any, LabelledPhoto] = {}
     missing: list[tuple[str, str]] = []
+    ids, files = Once("image id"), Once("photo")
     for n, im in enumerate(data["images"], 1):
         where = f"{path}: image {n}"
         with entry(where):
+            ids.add(im["id"], f"id {im['id']!r}", where, f"image {n}")
             file_name = str(im["file_name"])
             image = finder.find(file_name, where)
             width, height = im.get("width"), im.get("height")
@@ -179,6 +186,7 @@ def read_coco(
                     )
                 width, height = image_size(image)
             name = finder.name(file_name, image)
+            files.add(image.resolve() if image else name, repr(file_name), where, f"image {n}")
             photos[im["id"]] = LabelledPhoto(
                 name, size(width, "width", where), size(height, "height", where), [], image
             )
@@ -198,14 +206,16 @@ def read_coco(
             if len(ann["bbox"]) != 4:
                 raise LabelFormatError(f"{where}: expected bbox [x, y, w, h], got {ann['bbox']!r}")
             x, y, w, h = (number(v, "bbox", where) for v in ann["bbox"])
+            photo = photos[ann["image_id"]]
+            box = check_box((x, y, x + w, y + h), where)
             die = Die(
                 value,
-                check_box((x, y, x + w, y + h), where),
+                on_photo(box, photo.width, photo.height, where),
                 number(ann.get("score", 1.0), "score", where),
                 _attr_bool(attrs, "on_table", True),
                 cocked or _attr_bool(attrs, "cocked", False),
             )
-            photos[ann["image_id"]].dice.append(die)
+            photo.dice.append(die)
     if image_root is not None:  # the photos are wanted from there
         finder.check(path, missing)
     return list(photos.values())

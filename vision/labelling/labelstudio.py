@@ -25,6 +25,7 @@ from urllib.parse import quote
 from vision.atomic import atomic_write
 from vision.types import Die
 
+from .checks import Once, on_photo
 from .locate import PhotoFinder
 from .model import (
     VALUE_NAMES,
@@ -280,7 +281,8 @@ def _task_photo(task: dict[str, Any], finder: PhotoFinder, where: str) -> Labell
             raise LabelFormatError(f"{where}: region {r.get('id')} needs one label, got {labels}")
         value, cocked = value_of_name(labels[0], f"{where}: region {r.get('id')}")
         state = flags.get(r.get("id"), set())
-        box = _box(r["value"], width, height, f"{where}: region {r.get('id')}")
+        region = f"{where}: region {r.get('id')}"
+        box = on_photo(_box(r["value"], width, height, region), width, height, region)
         score = r.get("score")
         dice.append(
             Die(
@@ -327,11 +329,14 @@ def read_labelstudio(
     root = Path(image_root) if image_root is not None else path.parent
     finder = PhotoFinder([root], subfolders=image_root is not None)
     photos, missing = [], []
+    once = Once("photo")
     for n, task in enumerate(data, 1):
         where = f"{path}: task {task.get('id', n)}"
         with entry(where):
             photo = _task_photo(task, finder, where)
         if photo is not None:
+            key = photo.image.resolve() if photo.image else photo.name
+            once.add(key, repr(photo.name), where, f"task {task.get('id', n)}")
             photos.append(photo)
             if photo.image is None:
                 missing.append(

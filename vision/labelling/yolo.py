@@ -25,6 +25,7 @@ from pathlib import Path
 from vision.atomic import atomic_write
 from vision.types import Die
 
+from .checks import on_photo
 from .model import (
     COCKED_NAME,
     IMAGE_EXTENSIONS,
@@ -312,4 +313,4 @@ def _parse_line(line: str, names: list[str], width: int, height: int, where: str
         (cx + w / 2) * width,
         (cy + h / 2) * height,
     )
-    return Die(value, check_box(box, where), 1.0, True, cocked)
+    return Die(value, on_photo(check_box(box, where), width, height, where), 1.0, True, cocked)
