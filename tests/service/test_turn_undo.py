@@ -180,3 +180,14 @@ def test_a_morning_roll_turn_sends_the_tracker_the_score_after_a_keep_taken_back
         r = c.get(url + "/tracker/api/v1/players/ann/turns")
         assert [t["score"] for t in r.json()["turns"]] == [200]
     tracker.state.db.dispose()
+
+
+def test_a_finished_turn_offers_no_keep_to_take_back(service):
+    turn_id, _ = rolled(service, [1, 1, 1, 2, 3, 4])
+    assert move(service, turn_id, "keep", dice=[1, 1, 1])["take_back"]["dice"] == [1, 1, 1]
+    banked = move(service, turn_id, "bank")  # its last roll still holds the keep
+    assert banked["take_back"] is None
+    assert service.get(f"/turns/{turn_id}").json()["take_back"] is None
+    won_id, _ = rolled(service, [1, 1, 1, 1, 1], "farkle-five")  # five 1s win at once (F4)
+    won = move(service, won_id, "keep", dice=[1, 1, 1, 1, 1])
+    assert won["state"] == "banked" and won["take_back"] is None
