@@ -16,6 +16,7 @@ __all__ = [
     "GAME_NAMES",
     "HOUSE_RULES",
     "HOUSE_RULE_CHOICES",
+    "HOUSE_RULE_CHOICE_LABELS",
     "HOUSE_RULE_HINTS",
     "HOUSE_RULE_LABELS",
     "get_advisor",
@@ -48,6 +49,15 @@ HOUSE_RULE_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 """The values a house rule of text takes (true/false and whole-number rules are not listed)."""
 
+HOUSE_RULE_CHOICE_LABELS: dict[str, dict[str, dict[str, str]]] = {
+    "low-high": {
+        "scoring": {"dice": "Dice left, 1 point each", "pips": "Pips of the dice left"},
+        "cancel": {"ascending": "Lowest good dice first", "descending": "Highest good dice first"},
+    },
+}
+"""A player's name of each value of :data:`HOUSE_RULE_CHOICES` (for a menu; the value is what
+a new turn's ``rules`` and /api/v1/score's ``rule`` take), from the game's rule text."""
+
 HOUSE_RULE_LABELS: dict[str, dict[str, str]] = {
     "morning-roll": {"three_pairs_any": "Any three pairs are boxcars"},
     "farkle-five": {"free_keep": "Keep any scoring dice"},
@@ -67,8 +77,8 @@ HOUSE_RULE_HINTS: dict[str, dict[str, str]] = {
     "low-high": {
         "scoring": "dice: each good die left scores 1, each bad die left loses 1; pips: good "
         "dice left score their pips, bad dice left lose theirs.",
-        "cancel": "With pips scoring, bad dice cancel the lowest good dice first (ascending) "
-        "or the highest (descending: lower scores).",
+        "cancel": "With pips scoring, bad dice cancel the lowest good dice first (as written) "
+        "or the highest (lower scores).",
         "target": "The first to reach it at the end of a turn wins (30 as written).",
     },
 }

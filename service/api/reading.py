@@ -260,16 +260,21 @@ async def score(
 async def games() -> dict[str, Any]:
     """``games``: the names; ``house_rules``: each game's house rules with their defaults
     (``rules`` of a new turn, ``rule`` of /api/v1/score); ``house_rule_choices``: the values
-    of those written as text; ``house_rule_labels`` and ``house_rule_hints``: each rule in a
-    player's words (a short label, one line on what it changes)."""
+    of those written as text, and ``house_rule_choice_labels`` each such value in a player's
+    words; ``house_rule_labels`` and ``house_rule_hints``: each rule in a player's words (a
+    short label, one line on what it changes)."""
     from scoring import HOUSE_RULE_CHOICES, HOUSE_RULES
-    from scoring.games import HOUSE_RULE_HINTS, HOUSE_RULE_LABELS
+    from scoring.games import HOUSE_RULE_CHOICE_LABELS, HOUSE_RULE_HINTS, HOUSE_RULE_LABELS
 
     return {
         "games": _games(),
         "house_rules": {g: dict(HOUSE_RULES[g]) for g in GAME_NAMES},
         "house_rule_choices": {
             g: {k: list(v) for k, v in HOUSE_RULE_CHOICES.get(g, {}).items()} for g in GAME_NAMES
+        },
+        "house_rule_choice_labels": {
+            g: {k: dict(v) for k, v in HOUSE_RULE_CHOICE_LABELS.get(g, {}).items()}
+            for g in GAME_NAMES
         },
         "house_rule_labels": {g: dict(HOUSE_RULE_LABELS.get(g, {})) for g in GAME_NAMES},
         "house_rule_hints": {g: dict(HOUSE_RULE_HINTS.get(g, {})) for g in GAME_NAMES},

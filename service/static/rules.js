@@ -2,7 +2,7 @@
 // READINGS.md), remembered per game on this phone; a new turn and a scored roll use them.
 import { api, ui } from "./page.js";
 
-const known = { rules: {}, choices: {}, labels: {}, hints: {} }; // from /api/v1/games
+const known = { rules: {}, choices: {}, choiceLabels: {}, labels: {}, hints: {} }; // /api/v1/games
 const stored = (game) => `dicecam.rules.${game}`;
 
 function saved(game) {
@@ -29,9 +29,15 @@ export function ruleLabel(game, name) {
   return (known.labels[game] || {})[name] || name.replaceAll("_", " ");
 }
 
-// The house rules `rules` ({key: value}) of `game`, in words: "Score by: pips".
+// A value of a house rule of text in a player's words (the value itself for one the service
+// gives no label).
+function choiceLabel(game, name, value) {
+  return ((known.choiceLabels[game] || {})[name] || {})[value] || String(value);
+}
+
+// The house rules `rules` ({key: value}) of `game`, in words: "Score by: Pips of the dice left".
 export function ruleWords(game, rules) {
-  return Object.entries(rules).map(([k, v]) => (v === true ? ruleLabel(game, k) : `${ruleLabel(game, k)}: ${v}`));
+  return Object.entries(rules).map(([k, v]) => (v === true ? ruleLabel(game, k) : `${ruleLabel(game, k)}: ${choiceLabel(game, k, v)}`));
 }
 
 // `&rule=KEY=VALUE...` for /api/v1/score
@@ -61,7 +67,7 @@ function control(game, name, dflt, value) {
     input.addEventListener("change", () => choose(game, name, input.checked));
   } else if (choices) {
     input = document.createElement("select");
-    for (const c of choices) input.add(new Option(c, c, false, c === value));
+    for (const c of choices) input.add(new Option(choiceLabel(game, name, c), c, false, c === value));
     input.addEventListener("change", () => choose(game, name, input.value));
   } else {
     input = document.createElement("input");
@@ -111,6 +117,7 @@ export async function loadHouseRules() {
   const games = await api("/api/v1/games");
   known.rules = games.house_rules || {};
   known.choices = games.house_rule_choices || {};
+  known.choiceLabels = games.house_rule_choice_labels || {};
   known.labels = games.house_rule_labels || {};
   known.hints = games.house_rule_hints || {};
   renderRules();

@@ -62,9 +62,11 @@ def test_a_turn_is_played_under_the_house_rules_ticked_on_the_page(tmp_path):
         assert page.locator("#rules-list input").count() == 1  # free keep
         page.select_option("#game", "low-high")  # text rules get their choices
         page.click("#house-rules summary")
-        assert page.locator("#rule-scoring option").all_inner_texts() == ["dice", "pips"]
+        menu = page.locator("#rule-scoring option")
+        assert menu.all_inner_texts() == ["Dice left, 1 point each", "Pips of the dice left"]
+        assert [o.get_attribute("value") for o in menu.all()] == ["dice", "pips"]
         page.select_option("#rule-scoring", "pips")
-        expect(page.locator("#rules-summary")).to_have_text("Score by: pips")
+        expect(page.locator("#rules-summary")).to_have_text("Score by: Pips of the dice left")
         page.select_option("#game", "greed")  # no house rules: nothing to show
         expect(page.locator("#house-rules")).to_be_hidden()
 

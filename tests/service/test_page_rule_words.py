@@ -80,8 +80,54 @@ def test_the_page_shows_the_house_rules_in_words_not_their_keys(chromium, url):
     page.select_option("#rule-scoring", "pips")
     page.fill("#rule-target", "40")
     page.dispatch_event("#rule-target", "change")
-    expect(page.locator("#rules-summary")).to_have_text("Score by: pips, Points to win: 40")
+    expect(page.locator("#rules-summary")).to_have_text(
+        "Score by: Pips of the dice left, Points to win: 40"
+    )
     assert not errors, errors
+
+
+def test_every_value_of_a_rule_of_text_has_a_players_name(url):
+    games = httpx.get(url + "/api/v1/games", timeout=30).json()
+    choices, names = games["house_rule_choices"], games["house_rule_choice_labels"]
+    assert set(names) == set(games["games"])
+    assert any(choices.values())  # Low-High's scoring and cancel order
+    for game, rules in choices.items():
+        assert set(names[game]) == set(rules), game
+        for key, values in rules.items():
+            assert set(names[game][key]) == set(values), (game, key)
+            said = list(names[game][key].values())
+            assert len(set(said)) == len(said), (game, key, said)  # told apart
+            for value, name in names[game][key].items():
+                assert name.strip() and len(name) <= 30, (game, key, name)
+                assert name.lower() != value, (game, key, name)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_low_high_menus_show_words_and_send_the_values(chromium, url):
+    """The menus listed "dice", "pips", "ascending", "descending": the service's values."""
+    from playwright.sync_api import expect
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(url + "/")
+    page.select_option("#game", "low-high")
+    page.click("#house-rules summary")
+    for key, options in [
+        ("scoring", ["Dice left, 1 point each", "Pips of the dice left"]),
+        ("cancel", ["Lowest good dice first", "Highest good dice first"]),
+    ]:
+        menu = page.locator(f"#rule-{key}")
+        expect(menu.locator("option")).to_have_text(options)
+    expect(page.locator("#rule-scoring")).to_have_value("dice")  # the game as written
+    page.select_option("#rule-scoring", label="Pips of the dice left")
+    page.select_option("#rule-cancel", label="Highest good dice first")
+    expect(page.locator("#rules-summary")).to_have_text(
+        "Score by: Pips of the dice left, Cancel order (pips): Highest good dice first"
+    )
+    page.fill("#player", "ann")
+    with page.expect_request(lambda r: r.method == "POST" and "/api/v1/" in r.url) as sent:
+        page.click("#new-turn")
+    assert json.loads(sent.value.post_data)["rules"] == {"scoring": "pips", "cancel": "descending"}
 
 
 @pytest.mark.browser
