@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -37,15 +38,31 @@ _SECRETS = ("password", "token", "secret")  # a field named so is never echoed b
 _WHOLE = re.compile(r"-?[0-9]+")  # [0-9]: ASCII digits only (\d takes other scripts' too)
 
 
-def _holds_secret(value: Any) -> bool:
-    """Whether ``value`` (a body that came whole) holds a field :data:`_SECRETS` names."""
-    if isinstance(value, Mapping):
-        return any(
-            any(word in str(k).lower() for word in _SECRETS) or _holds_secret(v)
-            for k, v in value.items()
-        )
-    if isinstance(value, list | tuple):
-        return any(_holds_secret(v) for v in value)
+ECHO_MOST = 1000
+"""The most values (items and keys, at any depth) an input may hold to be echoed back: a
+larger one is not even walked. A 17 MB list was walked (is a password in it?) and written out
+whole for 80 characters of it: 13 s in which the server answered nobody."""
+
+
+def _holds_secret(value: Any, most: int = ECHO_MOST) -> bool:
+    """Whether ``value`` (a body that came whole) holds a field :data:`_SECRETS` names; also
+    True for one of more than ``most`` values, not walked (it is not echoed either way)."""
+    stack, seen = [value], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            keys = [str(k).lower() for k in islice(item, most - seen + 1)]
+            if any(word in k for k in keys for word in _SECRETS):
+                return True
+            items = item.values()
+        elif isinstance(item, list | tuple):
+            items = item
+        else:
+            continue
+        seen += len(items)
+        if seen > most:
+            return True
+        stack.extend(items)
     return False
 
 
@@ -80,10 +97,11 @@ class StrictBody(BaseModel):
         if not isinstance(data, Mapping):
             return data  # not an object: the model's own error says so
         taken = [field.alias or name for name, field in cls.model_fields.items()]
-        unknown = [repr(str(key)[:40]) for key in data if key not in taken]
-        if not unknown:
+        count = len(data) - len(set(taken).intersection(data))  # a million keys: not listed
+        if not count:
             return data
-        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if unknown[5:] else "")
+        unknown = [repr(str(key)[:40]) for key in islice((k for k in data if k not in taken), 5)]
+        shown = ", ".join(unknown) + (f" and {count - 5} more" if count > 5 else "")
         keys = ", ".join(repr(key) for key in taken)
         raise ValueError(
             f"expected only the key{'s' if len(taken) > 1 else ''} {keys}, got the unknown "
@@ -148,14 +166,16 @@ def describe_validation_errors(errors: Iterable[Mapping[str, Any]]) -> str:
             parts.append(f"missing field {where}" if field else f"missing {where}")
             continue
         msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        secret = any(word in x.lower() for x in loc for word in _SECRETS) or _holds_secret(
-            err.get("input")
-        )
-        if "input" in err and "got " not in msg and not secret:
+        if "input" in err and "got " not in msg and not _secret(loc, err["input"]):
             got = repr(err["input"])
             msg = f"{msg} (got {got[:80]}{'...' if len(got) > 80 else ''})"
         parts.append(f"{where}: {msg}")
     return "; ".join(parts) or "invalid request"
+
+
+def _secret(loc: list[str], value: Any) -> bool:
+    """Whether the input ``value`` at ``loc`` is not to be echoed: a secret's, or too large."""
+    return any(word in x.lower() for x in loc for word in _SECRETS) or _holds_secret(value)
 
 
 def validation_status(errors: Iterable[Mapping[str, Any]]) -> int:

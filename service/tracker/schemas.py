@@ -52,6 +52,8 @@ MAX_READING_BYTES = 16 * 1024
 outline is about 2 KB. Every page and history that lists a turn loads its readings, so 18 MB
 ones made each history page view of their player cost about 65 MB of memory per turn."""
 MAX_SCORE = 1_000_000
+MAX_ROLLS = 60
+"""The most rolls a turn's evidence holds."""
 MAX_PASSWORD = 256
 """The longest password the tracker takes (argon2 hashes it whole)."""
 NewPassword = Annotated[str, Field(min_length=8, max_length=MAX_PASSWORD)]
@@ -65,18 +67,28 @@ CLIENT_TIMES = frozenset(
 """Fields a client may think it should send with a turn; the tracker decides them itself."""
 
 
-def _nul_at(value: Any, where: str) -> str | None:
-    """Where in ``value`` (strings, keys, lists, dicts) a NUL character is, if anywhere."""
+class _TooMany(Exception):
+    """More values than a valid body of the model can hold: not walked further."""
+
+
+def _nul_at(value: Any, where: str, left: list[int] | None = None) -> str | None:
+    """Where in ``value`` (strings, keys, lists, dicts) a NUL character is, if anywhere.
+    ``left``: ``[n]``, how many more values (items of lists and dicts, at any depth) to walk;
+    :class:`_TooMany` past them."""
     if isinstance(value, str):
         return where if "\x00" in value else None
+    if isinstance(value, dict | list) and left is not None:
+        left[0] -= len(value)
+        if left[0] < 0:
+            raise _TooMany
     if isinstance(value, dict):
         for k, v in value.items():
-            found = _nul_at(k, f"{where} (a key)") or _nul_at(v, f"{where}.{k}")
+            found = _nul_at(k, f"{where} (a key)") or _nul_at(v, f"{where}.{k}", left)
             if found:
                 return found
     if isinstance(value, list):
         for i, v in enumerate(value):
-            if found := _nul_at(v, f"{where}.{i}"):
+            if found := _nul_at(v, f"{where}.{i}", left):
                 return found
     return None
 
@@ -85,6 +97,10 @@ class _In(StrictBody):
     model_config = ConfigDict(str_strip_whitespace=True)
     hashed: ClassVar[frozenset[str]] = PASSWORD_FIELDS
     """The body's password fields, exempt from the NUL check (a subclass adding one extends it)."""
+    most_values: ClassVar[int] = 64
+    """The most values (items of lists and dicts, at any depth) a valid body holds: the NUL
+    check walks no more (a larger body is refused by its fields' checks). A 17 MB list was
+    walked whole, seconds in which the server answered nobody. A body of plain fields: 64."""
 
     @model_validator(mode="before")
     @classmethod
@@ -94,7 +110,11 @@ class _In(StrictBody):
         if not isinstance(data, dict):
             return data
         stored = {k: v for k, v in data.items() if k not in cls.hashed}
-        if where := _nul_at(stored, "body"):
+        try:
+            where = _nul_at(stored, "body", [cls.most_values])
+        except _TooMany:
+            return data  # not valid whatever it holds: its fields' checks say why
+        if where:
             field = where.removeprefix("body.") if where != "body" else "the body"
             raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
         return data
@@ -190,6 +210,9 @@ class PasswordReset(_In):
 
 
 class RollIn(_In):
+    most_values: ClassVar[int] = MAX_READING_BYTES + 64
+    """A reading's compact JSON takes at least a byte a value; six values, a photo."""
+
     values: Annotated[list[Annotated[int, Field(ge=1, le=6)]], Field(max_length=6)]
     reading: dict[str, Any] | None = None
     photo_jpeg_b64: str | None = None
@@ -234,6 +257,8 @@ class RollIn(_In):
 
 
 class TurnIn(_In):
+    most_values: ClassVar[int] = MAX_ROLLS * (RollIn.most_values + 1) + 64
+
     player: str
     game: Literal["morning-roll"] = "morning-roll"
     score: Annotated[int, Field(ge=0, le=MAX_SCORE)]
@@ -241,7 +266,7 @@ class TurnIn(_In):
     idempotency_key: Annotated[
         str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
     ]
-    rolls: Annotated[list[RollIn], Field(max_length=60)] = []
+    rolls: Annotated[list[RollIn], Field(max_length=MAX_ROLLS)] = []
     age_s: Annotated[float | None, Field(ge=0, le=MAX_AGE_S, allow_inf_nan=False)] = None
     """Seconds since the turn was played, as the sender counts them when it sends (a turn
     delivered late from an outbox): the server refuses a turn played on another local day
@@ -249,6 +274,14 @@ class TurnIn(_In):
 
     _score_text = field_validator("score", mode="before")(_score_text)
     _score = field_validator("score")(_check_score)
+
+    @field_validator("rolls", mode="before")
+    @classmethod
+    def _few_rolls(cls, v: Any) -> Any:
+        """Too many rolls are refused before each is checked (a million took seconds)."""
+        if isinstance(v, list) and len(v) > MAX_ROLLS:
+            raise ValueError(f"expected at most {MAX_ROLLS} rolls, got {len(v)}")
+        return v
 
     @model_validator(mode="before")
     @classmethod
