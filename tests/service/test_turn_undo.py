@@ -191,3 +191,16 @@ def test_a_finished_turn_offers_no_keep_to_take_back(service):
     won_id, _ = rolled(service, [1, 1, 1, 1, 1], "farkle-five")  # five 1s win at once (F4)
     won = move(service, won_id, "keep", dice=[1, 1, 1, 1, 1])
     assert won["state"] == "banked" and won["take_back"] is None
+
+
+def test_the_keep_offered_back_is_the_last_rolls_keep(service):
+    turn_id, _ = rolled(service, [1, 2, 2, 3, 4, 6])
+    move(service, turn_id, "keep", dice=[1])
+    move(service, turn_id, "rolls", values=[5, 4, 4, 4, 6])
+    second = move(service, turn_id, "keep", dice=[4, 4, 4, 5])
+    assert second["take_back"] == {
+        "dice": [4, 4, 4, 5],
+        "points": 450,
+        "forced_reroll": False,
+        "wins_game": False,
+    }
