@@ -14,6 +14,7 @@ from scoring.strategy import FarkleAdvisor
 
 __all__ = [
     "GAME_NAMES",
+    "GAME_TITLES",
     "HOUSE_RULES",
     "HOUSE_RULE_CHOICES",
     "HOUSE_RULE_CHOICE_LABELS",
@@ -26,6 +27,15 @@ __all__ = [
 ]
 
 GAME_NAMES = ("morning-roll", "farkle-five", "greed", "solitaire-dice", "low-high")
+
+GAME_TITLES: dict[str, str] = {
+    "morning-roll": "Morning Roll",
+    "farkle-five": "Five-dice Farkle",
+    "greed": "Greed",
+    "solitaire-dice": "Solitaire Dice",
+    "low-high": "Low-High",
+}
+"""Each game of :data:`GAME_NAMES` by the name its rule text gives it, for a player to read."""
 
 _CLASSES: dict[str, type] = {
     "morning-roll": MorningRoll,

@@ -258,16 +258,23 @@ async def score(
 
 @router.get("/games", summary="The games dicecam scores, with their house rules")
 async def games() -> dict[str, Any]:
-    """``games``: the names; ``house_rules``: each game's house rules with their defaults
+    """``games``: the names; ``game_titles``: each game by its rule text's name, for a player
+    (``"Five-dice Farkle"``); ``house_rules``: each game's house rules with their defaults
     (``rules`` of a new turn, ``rule`` of /api/v1/score); ``house_rule_choices``: the values
     of those written as text, and ``house_rule_choice_labels`` each such value in a player's
     words; ``house_rule_labels`` and ``house_rule_hints``: each rule in a player's words (a
     short label, one line on what it changes)."""
     from scoring import HOUSE_RULE_CHOICES, HOUSE_RULES
-    from scoring.games import HOUSE_RULE_CHOICE_LABELS, HOUSE_RULE_HINTS, HOUSE_RULE_LABELS
+    from scoring.games import (
+        GAME_TITLES,
+        HOUSE_RULE_CHOICE_LABELS,
+        HOUSE_RULE_HINTS,
+        HOUSE_RULE_LABELS,
+    )
 
     return {
         "games": _games(),
+        "game_titles": {g: GAME_TITLES[g] for g in GAME_NAMES},
         "house_rules": {g: dict(HOUSE_RULES[g]) for g in GAME_NAMES},
         "house_rule_choices": {
             g: {k: list(v) for k, v in HOUSE_RULE_CHOICES.get(g, {}).items()} for g in GAME_NAMES

@@ -1,6 +1,7 @@
 // dicecam camera page: the house rules of the chosen game (the "(option)" items of the rules'
 // READINGS.md), remembered per game on this phone; a new turn and a scored roll use them.
 import { api, ui } from "./page.js";
+import { setGameNames } from "./words.js";
 
 const known = { rules: {}, choices: {}, choiceLabels: {}, labels: {}, hints: {} }; // /api/v1/games
 const stored = (game) => `dicecam.rules.${game}`;
@@ -115,6 +116,7 @@ export function renderRules() {
 
 export async function loadHouseRules() {
   const games = await api("/api/v1/games");
+  setGameNames(games.game_titles);
   known.rules = games.house_rules || {};
   known.choices = games.house_rule_choices || {};
   known.choiceLabels = games.house_rule_choice_labels || {};

@@ -3,12 +3,21 @@
 // `state`, a sheet's or Low-High turn's `awaiting`, "scored", "no turn") for tests and scripts.
 import { $, state, ui } from "./page.js";
 
-// The games by their names in the rules (the service names them as in URLs: "morning-roll").
+// The games by their names in the rules (the service names them as in URLs: "morning-roll"):
+// those GET /api/v1/games gives (its `game_titles`, set by setGameNames); these only until then,
+// or when it did not answer.
 const GAMES = {
   "morning-roll": "Morning Roll", "farkle-five": "Five-dice Farkle", greed: "Greed",
   "solitaire-dice": "Solitaire Dice", "low-high": "Low-High",
 };
-export const gameName = (game) => GAMES[game] || game;
+const served = {};
+export const gameName = (game) => served[game] || GAMES[game] || game;
+
+// The games' names the service gives; the game menu says them.
+export function setGameNames(titles) {
+  Object.assign(served, titles || {});
+  for (const opt of ui.game.options) opt.textContent = gameName(opt.value);
+}
 
 const diceWord = (n) => `${n} ${n === 1 ? "die" : "dice"}`;
 

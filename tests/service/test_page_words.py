@@ -139,3 +139,34 @@ def test_the_games_are_named_as_their_rules_name_them(page):
     expect(page.locator("#open-games-list button")).to_have_text(
         re.compile(r"^Resume Solitaire Dice sheet: score 0 after 0 rolls")
     )
+
+
+def test_the_games_names_come_from_the_service(chromium, tmp_path: Path, serve):
+    """GET /api/v1/games gives each game's name (scoring.games.GAME_TITLES, one place); the page
+    says the names it gives, its own list only when the service did not answer."""
+    import httpx
+    from playwright.sync_api import expect
+
+    from scoring.games import GAME_NAMES, GAME_TITLES
+
+    url = serve(create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)).url
+    titles = httpx.get(url + "/api/v1/games", timeout=30).json()["game_titles"]
+    assert titles == GAME_TITLES and list(titles) == list(GAME_NAMES)
+
+    def renamed(route) -> None:  # as a service whose scoring names Greed otherwise would
+        games = route.fetch().json()
+        games["game_titles"]["greed"] = "Greed (10,000 to win)"
+        route.fulfill(json=games)
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.route("**/api/v1/games", renamed)
+    page.goto(url + "/")
+    expect(page.locator("#game option[value=greed]")).to_have_text("Greed (10,000 to win)")
+    page.select_option("#game", "greed")
+    roll(page, "1 1 1 2 3")  # no turn started: the roll is only scored
+    expect(page.locator("#message")).to_have_text("Greed (10,000 to win): 1 1 1 2 3")
+
+    offline = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    offline.route("**/api/v1/games", lambda route: route.abort())
+    offline.goto(url + "/")
+    expect(offline.locator("#game option[value=greed]")).to_have_text("Greed")  # the page's own
