@@ -204,3 +204,19 @@ def test_the_keep_offered_back_is_the_last_rolls_keep(service):
         "forced_reroll": False,
         "wins_game": False,
     }
+
+
+def test_take_back_keep_returns_the_keep_it_took_back():
+    from service.turn_store import TurnStore
+    from service.turn_undo import UNDO
+
+    session = TurnStore().start("ann", "morning-roll")
+    session.roll([1, 1, 5, 2, 3, 4])
+    session.keep([1, 1, 5])
+    assert session.undo() == {
+        "dice": [1, 1, 5],
+        "points": 250,
+        "forced_reroll": False,
+        "wins_game": False,
+    }
+    assert session.moves[-1] == {"op": UNDO, "dice": [1, 1, 5], "forced_reroll": False}
