@@ -102,7 +102,7 @@ def test_stopped_at_any_file_out_holds_the_earlier_model_whole_or_none(tmp_path,
 def test_two_publishes_of_one_name_at_once_do_not_take_each_others_files(tmp_path, monkeypatch):
     """Both used the hidden folder .NAME.publish, and a publish removed it as it began: one
     started while another moved its files in removed them, and the first failed (its files
-    gone). Each has its own now; the one that finishes last is the model in out, whole."""
+    gone). Each has its own now; the one that switches last is the model in out, whole."""
     out = _files(tmp_path / "out", EARLIER)
     other = {**NEW, "mine-ft.onnx": b"other detector", "mine-ft-verify.onnx": b"other check"}
     calls = [0]

@@ -75,9 +75,9 @@ def publish(stage: Path, out: Path, name: str) -> list[Path]:
 
     A publish killed outright (SIGKILL, a power cut) leaves its hidden folder; the next publish
     of ``name`` into ``out`` removes those of publishes no longer running (:func:`stale_folders`).
-    Another publish of ``name`` running at the same time keeps its own folder (each has one):
-    the two do not take each other's files, and ``out`` ends with the model of the one that
-    finished last, whole.
+    Another publish of ``name`` running at the same time keeps its own folder (each has one),
+    so neither removes the other's files; only their renames into ``out``, the second step, must
+    not overlap (nothing locks it: run one publish of a name at a time).
     """
     detector = f"{name}.onnx"
     made = sorted((f for f in stage.iterdir() if f.is_file()), key=lambda f: f.name == detector)
