@@ -198,6 +198,7 @@ def test_the_keep_offered_back_is_the_last_rolls_keep(service):
     move(service, turn_id, "keep", dice=[1])
     move(service, turn_id, "rolls", values=[5, 4, 4, 4, 6])
     second = move(service, turn_id, "keep", dice=[4, 4, 4, 5])
+    assert second["taken_back"] == []  # keeps that stand are not listed as taken back
     assert second["take_back"] == {
         "dice": [4, 4, 4, 5],
         "points": 450,
