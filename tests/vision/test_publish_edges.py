@@ -4,10 +4,13 @@ earlier model had and the new one has not (a sidecar .json, a cocked-die checkpo
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import pytest
 
+import vision.train.publish as publish_module
+from vision.atomic import replace_file
 from vision.train.publish import publish, said
 
 
@@ -48,3 +51,33 @@ def test_a_library_oserror_without_errno_keeps_its_words_in_the_line_said():
     """A library's ``OSError("disk full")`` has no errno: said as '[Errno None] None; ...'."""
     told = said(OSError("disk full"), "out left as it was")
     assert isinstance(told, OSError) and str(told) == "disk full; out left as it was"
+
+
+def _stage_on(monkeypatch, failure: int) -> None:
+    """Moving a file out of the folder ``stage`` fails with errno ``failure``."""
+
+    def move(src, dst) -> None:
+        if Path(src).parent.name == "stage":
+            raise OSError(failure, "from the stage", str(src))
+        replace_file(src, dst)
+
+    monkeypatch.setattr(publish_module, "replace_file", move)
+
+
+def test_from_another_disk_each_file_is_copied_then_removed_from_the_stage(tmp_path, monkeypatch):
+    _stage_on(monkeypatch, errno.EXDEV)
+    out = _files(tmp_path / "out", EARLIER)
+    new = {"m.onnx": b"new detector", "m-faces.onnx": b"new faces"}
+    stage = _files(tmp_path / "stage", new)
+    publish(stage, out, "m")
+    assert _held(out) == new and _held(stage) == {}  # moved, not left twice
+
+
+def test_a_move_refused_for_another_reason_is_not_taken_for_another_disk(tmp_path, monkeypatch):
+    """Only EXDEV means another disk: a permission refused is said, not copied past."""
+    _stage_on(monkeypatch, errno.EACCES)
+    out = _files(tmp_path / "out", EARLIER)
+    with pytest.raises(OSError) as refused:
+        publish(_files(tmp_path / "stage", {"m.onnx": b"new detector"}), out, "m")
+    assert refused.value.errno == errno.EACCES and "left as it was" in str(refused.value)
+    assert _held(out) == EARLIER
