@@ -146,3 +146,64 @@ def test_advise_table_says_why_an_expected_value_is_not_the_points(capsys):
     assert "0.00  below the entry score 300: banks nothing" in out
     _, out, _ = run(capsys, "advise", "--banked", "200", "5", "1", "2")
     assert "bank     150     350.00\n" in out  # a plain bank: no note
+
+
+def test_advise_notes_only_the_banks_they_are_about(capsys):
+    # entry score: what was banked earlier counts (200 + 100 makes greed's 300)
+    _, out, _ = run(capsys, "advise", "--game", "greed", "--not-on-board", "--banked", "200", "1")
+    assert "bank     100     300.00\n" in out
+    # a roll banks nothing yet: no entry-score note on it
+    _, out, _ = run(capsys, "advise", "--game", "greed", "--not-on-board", "1", "2", "3", "4", "6")
+    assert " 1  1              roll     100     237.41\n" in out
+    # farkle-five skips a turn after a pass of hot dice only, not after a bank leaving dice
+    _, out, _ = run(capsys, "advise", "--game", "farkle-five", "--banked", "1000", "1 2 3 4 6")
+    assert " 1  1              bank     100    1100.00\n" in out
+
+
+def test_advise_json_gives_the_dice_sorted(capsys):
+    code, out, _ = run(capsys, "advise", "--json", "5", "3", "1")
+    assert code == 0 and json.loads(out)["dice"] == [1, 3, 5]
+
+
+def test_advise_for_a_game_without_an_advisor_names_those_with_one(capsys):
+    code, out, err = run(capsys, "advise", "--game", "solitaire-dice", "1", "2", "3", "4", "5")
+    assert code == 2 and out == ""
+    assert err == (
+        "dicecam advise: error: no strategy advisor for 'solitaire-dice'; "
+        "advisors exist for: morning-roll, farkle-five, greed\n"
+    )
+
+
+def test_blank_rejects_are_no_rejects(capsys):
+    code, out, _ = run(
+        capsys, "score", "--game", "solitaire-dice", "--json", "--rejects", " ", "1 2 3 4 5"
+    )
+    assert code == 0 and json.loads(out) == json.loads(
+        run(capsys, "score", "--game", "solitaire-dice", "--json", "1 2 3 4 5")[1]
+    )
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_advise_of_a_bust_is_an_answer_not_an_error(capsys, json_flag):
+    code, out, err = run(capsys, "advise", *json_flag, "2", "2", "3", "4", "6")
+    assert code == 0 and err == ""
+    assert ("BUST: the turn scores 0" in out) if not json_flag else json.loads(out)["bust"]
+
+
+def test_a_malformed_rule_is_said_as_the_rule_options_mistake(capsys):
+    code, _, err = run(capsys, "score", "--rule", "three_pairs_any", "1")
+    assert code == 2 and err == (
+        "dicecam score: error: --rule: expected a house rule as KEY=VALUE, got 'three_pairs_any'\n"
+    )
+
+
+def test_strategy_table_has_a_row_for_every_number_of_dice(capsys):
+    code, out, _ = run(capsys, "strategy", "--game", "greed")
+    rows = [line.split() for line in out.splitlines()[3:]]
+    assert code == 0 and [row[:2] for row in rows] == [
+        ["1", "200"],
+        ["2", "200"],
+        ["3", "350"],
+        ["4", "950"],
+        ["5", "2800"],
+    ]
