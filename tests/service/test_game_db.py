@@ -76,3 +76,21 @@ def test_rows_are_listed_and_deleted_by_id_and_start_each_table_its_own(tmp_path
     assert turns.recent(since=0, limit=5) == [turn.id]  # another table: untouched
     for db in (sheets, turns):
         db.dispose()
+
+
+def test_a_copy_that_lags_behind_the_file_is_refused(tmp_path: Path):
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    sheet = SheetSession("ann")
+    sheet.roll([1, 4, 4, 4, 6])
+    db.save(sheet)
+    behind = SheetSession("ann", id=sheet.id, created=sheet.created)
+    behind.roll([1, 4, 4, 4, 6])  # the same first move: a copy read before the split
+    sheet.split(1, [8, 10])
+    db.save(sheet)
+    with pytest.raises(
+        TurnConflict, match="the file holds 2 moves, roll, split; this copy played roll"
+    ):
+        db.save(behind)
+    rows = db.load(lambda row: row, since=0)
+    assert [m["op"] for m in rows[0].moves] == ["roll", "split"]
+    db.dispose()
