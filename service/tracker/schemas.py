@@ -11,19 +11,20 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from service.http_errors import StrictBody, whole_number
+from service.http_errors import whole_number
+from service.tracker.bodies import TrackerBody, nesting_depth
 from service.tracker.rules import zone
 
 __all__ = [
     "MAX_PASSWORD",
     "MAX_READING_BYTES",
+    "MAX_READING_DEPTH",
     "Credentials",
     "NewPassword",
     "PasswordChange",
@@ -51,6 +52,10 @@ MAX_READING_BYTES = 16 * 1024
 """The largest reading of one roll, as compact JSON: a reading of six dice with a table
 outline is about 2 KB. Every page and history that lists a turn loads its readings, so 18 MB
 ones made each history page view of their player cost about 65 MB of memory per turn."""
+MAX_READING_DEPTH = 32
+"""How deeply a reading may nest lists and objects (a reading nests 4: its dice's boxes). One
+nested 256 deep was stored, but no JSON answer could hold it: its 201, the turn, the player's
+history answered 500, and the outbox that sent it retried it for good."""
 MAX_SCORE = 1_000_000
 MAX_ROLLS = 60
 """The most rolls a turn's evidence holds."""
@@ -58,66 +63,11 @@ MAX_PASSWORD = 256
 """The longest password the tracker takes (argon2 hashes it whole)."""
 NewPassword = Annotated[str, Field(min_length=8, max_length=MAX_PASSWORD)]
 """A password a player picks: at registration, when changing it, an administrator's reset."""
-PASSWORD_FIELDS = frozenset({"password", "new_password"})
-"""Fields only hashed or checked, never stored as text: they may hold a NUL character."""
 MAX_AGE_S = 10 * 366 * 86400
 CLIENT_TIMES = frozenset(
     {"day", "date", "played_at", "played_on", "local_time", "submitted_at", "timezone", "round"}
 )
 """Fields a client may think it should send with a turn; the tracker decides them itself."""
-
-
-class _TooMany(Exception):
-    """More values than a valid body of the model can hold: not walked further."""
-
-
-def _nul_at(value: Any, where: str, left: list[int] | None = None) -> str | None:
-    """Where in ``value`` (strings, keys, lists, dicts) a NUL character is, if anywhere.
-    ``left``: ``[n]``, how many more values (items of lists and dicts, at any depth) to walk;
-    :class:`_TooMany` past them."""
-    if isinstance(value, str):
-        return where if "\x00" in value else None
-    if isinstance(value, dict | list) and left is not None:
-        left[0] -= len(value)
-        if left[0] < 0:
-            raise _TooMany
-    if isinstance(value, dict):
-        for k, v in value.items():
-            found = _nul_at(k, f"{where} (a key)") or _nul_at(v, f"{where}.{k}", left)
-            if found:
-                return found
-    if isinstance(value, list):
-        for i, v in enumerate(value):
-            if found := _nul_at(v, f"{where}.{i}", left):
-                return found
-    return None
-
-
-class _In(StrictBody):
-    model_config = ConfigDict(str_strip_whitespace=True)
-    hashed: ClassVar[frozenset[str]] = PASSWORD_FIELDS
-    """The body's password fields, exempt from the NUL check (a subclass adding one extends it)."""
-    most_values: ClassVar[int] = 64
-    """The most values (items of lists and dicts, at any depth) a valid body holds: the NUL
-    check walks no more (a larger body is refused by its fields' checks). A 17 MB list was
-    walked whole, seconds in which the server answered nobody. A body of plain fields: 64."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_nul(cls, data: Any) -> Any:
-        """Text with a NUL character is refused: PostgreSQL cannot store or look one up (a 500).
-        A password (``hashed``) is only hashed: it may hold one."""
-        if not isinstance(data, dict):
-            return data
-        stored = {k: v for k, v in data.items() if k not in cls.hashed}
-        try:
-            where = _nul_at(stored, "body", [cls.most_values])
-        except _TooMany:
-            return data  # not valid whatever it holds: its fields' checks say why
-        if where:
-            field = where.removeprefix("body.") if where != "body" else "the body"
-            raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
-        return data
 
 
 def _check_name(v: str) -> str:
@@ -162,7 +112,7 @@ def _check_zone(v: str) -> str:
     return v
 
 
-class Registration(_In):
+class Registration(TrackerBody):
     name: str
     password: NewPassword
     timezone: str
@@ -171,7 +121,7 @@ class Registration(_In):
     _tz = field_validator("timezone")(_check_zone)
 
 
-class TimezoneIn(_In):
+class TimezoneIn(TrackerBody):
     """A player's new time zone: their turns count in it from their next day (the first
     midnight there once their day under way is over)."""
 
@@ -180,13 +130,13 @@ class TimezoneIn(_In):
     _tz = field_validator("timezone")(_check_zone)
 
 
-class Credentials(_In):
+class Credentials(TrackerBody):
     name: Annotated[str, Field(max_length=200)]
     password: Annotated[str, Field(max_length=MAX_PASSWORD)]
     """No longer than a registered one can be (a megabyte would only cost hashing time)."""
 
 
-class PasswordChange(_In):
+class PasswordChange(TrackerBody):
     """The token's player's current password and the new one (``PUT /api/v1/me/password``)."""
 
     password: Annotated[str, Field(max_length=MAX_PASSWORD)]
@@ -201,7 +151,7 @@ class PasswordChange(_In):
         return v
 
 
-class PasswordReset(_In):
+class PasswordReset(TrackerBody):
     """An administrator's new password for the player ``name`` (``dicecam tracker
     --reset-password``)."""
 
@@ -209,7 +159,7 @@ class PasswordReset(_In):
     new_password: NewPassword
 
 
-class RollIn(_In):
+class RollIn(TrackerBody):
     most_values: ClassVar[int] = MAX_READING_BYTES + 64
     """A reading's compact JSON takes at least a byte a value; six values, a photo."""
 
@@ -228,6 +178,11 @@ class RollIn(_In):
             raise ValueError(
                 f"expected a reading of at most {MAX_READING_BYTES} bytes as JSON (a roll's "
                 f"dice as dicecam reads them), got {size} bytes"
+            )
+        if (depth := nesting_depth(v)) > MAX_READING_DEPTH:
+            raise ValueError(
+                f"expected a reading nested at most {MAX_READING_DEPTH} levels deep (a roll's "
+                f"dice as dicecam reads them), got one {depth} levels deep"
             )
         return v
 
@@ -256,7 +211,7 @@ class RollIn(_In):
         return None if self.photo_jpeg_b64 is None else base64.b64decode(self.photo_jpeg_b64)
 
 
-class TurnIn(_In):
+class TurnIn(TrackerBody):
     most_values: ClassVar[int] = MAX_ROLLS * (RollIn.most_values + 1) + 64
 
     player: str
@@ -298,7 +253,7 @@ class TurnIn(_In):
         return data
 
 
-class CorrectionIn(_In):
+class CorrectionIn(TrackerBody):
     score: Annotated[int, Field(ge=0, le=MAX_SCORE)]
     reason: Annotated[str, Field(min_length=1, max_length=500)]
 
