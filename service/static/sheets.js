@@ -3,7 +3,7 @@
 // turn (/api/v1/low-high/turns), a set kept from each roll until the player ends it.
 import { $, api, focusFirst, rollControl, rollRequest, say, state, ui } from "./page.js";
 import { noun, remember } from "./resume.js";
-import { chosenRules } from "./rules.js";
+import { chosenRules, ruleWords } from "./rules.js";
 import { showState } from "./words.js";
 
 export const ROUTES = { "solitaire-dice": "/api/v1/sheets", "low-high": "/api/v1/low-high/turns" };
@@ -192,7 +192,14 @@ function message(view) {
   const bad = view.last_bad && view.last_bad.length ? ` ${view.last_bad.length} bad (${dice(view.last_bad)}).` : "";
   if (view.awaiting === "keep") return [`Roll ${last}:${bad} Keep a set.`, ""];
   if (view.awaiting === "roll-or-end") return [`Score ${view.score}: roll ${view.dice_left} dice, or end the turn.`, ""];
-  return [`${view.player}: roll ${view.dice_left} dice.`, ""];
+  return [`${view.player}: roll ${view.dice_left} dice${houseRules(view)}.`, ""];
+}
+
+// " (house rules: Score by: Pips of the dice left)" for a game not yet rolled under house rules,
+// as a Farkle turn says them as it starts; "" otherwise.
+function houseRules(view) {
+  const house = view.rolls === 0 ? ruleWords(view.game, view.rules || {}) : [];
+  return house.length ? ` (house rules: ${house.join(", ")})` : "";
 }
 
 export function renderSheet(view, { quiet = false } = {}) {

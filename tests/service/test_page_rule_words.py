@@ -132,6 +132,32 @@ def test_the_low_high_menus_show_words_and_send_the_values(chromium, url):
 
 @pytest.mark.browser
 @pytest.mark.slow
+def test_a_low_high_turn_says_its_house_rules_as_it_starts_as_a_farkle_turn_does(chromium, url):
+    """A Low-High turn began with "ann: roll 13 dice." whatever the rules chosen."""
+    from playwright.sync_api import expect
+
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(url + "/")
+    page.fill("#player", "ann")
+    page.select_option("#game", "low-high")
+    page.click("#new-turn")  # as written: nothing to say
+    message = page.locator("#message")
+    expect(message).to_have_text("ann: roll 13 dice.")
+    page.click("#house-rules summary")
+    page.select_option("#rule-scoring", label="Pips of the dice left")
+    page.fill("#rule-target", "40")
+    page.dispatch_event("#rule-target", "change")
+    page.click("#new-turn")  # the turn as written, not rolled yet, is left without asking
+    expect(message).to_have_text(
+        "ann: roll 13 dice (house rules: Score by: Pips of the dice left, Points to win: 40)."
+    )
+    page.fill("#typed", "1 2 3 4 5 6 1 2 3 4 5 6 6")
+    page.click("#typed-form button")  # once rolled, the rules are not said again
+    expect(message).not_to_contain_text("house rules")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_a_rule_the_service_gives_no_label_is_named_by_its_key(chromium, url):
     from playwright.sync_api import expect
 
