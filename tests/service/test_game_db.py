@@ -94,3 +94,31 @@ def test_a_copy_that_lags_behind_the_file_is_refused(tmp_path: Path):
     rows = db.load(lambda row: row, since=0)
     assert [m["op"] for m in rows[0].moves] == ["roll", "split"]
     db.dispose()
+
+
+def test_moves_an_older_dicecam_wrote_without_the_newer_fields_are_played_on(tmp_path: Path):
+    import json
+    import sqlite3
+
+    path = tmp_path / "turns.sqlite3"
+    db = TurnDatabase(path, tmp_path / "photos")
+    played = TurnStore(database=db).start("ann", MORNING_ROLL)
+    played.roll([1, 2, 3, 4, 6, 6])
+    played.keep([1])
+    db.save(played)
+    db.dispose()
+    old = [  # as a dicecam before 'missing' and with no forced_reroll wrote them
+        {"op": "roll", "values": [1, 2, 3, 4, 6, 6], "off_table": 0},
+        {"op": "keep", "dice": [1]},
+    ]
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE turns SET moves = ? WHERE id = ?", (json.dumps(old), played.id))
+    raw.close()
+    db = TurnDatabase(path, tmp_path / "photos")
+    store = TurnStore(database=db)
+    turn = store.get(played.id)
+    turn.roll([5, 2, 3, 4, 6])
+    db.save(turn)  # the file's moves start this copy's: no conflict
+    moves = db.load(lambda row, photos: row, since=0)[0].moves
+    assert [m["op"] for m in moves] == ["roll", "keep", "roll"]
+    db.dispose()
