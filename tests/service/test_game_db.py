@@ -122,3 +122,20 @@ def test_moves_an_older_dicecam_wrote_without_the_newer_fields_are_played_on(tmp
     moves = db.load(lambda row, photos: row, since=0)[0].moves
     assert [m["op"] for m in moves] == ["roll", "keep", "roll"]
     db.dispose()
+
+
+def test_rows_of_another_layout_are_not_loaded(tmp_path: Path):
+    import sqlite3
+
+    path = tmp_path / "turns.sqlite3"
+    db = SheetDatabase(path)
+    newer, ours = SheetSession("ann", created=100.0), SheetSession("bo", created=200.0)
+    for sheet in (newer, ours):
+        sheet.roll([1, 4, 4, 4, 6])
+        db.save(sheet)
+    with sqlite3.connect(path) as raw:  # as a newer dicecam, of another layout, wrote it
+        raw.execute("UPDATE roll_games SET format = 2 WHERE id = ?", (newer.id,))
+    raw.close()
+    assert [r.id for r in db.load(lambda row: row, since=0)] == [ours.id]
+    assert db.recent(since=0, limit=5) == [ours.id]
+    db.dispose()
