@@ -139,3 +139,13 @@ def test_rows_of_another_layout_are_not_loaded(tmp_path: Path):
     assert [r.id for r in db.load(lambda row: row, since=0)] == [ours.id]
     assert db.recent(since=0, limit=5) == [ours.id]
     db.dispose()
+
+
+def test_delete_before_keeps_a_row_started_at_that_very_instant(tmp_path: Path):
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    games = [SheetSession(p, created=t) for p, t in (("ann", 199.5), ("bo", 200.0))]
+    for game in games:
+        db.save(game)
+    db.delete(before=200.0)
+    assert [g.id for g in db.load(lambda row: row, since=0)] == [games[1].id]
+    db.dispose()
