@@ -150,7 +150,10 @@ def get_game(name: str, **house_rules: Any) -> Any:
     unknown = sorted(set(house_rules) - set(allowed))
     if unknown:
         valid = ", ".join(allowed) or "none"
-        raise ValueError(f"{name}: unknown house rule(s) {', '.join(unknown)}; valid: {valid}")
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""  # not a million
+        raise ValueError(
+            f"{name}: unknown house rule(s) {', '.join(unknown[:5])}{more}; valid: {valid}"
+        )
     for key, value in house_rules.items():
         if isinstance(allowed[key], bool) and not isinstance(value, bool):
             raise ValueError(f"{name}: house rule {key} must be true or false, got {value!r}")

@@ -18,6 +18,7 @@ from scoring import GAME_NAMES, unknown_game
 from service.api.errors import errors
 from service.api.reading import posted_roll
 from service.api.turns import (
+    MOST_HOUSE_RULES,
     SEEN_ROLLS,
     Face,
     check_read_for,
@@ -44,6 +45,7 @@ class NewGame(StrictBody):
     player: str = Field(..., min_length=1, max_length=80, description="who plays")
     rules: dict[str, bool | int | str] = Field(
         default_factory=dict,
+        max_length=MOST_HOUSE_RULES,
         description="house rules (listed with their defaults in /api/v1/games), e.g. "
         'low-high {"scoring": "pips", "cancel": "descending"}; Solitaire Dice has none',
     )

@@ -38,6 +38,10 @@ TURN_GAMES = tuple(g for g in GAME_NAMES if callable(getattr(get_game(g), "keeps
 """The games played as keep-and-reroll turns (the Farkle family); others are scored by
 ``POST /api/v1/score``."""
 
+MOST_HOUSE_RULES = 32
+"""The most house rules a body may name (a game has at most 3): a million unknown ones took
+seconds and were all named back, 9 MB."""
+
 
 class NewTurn(StrictBody):
     player: str = Field(..., min_length=1, max_length=80, description="who plays the turn")
@@ -51,6 +55,7 @@ class NewTurn(StrictBody):
     )
     rules: dict[str, bool | int | str] = Field(
         default_factory=dict,
+        max_length=MOST_HOUSE_RULES,
         description="house rules (the (option) items of READINGS.md; each game's are listed "
         'with their defaults in /api/v1/games), e.g. {"three_pairs_any": true}',
     )

@@ -121,3 +121,26 @@ def test_a_turns_file_of_an_older_dicecam_gets_the_rules_column(tmp_path):
     with sqlite3.connect(path) as db:
         assert "rules" in {row[1] for row in db.execute("PRAGMA table_info(turns)")}
         assert db.execute("SELECT player, rules FROM turns").fetchall() == [("tom", None)]
+
+
+def test_many_unknown_house_rules_are_refused_without_naming_them_all(tmp_path):
+    """A million unknown rules took seconds and were all named back (9 MB): a body names at
+    most 32 (a game has at most 3), and the rules object names five unknown ones at most."""
+    many = {f"rule_{i:04}": True for i in range(1000)}
+    with serve(tmp_path) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        for path, body in (
+            ("/api/v1/turns", {"player": "heather", "rules": many}),
+            ("/api/v1/low-high/turns", {"player": "heather", "rules": many}),
+        ):
+            r = c.post(path, json=body)
+            assert r.status_code == 422, r.text
+            detail = r.json()["detail"]
+            assert "'rules': Dictionary should have at most 32 items" in detail, detail
+            assert "rule_0999" not in detail
+        seven = {f"rule_{i}": True for i in range(7)}
+        r = c.post("/api/v1/turns", json={"player": "heather", "rules": seven})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == (
+        "morning-roll: unknown house rule(s) rule_0, rule_1, rule_2, rule_3, rule_4 and 2 more; "
+        "valid: three_pairs_any"
+    )
