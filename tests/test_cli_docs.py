@@ -294,6 +294,30 @@ def test_a_command_help_says_what_it_does_and_what_it_takes(
     assert not silent, f"`{name} --help` leaves {', '.join(silent)} without a word"
 
 
+ENV_DEFAULT = re.compile(r"default:? (DICECAM_[A-Z_]+)(?P<rest>[^;)]*)")
+"""An option's default taken from a variable, and what follows up to the next ';' or ')'."""
+
+
+@pytest.mark.parametrize(("name", "parser"), list(commands(build_parser())), ids=str)
+def test_a_command_help_gives_each_options_default(
+    name: str, parser: argparse.ArgumentParser
+) -> None:
+    """An option with a default says it, and one whose default is a DICECAM_ variable says what
+    it is without one: "(default: DICECAM_CONF)" alone left a player to guess the 0.25."""
+    unsaid = []
+    for action in parser._actions:
+        option = "/".join(action.option_strings) or action.dest
+        said = " ".join((action.help or "").split())
+        default = action.default
+        given = default is not None and default is not False and default not in ([], "")
+        if given and default is not argparse.SUPPRESS and "default" not in said:
+            unsaid.append(f"{option} (default {default!r})")
+        for m in ENV_DEFAULT.finditer(said):
+            if "else" not in m.group("rest"):
+                unsaid.append(f"{option} ({m.group(0)}, and without it?)")
+    assert not unsaid, f"`{name} --help` leaves the default of {', '.join(unsaid)} unsaid"
+
+
 @pytest.mark.parametrize("command", ["score", "advise", "strategy"])
 def test_every_game_a_command_help_names_is_one_it_plays(
     command: str, capsys: pytest.CaptureFixture[str]

@@ -21,7 +21,12 @@ BACKENDS = ("auto", "openvino", "onnxruntime")
 def add_reader_options(p: argparse.ArgumentParser) -> None:
     """Add ``--conf``, ``--imgsz``, ``--second-look``, ``--mirror`` and ``--backend`` to a
     subcommand that builds a reader."""
-    p.add_argument("--conf", type=float, help="minimum die confidence (default: DICECAM_CONF)")
+    p.add_argument(
+        "--conf",
+        type=float,
+        help="keep only the dice found at least this confident, 0 to 1: lower finds more faint "
+        "dice and more things that are not dice (default: DICECAM_CONF, else 0.25)",
+    )
     p.add_argument(
         "--imgsz",
         type=int,
@@ -40,7 +45,7 @@ def add_reader_options(p: argparse.ArgumentParser) -> None:
         "--mirror",
         action=argparse.BooleanOptionalAction,
         help="read a photo with a doubtful die again mirrored, for a second opinion on its "
-        "boxes (default: DICECAM_MIRROR, on)",
+        "boxes (default: DICECAM_MIRROR, else on)",
     )
     p.add_argument(
         "--backend",

@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--points",
         nargs="+",
         metavar="X,Y",
-        help="boundary corners in photo pixels, in order around the surface (at least 3)",
+        help="boundary corners in photo pixels, in order around the surface (3 to 64)",
     )
     p.add_argument(
         "--normalised",

@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--model",
         metavar="PATH",
         type=given_path,
-        help="ONNX reader model (default: DICECAM_MODEL)",
+        help="reader model (.onnx), e.g. a fine-tuned runs/finetune/NAME-ft.onnx, with the "
+        "models beside it (default: DICECAM_MODEL, else the shipped one)",
     )
     p.add_argument("--split", default="val", help="split to read from a data.yaml (default: val)")
     p.add_argument("--limit", type=int, metavar="N", help="read only the first N photos")

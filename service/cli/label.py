@@ -49,7 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="reader model (.onnx); default: DICECAM_MODEL, else the shipped one",
     )
     p.add_argument(
-        "--conf", type=float, help="keep dice at least this confident (default DICECAM_CONF)"
+        "--conf",
+        type=float,
+        help="label only the dice found at least this confident, 0 to 1 "
+        "(default DICECAM_CONF, else 0.25)",
     )
     p.add_argument(
         "--expect",

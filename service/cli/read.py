@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--model",
         metavar="PATH",
         type=given_path,
-        help="ONNX reader model (default: DICECAM_MODEL)",
+        help="reader model (.onnx), e.g. a fine-tuned runs/finetune/NAME-ft.onnx, with the "
+        "models beside it (default: DICECAM_MODEL, else the shipped one)",
     )
     p.add_argument(
         "--expect",

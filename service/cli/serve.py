@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--tracker-url",
         metavar="URL",
-        help="submit Morning Roll turns to this remote tracker (default DICECAM_TRACKER_URL)",
+        help="submit Morning Roll turns to this remote tracker (default DICECAM_TRACKER_URL, "
+        "else the embedded one)",
     )
     p.add_argument(
         "--data-dir",

@@ -27,16 +27,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--n", type=int, default=None, help="number of images (default 1000, or 16 for --preview)"
     )
-    p.add_argument("--out", type=Path, help="dataset folder to write")
+    p.add_argument("--out", type=Path, metavar="DIR", help="dataset folder to write")
     p.add_argument(
         "--seed", type=int, default=0, help="stream seed: same seed, same images (default 0)"
     )
     p.add_argument(
-        "--start", type=int, default=0, help="first image index of the stream (default 0)"
+        "--start",
+        type=int,
+        default=0,
+        metavar="I",
+        help="first image index of the stream (default 0)",
     )
-    p.add_argument("--workers", type=int, default=1, help="processes to render with (default 1)")
     p.add_argument(
-        "--val-fraction", type=float, default=0.1, help="share of images in val/ (default 0.1)"
+        "--workers", type=int, default=1, metavar="N", help="processes to render with (default 1)"
+    )
+    p.add_argument(
+        "--val-fraction",
+        type=float,
+        default=0.1,
+        metavar="P",
+        help="share of images in val/, 0 or more and under 1 (default 0.1)",
     )
     p.add_argument(
         "--size",

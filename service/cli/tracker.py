@@ -101,12 +101,13 @@ def _client_args(p: argparse.ArgumentParser) -> None:
         "--url",
         default=None,
         help="the tracker's address, e.g. http://127.0.0.1:8000/tracker for the one in "
-        "`dicecam serve` (default DICECAM_TRACKER_URL)",
+        "`dicecam serve` (default DICECAM_TRACKER_URL, else none: one of the two is needed)",
     )
     p.add_argument(
         "--token",
         default=None,
-        help="a login token the tracker gave (POST /api/v1/tokens; default DICECAM_TRACKER_TOKEN)",
+        help="a login token the tracker gave (POST /api/v1/tokens; default "
+        "DICECAM_TRACKER_TOKEN, else none: log in with --player and --password)",
     )
     p.add_argument(
         "--outbox-dir",

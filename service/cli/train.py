@@ -133,7 +133,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the detector step averages these detector checkpoints (.pt; repeatable, at least "
         "2, one listed twice weighs twice; all fine-tuned from one start) instead of training",
     )
-    p.add_argument("--workers", type=int, default=1, help="processes rendering synthetic images")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes rendering synthetic images (default 1)",
+    )
     p.add_argument(
         "--holdout",
         type=float,
@@ -162,7 +168,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="with --from: detector layers kept as they are (10 = the whole backbone; default 0)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="random seed of the detector's and face classifier's training (and, with --from, "
+        "of the held-out photos) (default 0)",
+    )
     p.set_defaults(func=run)
 
 
