@@ -78,6 +78,27 @@ def test_the_readme_scoring_example_runs_as_shown(capsys: pytest.CaptureFixture[
     assert {"bust", "max_points", "keeps"} <= score.keys()
 
 
+def test_the_readme_names_the_games_each_scoring_command_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """README said `--game` was "one of the five" for advise and strategy too, which refuse
+    Solitaire Dice and Low-High."""
+    from scoring import GAME_NAMES
+
+    prose = " ".join(readme_section("Scoring and strategy").split())
+    said = re.search(
+        r"`--game` is one of the (\w+) for `score`, of the Farkle family \(([^)]*)\)", prose
+    )
+    assert said, "README no longer says which games score, advise and strategy take"
+    family = re.findall(r"`([a-z-]+)`", said.group(2))
+    for command, named in [("score", list(GAME_NAMES)), ("advise", family), ("strategy", family)]:
+        dice = [] if command == "strategy" else ["5", "1", "2", "4", "6"]
+        takes = [g for g in GAME_NAMES if main([command, "--game", g, *dice]) == 0]
+        capsys.readouterr()
+        assert takes == named, command
+    assert said.group(1) == "five" and len(GAME_NAMES) == 5
+
+
 def test_the_readme_strategy_tables_are_what_the_advisor_says(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
