@@ -189,3 +189,29 @@ def test_a_503_is_a_refusal_the_log_says_why_and_a_500_is_not(tmp_path, serve, c
         "refused POST /api/v1/read (503): the dice reader could not be loaded "
         "(FileNotFoundError: models/dicecam-reader.onnx); type the values by hand meanwhile"
     ]
+
+
+def test_a_refusal_sent_in_pieces_is_one_line_with_its_whole_detail(serve, captured):
+    """An answer whose body comes in several chunks (a streamed answer) is logged once, when
+    it ends, with the detail read from all of its chunks."""
+    from starlette.applications import Starlette
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    from service.logs import RefusalLog
+
+    async def halves():
+        yield b'{"detail": "the first half '
+        yield b'and the second"}'
+
+    async def refused(request):
+        return StreamingResponse(halves(), status_code=422, media_type="application/json")
+
+    server = serve(RefusalLog(Starlette(routes=[Route("/pieces", refused)])))
+    lines, listen = captured
+    listen()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        assert c.get("/pieces?token=secret").status_code == 422
+    assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
+        "refused GET /pieces (422): the first half and the second"
+    ]
