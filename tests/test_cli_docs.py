@@ -309,7 +309,7 @@ def test_a_command_help_gives_each_options_default(
         option = "/".join(action.option_strings) or action.dest
         said = " ".join((action.help or "").split())
         default = action.default
-        given = default is not None and default is not False and default not in ([], "")
+        given = default is not None and default is not False
         if given and default is not argparse.SUPPRESS and "default" not in said:
             unsaid.append(f"{option} (default {default!r})")
         for m in ENV_DEFAULT.finditer(said):

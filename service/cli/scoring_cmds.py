@@ -35,8 +35,9 @@ def _add_common(p: argparse.ArgumentParser, games: tuple[str, ...]) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help=f"house rule, repeatable, e.g. {', '.join(_RULE_EXAMPLES[g] for g in games if g in _RULE_EXAMPLES)} "
-        "(an unknown one is refused with the game's list)",
+        help="a house rule (an '(option)' of the game's rules), repeatable, e.g. "
+        f"{', '.join(_RULE_EXAMPLES[g] for g in games if g in _RULE_EXAMPLES)} (default: none, "
+        "the rules as written; an unknown one is refused with the game's list)",
     )
 
 

@@ -61,7 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="POINTS",
         help="today's turn score (0 or more, in steps of 50)",
     )
-    s.add_argument("--comment", default="", metavar="TEXT", help="a note stored with the turn")
+    s.add_argument(
+        "--comment", default="", metavar="TEXT", help="a note stored with the turn (default: none)"
+    )
     s.add_argument(
         "--password", default=None, metavar="PW", help="log in with this password (else a token)"
     )
