@@ -149,3 +149,16 @@ def test_delete_before_keeps_a_row_started_at_that_very_instant(tmp_path: Path):
     db.delete(before=200.0)
     assert [g.id for g in db.load(lambda row: row, since=0)] == [games[1].id]
     db.dispose()
+
+
+def test_a_turn_below_the_entry_score_is_read_back_so(tmp_path: Path):
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    turn = TurnStore(database=db).start("ann", "greed", on_board=False)  # G3: entry 1000
+    turn.roll([1, 5, 2, 3, 4])
+    db.save(turn)
+    back = TurnStore(database=db).get(turn.id)  # as after a restart
+    assert back.on_board is False
+    back.keep([1, 5])
+    back.bank()
+    assert (back.points, back.scored) == (150, 0)  # below the entry score: banks nothing
+    db.dispose()
