@@ -52,3 +52,10 @@ def test_a_shorter_line_on_a_terminal_covers_the_longer_one_before(monkeypatch):
     shown = stream.getvalue().split("\r")[1:]
     assert len(shown[2].rstrip()) < len(shown[1])
     assert len(shown[2]) == len(shown[1])  # padded with spaces over what was there
+
+
+def test_a_run_that_ends_early_on_a_terminal_ends_its_line():
+    stream = Terminal()
+    assert list(progress(range(3), total=5, desc="label", stream=stream)) == [0, 1, 2]
+    shown = stream.getvalue()
+    assert shown.endswith("\n") and " 3/5 " in shown.rsplit("\r", 1)[-1]
