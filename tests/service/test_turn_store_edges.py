@@ -1,0 +1,32 @@
+"""TurnStore at its edges (:mod:`service.turn_store`): a finished turn is handed to the
+submitter once however often it is finished."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.turn_store import TurnStore
+from service.turns import MORNING_ROLL, TurnSession
+
+
+class CountingSubmitter:
+    """Takes every turn handed over, as a tracker that is up does, and remembers each."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def __call__(self, session: TurnSession) -> dict[str, Any]:
+        self.sent.append(session.id)
+        return {"status": "submitted", "turn": {"id": len(self.sent)}}
+
+
+def test_a_finished_turn_is_handed_over_once() -> None:
+    submitter = CountingSubmitter()
+    store = TurnStore(submitter)
+    turn = store.start("ann", MORNING_ROLL)
+    turn.roll([2, 2, 3, 4, 6, 6])  # no scoring die: bust
+    store.finish(turn)
+    receipt = turn.submission
+    store.finish(turn)  # again (a second request on the same finished turn)
+    assert submitter.sent == [turn.id]
+    assert turn.submission == receipt == {"status": "submitted", "turn": {"id": 1}}
