@@ -137,3 +137,12 @@ def test_a_coco_category_id_named_twice_is_refused(photos, tmp_path):
         read_coco(path, image_root=tmp_path / "images")
     doc["categories"][-1]["name"] = "3"  # the same name again says nothing new: read
     assert [d.value for p in read_coco(_save(doc, path)) for d in p.dice] == [3, 5]
+
+
+def test_an_annotation_of_an_image_not_listed_names_its_image_id(photos, tmp_path):
+    doc = _coco(photos, tmp_path)
+    doc["annotations"][1]["image_id"] = 5
+    path = _save(doc, tmp_path / "c.json")
+    with pytest.raises(LabelFormatError) as err:
+        read_coco(path, image_root=tmp_path / "images")
+    assert str(err.value) == f"{path}: annotation 2: image_id 5 is not in 'images'"
