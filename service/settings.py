@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     tracker_login_failures_per_address: int = Field(20, ge=0, le=1_000_000)
     """Wrong passwords (for any names) from one client address in 15 minutes before the
     tracker's logins from it wait, 429 (``DICECAM_TRACKER_LOGIN_FAILURES_PER_ADDRESS``; 0: no
-    limit). Each name also waits after 5 of its own."""
+    limit). A name also waits after 5 of its own from one address, and after 50 from all."""
     tracker_registrations_per_address: int = Field(10, ge=0, le=1_000_000)
     """Players registered from one client address in an hour before the tracker's
     registrations from it wait, 429 (``DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS``; 0: no

@@ -43,8 +43,9 @@ WHY = {
     "an idempotency key, or the time zone already in force; or a password changed meanwhile",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
     422: "a field is missing, malformed or out of range",
-    429: "too many wrong passwords lately, for this name or from this address, or too many "
-    "players registered from this address: wait the Retry-After seconds",
+    429: "too many wrong passwords lately (for this name from this address or from many, or "
+    "for any names from this address), or too many players registered from this address: "
+    "wait the Retry-After seconds",
 }
 """What each error status of the tracker API means."""
 

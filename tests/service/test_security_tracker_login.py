@@ -93,7 +93,7 @@ def test_guessing_one_players_password_is_slowed_and_a_right_one_clears_it(sqlit
     for _ in range(MAX_FAILURES):
         assert http.post("/api/v1/tokens", json=wrong).status_code == 401
     r = http.post("/api/v1/tokens", json={"name": "Alice ", "password": "hunter2hunter2"})
-    assert r.status_code == 429  # even the right password waits: the name is the key
+    assert r.status_code == 429  # even the right password waits: the name (from here) is the key
     assert int(r.headers["retry-after"]) == 15 * 60
     assert "too many wrong passwords for 'Alice'" in r.json()["detail"]
     r = http.post("/add", data={**wrong, "score": "50", "idempotency_key": "k" * 16})
