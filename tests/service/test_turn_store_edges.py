@@ -1,5 +1,6 @@
 """TurnStore at its edges (:mod:`service.turn_store`): a finished turn is handed to the
-submitter once however often it is finished."""
+submitter once however often it is finished, and a new login gives
+its token to open turns only."""
 
 from __future__ import annotations
 
@@ -30,3 +31,13 @@ def test_a_finished_turn_is_handed_over_once() -> None:
     store.finish(turn)  # again (a second request on the same finished turn)
     assert submitter.sent == [turn.id]
     assert turn.submission == receipt == {"status": "submitted", "turn": {"id": 1}}
+
+
+def test_a_new_login_leaves_a_finished_turn_the_token_it_was_sent_with() -> None:
+    store = TurnStore(CountingSubmitter())
+    turn = store.start("ann", MORNING_ROLL, tracker_url="http://tracker-a", tracker_token="old")
+    turn.roll([2, 2, 3, 4, 6, 6])
+    store.finish(turn)
+    open_turn = store.start("ann", MORNING_ROLL, tracker_url="http://tracker-a")
+    assert store.relogin("ann", "http://tracker-a", "fresh", [turn.id, open_turn.id]) == 0
+    assert (turn.tracker_token, open_turn.tracker_token) == ("old", "fresh")
