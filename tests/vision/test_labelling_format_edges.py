@@ -98,3 +98,14 @@ def test_coco_without_attributes_is_on_the_table_and_a_cocked_category_is_cocked
     path.write_text(json.dumps(doc))
     got = [(d.value, d.on_table, d.cocked) for d in read_coco(path)[0].dice]
     assert got == [(3, True, False), (0, True, True)]
+
+
+def test_a_coco_image_without_its_height_takes_the_size_of_the_photo_found(tmp_path):
+    image = _photo(tmp_path / "images", size=(60, 40))
+    dice = [Die(3, (1, 2, 20, 30), 0.9)]
+    path = write_coco([LabelledPhoto("a.jpg", 60, 40, dice, image)], tmp_path, images="none")
+    doc = json.loads(path.read_text())
+    del doc["images"][0]["height"]
+    path.write_text(json.dumps(doc))
+    (photo,) = read_coco(path)
+    assert (photo.width, photo.height, len(photo.dice)) == (60, 40, 1)

@@ -59,3 +59,10 @@ def test_a_run_that_ends_early_on_a_terminal_ends_its_line():
     assert list(progress(range(3), total=5, desc="label", stream=stream)) == [0, 1, 2]
     shown = stream.getvalue()
     assert shown.endswith("\n") and " 3/5 " in shown.rsplit("\r", 1)[-1]
+
+
+def test_a_fast_run_on_a_terminal_redraws_a_few_times_not_once_an_item():
+    stream = Terminal()
+    for _ in progress(range(2000), total=2000, desc="label", stream=stream):
+        pass
+    assert stream.getvalue().count("\r") < 100  # at most ten a second
