@@ -7,10 +7,11 @@ forms) from that address are refused with 429 and a ``Retry-After`` until the ol
 leaves the window; from another address the name logs in as before. Per name from all
 addresses together: after :data:`MAX_NAME_FAILURES` wrong passwords for it within
 :data:`WINDOW`, its logins from every address wait the same way (guessing spread over many
-addresses is slowed, yet a few requests from one address no longer lock a player out). A right
-password clears the count of its name and address, and takes that address's wrong passwords
-out of the name's count. The counts forget what has left the window (a server up for months
-kept every name ever mistyped) and keep at most :data:`MAX_NAMES` names (and as many pairs).
+addresses is slowed, yet a few requests from one address no longer lock a player out), but for
+the addresses the name logged in from within :data:`KNOWN_FOR`. A right password clears the
+count of its name and address, and takes that address's wrong passwords out of the name's
+count. The counts forget what has left the window (a server up for months kept every name ever
+mistyped) and keep at most :data:`MAX_NAMES` names (and as many pairs, counted or known).
 
 Per client address (:class:`AddressLimit`): wrong passwords across all names
 (``DICECAM_TRACKER_LOGIN_FAILURES_PER_ADDRESS``, 20 per :data:`WINDOW`), and players
@@ -25,8 +26,11 @@ Decisions:
   stuffing advice has it): 5 wrong passwords for a name from anywhere used to make its right
   password wait from everywhere, so 5 requests every 15 minutes locked any player out for good.
   The name-wide cap of 50 is ten times the pair's: reaching it takes wrong passwords from ten
-  addresses (IPv6 /64 blocks) or more within the window; that is the price of slowing guessing
-  spread over many addresses.
+  addresses (IPv6 /64 blocks) or more within the window. An address the name logged in from
+  with its right password within :data:`KNOWN_FOR` is not held by that cap (nor counted in it),
+  only by its pair's and its address's limits: someone with many addresses (a /56 holds 256
+  /64s) can hold a player's new addresses, not the home or phone they play from. A restart
+  forgets the addresses known, as it forgets the counts.
 - A held address, pair or name waits for every login, a right password too, and without the
   password being checked: were a right one let through, the answers would still tell right
   guesses from wrong. A login refused so is not counted as a wrong password.
@@ -41,7 +45,8 @@ Decisions:
 - At most :data:`MAX_ADDRESSES` addresses and :data:`MAX_NAMES` names and pairs are kept: the
   expired ones are forgotten first, then the one least recently counted (a flood from more
   addresses than that frees the oldest; a flood of that many names in 15 minutes is more
-  password checks than the tracker makes in that time).
+  password checks than the tracker makes in that time); of the pairs known, the one least
+  recently logged in from.
 
 Example (not run: needs a database session of the tracker):
     >>> guard = LoginGuard(per_address=AddressLimit(20, WINDOW, "wrong passwords", "..."))
@@ -72,6 +77,7 @@ from service.tracker.models import Player
 __all__ = [
     "MAX_ADDRESSES",
     "MAX_FAILURES",
+    "KNOWN_FOR",
     "MAX_NAMES",
     "MAX_NAME_FAILURES",
     "RELAY_ADDRESS_HEADER",
@@ -101,8 +107,11 @@ REGISTRATION_WINDOW = timedelta(hours=1)
 MAX_ADDRESSES = 10_000
 """The most addresses an :class:`AddressLimit` keeps counts for."""
 
+KNOWN_FOR = timedelta(days=30)
+"""How long a right password keeps its address known for its name (the name-wide cap waived)."""
+
 MAX_NAMES = 100_000
-"""The most names (and, apart, name-address pairs) a :class:`LoginGuard` keeps counts for."""
+"""The most names (and, apart, name-address pairs counted or known) a :class:`LoginGuard` keeps."""
 
 
 class TooManyTries(store.TrackerError):
@@ -290,6 +299,10 @@ class LoginGuard:
         self.window, self.per_address = window, per_address
         self._pairs = _Window(max_failures, window, max_names)
         self._names = _Window(max_name_failures, window, max_names)
+        self._known: dict[tuple[str, str], datetime] = {}
+        """When each (name, address) pair last logged in, least recently first."""
+        self._max_known = max_names
+        self._known_lock = threading.Lock()
 
     def __len__(self) -> int:
         """How many names have wrong passwords counted."""
@@ -319,7 +332,8 @@ class LoginGuard:
             if limit is not None:
                 taken.append((limit, address, limit.take(address, now, key)))
             taken.append((self._pairs, pair, self._take(self._pairs, pair, now, name, address)))
-            taken.append((self._names, key, self._take(self._names, key, now, name, source)))
+            if not self._is_known(pair, now):
+                taken.append((self._names, key, self._take(self._names, key, now, name, source)))
             player = store.check_password(session, name, password)
         except store.Unauthorized:
             raise  # every count keeps its place: a wrong password
@@ -331,7 +345,18 @@ class LoginGuard:
         self._names.forget(key, source)
         if limit is not None:
             limit.forget(address, key)
+        with self._known_lock:
+            self._known.pop(pair, None)
+            self._known[pair] = now
+            while len(self._known) > self._max_known:
+                del self._known[next(iter(self._known))]
         return player
+
+    def _is_known(self, pair: tuple[str, str], now: datetime) -> bool:
+        """Whether ``pair`` logged in with the right password within :data:`KNOWN_FOR`."""
+        with self._known_lock:
+            since = self._known.get(pair)
+            return since is not None and now - since < KNOWN_FOR
 
     def _take(
         self, counts: _Window, key: Hashable, now: datetime, name: str, tag: str | None

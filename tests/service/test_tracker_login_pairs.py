@@ -2,9 +2,10 @@
 everywhere: a stranger's five wrong passwords for bob no longer keep bob out from his own phone
 (they did: any five requests every 15 minutes locked a player out for good). The pair still
 waits, even with the right password; a name-wide cap of 50 in the window holds guessing spread
-over many addresses. A real tracker at its default limits over a real socket: the second
-address is a client bound to 127.0.0.2, the many others relayed with the tracker's relay key
-(as ``dicecam serve`` relays its clients' addresses)."""
+over many addresses, but for the addresses the player logged in from in the last 30 days. A
+real tracker at its default limits over a real socket: the second address is a client bound to
+127.0.0.2, the many others relayed with the tracker's relay key (as ``dicecam serve`` relays
+its clients' addresses)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,13 @@ import httpx
 import pytest
 
 from service.tracker import create_app
-from service.tracker.throttle import MAX_FAILURES, MAX_NAME_FAILURES, WINDOW, relay_headers
+from service.tracker.throttle import (
+    KNOWN_FOR,
+    MAX_FAILURES,
+    MAX_NAME_FAILURES,
+    WINDOW,
+    relay_headers,
+)
 
 RIGHT = "hunter2hunter2"  # seed_players' password
 WRONG = "not-the-password"
@@ -112,13 +119,35 @@ def test_the_name_wide_cap_holds_guessing_spread_over_many_addresses(site, here,
         "too many wrong passwords for 'bob' from many addresses: try again in 900 s "
         f"(at most {MAX_NAME_FAILURES} every 15 minutes for one name from all addresses)"
     )
-    assert login(here, headers=home).status_code == 429  # bob too, until the window passes
+    assert login(here, headers=home).status_code == 201  # bob's home is known: he plays on
     r = here.post(
         "/api/v1/tokens", json={"name": "alice", "password": WRONG}, headers=fresh
     )  # another name is not held
     assert r.status_code == 401
     clock.set(clock() + WINDOW)
     assert login(here, headers=fresh).status_code == 201
+
+
+def guess_from_many_addresses(here: httpx.Client, key: str, hosts: str) -> None:
+    """50 wrong passwords for bob: 5 from each of 10 relayed addresses ``hosts.1`` to 10."""
+    for i in range(1, MAX_NAME_FAILURES // MAX_FAILURES + 1):
+        headers = relay_headers(key, f"{hosts}.{i}")
+        for _ in range(MAX_FAILURES):
+            assert login(here, WRONG, headers=headers).status_code == 401
+
+
+def test_an_address_known_for_the_name_is_waived_the_name_wide_cap_for_30_days(site, here, clock):
+    key = site[0].state.relay_key
+    home, fresh = relay_headers(key, "203.0.113.5"), relay_headers(key, "192.0.2.77")
+    assert login(here, headers=home).status_code == 201  # bob plays from home
+    guess_from_many_addresses(here, key, "198.51.100")
+    assert login(here, headers=fresh).status_code == 429  # a new address waits
+    assert login(here, WRONG, headers=home).status_code == 401  # checked, held by its pair only
+    assert login(here, headers=home).status_code == 201  # bob plays on
+    clock.set(clock() + KNOWN_FOR)  # his last login from home a month ago
+    guess_from_many_addresses(here, key, "198.51.101")
+    r = login(here, headers=home)
+    assert r.status_code == 429 and "from many addresses" in r.json()["detail"]
 
 
 def test_a_login_failing_otherwise_than_by_a_wrong_password_counts_nowhere(tmp_path, clock):
