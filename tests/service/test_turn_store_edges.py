@@ -1,6 +1,6 @@
 """TurnStore at its edges (:mod:`service.turn_store`): a finished turn is handed to the
-submitter once however often it is finished, and a new login gives
-its token to open turns only."""
+submitter once however often it is finished, a new login gives its token to open turns only,
+and a retry that answers the receipt the turn has changes nothing."""
 
 from __future__ import annotations
 
@@ -41,3 +41,24 @@ def test_a_new_login_leaves_a_finished_turn_the_token_it_was_sent_with() -> None
     open_turn = store.start("ann", MORNING_ROLL, tracker_url="http://tracker-a")
     assert store.relogin("ann", "http://tracker-a", "fresh", [turn.id, open_turn.id]) == 0
     assert (turn.tracker_token, open_turn.tracker_token) == ("old", "fresh")
+
+
+class StillDownSubmitter(CountingSubmitter):
+    """A tracker that stays down: each retry answers the receipt the turn already has."""
+
+    def __call__(self, session: TurnSession) -> dict[str, Any]:
+        return {"status": "queued", "detail": "cannot reach the tracker"}
+
+    def retry(self, session: TurnSession, *, now: bool = False) -> dict[str, Any]:
+        self.sent.append(session.id)
+        return {"status": "queued", "detail": "cannot reach the tracker"}
+
+
+def test_a_retry_that_answers_the_same_receipt_changes_nothing() -> None:
+    submitter = StillDownSubmitter()
+    store = TurnStore(submitter)
+    turn = store.start("ann", MORNING_ROLL)
+    turn.roll([2, 2, 3, 4, 6, 6])
+    store.finish(turn)
+    assert store.retry_queued() == 0  # tried, but no receipt changed
+    assert submitter.sent == [turn.id]
