@@ -215,3 +215,16 @@ def test_a_refusal_sent_in_pieces_is_one_line_with_its_whole_detail(serve, captu
     assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
         "refused GET /pieces (422): the first half and the second"
     ]
+
+
+def test_a_400_is_a_refusal_the_log_says_why(tmp_path, serve, captured):
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    server = serve(app)
+    lines, listen = captured
+    listen()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        bad_json = {"content-type": "application/json"}
+        assert c.post("/api/v1/turns", content=b'{"player":', headers=bad_json).status_code == 400
+    assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
+        "refused POST /api/v1/turns (400): the request body is not valid JSON"
+    ]
