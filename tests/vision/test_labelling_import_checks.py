@@ -146,3 +146,12 @@ def test_an_annotation_of_an_image_not_listed_names_its_image_id(photos, tmp_pat
     with pytest.raises(LabelFormatError) as err:
         read_coco(path, image_root=tmp_path / "images")
     assert str(err.value) == f"{path}: annotation 2: image_id 5 is not in 'images'"
+
+
+def test_an_annotation_of_a_category_not_listed_names_its_category_id(photos, tmp_path):
+    doc = _coco(photos, tmp_path)
+    doc["annotations"][0]["category_id"] = 9
+    path = _save(doc, tmp_path / "c.json")
+    with pytest.raises(LabelFormatError) as err:
+        read_coco(path, image_root=tmp_path / "images")
+    assert str(err.value) == f"{path}: annotation 1: category_id 9 is not listed"
