@@ -228,3 +228,25 @@ def test_a_400_is_a_refusal_the_log_says_why(tmp_path, serve, captured):
     assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
         "refused POST /api/v1/turns (400): the request body is not valid JSON"
     ]
+
+
+def test_a_refusals_detail_cannot_start_a_forged_line(serve, captured):
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from service.logs import RefusalLog
+
+    async def echoes(request):  # a detail echoing what the client sent, control characters too
+        said = request.query_params["name"]
+        return JSONResponse({"detail": f"no player {said}"}, status_code=404)
+
+    server = serve(RefusalLog(Starlette(routes=[Route("/echo", echoes)])))
+    lines, listen = captured
+    listen()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        name = "ann\nWARNING refused GET /admin (403)\x1b[2K"
+        assert c.get("/echo", params={"name": name}).status_code == 404
+    assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
+        "refused GET /echo (404): no player ann\\nWARNING refused GET /admin (403)\\x1b[2K"
+    ]
