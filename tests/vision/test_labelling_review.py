@@ -34,3 +34,8 @@ def test_the_review_list_runs_from_least_to_most_confident_then_by_photo():
     ]
     got = [(r.photo, r.value) for r in review_rows(photos)]
     assert got == [("c.jpg", None), ("b.jpg", 2), ("a.jpg", 4), ("a.jpg", 3), ("b.jpg", 1)]
+
+
+def test_a_die_exactly_at_the_threshold_is_not_low():
+    photo = LabelledPhoto("a.jpg", 64, 48, [Die(1, (1, 1, 9, 9), 0.5), Die(2, (1, 1, 9, 9), 0.49)])
+    assert {r.value: r.flags for r in review_rows([photo], low=0.5)} == {1: "", 2: "low_confidence"}
