@@ -237,3 +237,22 @@ def test_a_crash_after_the_answer_began_cuts_it_short_and_is_logged_once(tmp_pat
     assert " on GET /api/v1/export (500): RuntimeError\n" in record.getMessage()
     assert all(line.isprintable() for line in record.getMessage().split("\n"))
     assert not [r for r in errors if r.exc_info], "a traceback logged again, unescaped"
+
+
+def test_a_crash_logs_each_frame_of_its_traceback_on_lines_of_its_own(caplog):
+    from service.logs import log_crash
+
+    def failing() -> None:
+        raise RuntimeError("sent: ann\nforged line")
+
+    try:
+        failing()
+    except RuntimeError as exc:
+        with caplog.at_level("ERROR", logger="dicecam.service"):
+            error_id = log_crash({"method": "POST", "path": "/api/v1/read"}, exc)
+    lines = caplog.records[-1].getMessage().split("\n")
+    assert lines[0] == f"unhandled error {error_id} on POST /api/v1/read (500): RuntimeError"
+    frame = next(i for i, line in enumerate(lines) if "in failing" in line)
+    assert lines[frame].startswith('      File "') and lines[frame].endswith(", in failing")
+    assert lines[frame + 1].strip() == 'raise RuntimeError("sent: ann\\nforged line")'
+    assert lines[-1] == "    RuntimeError: sent: ann\\nforged line"  # the message: one line
