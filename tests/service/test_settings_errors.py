@@ -290,3 +290,27 @@ def test_an_empty_allowed_hosts_adds_no_name(value, monkeypatch):
     monkeypatch.setenv("DICECAM_ALLOWED_HOSTS", value + ",dice.example")
     with pytest.raises(ValueError, match="got an empty name"):
         Settings()
+
+
+def test_a_message_that_names_what_came_does_not_say_it_twice():
+    from service.cli import settings_error
+    from vision.config import VisionSettings
+
+    with pytest.raises(Exception) as refused:
+        VisionSettings(backend="gpu")
+    assert settings_error(refused.value) == (
+        "DICECAM_BACKEND: expected a backend among auto, openvino, onnxruntime, got 'gpu'"
+    )
+
+
+def test_a_validation_error_of_something_other_than_settings_names_no_variable():
+    from pydantic import BaseModel, ValidationError
+
+    from service.cli import settings_error
+
+    class Roll(BaseModel):
+        dice: list[int]
+
+    with pytest.raises(ValidationError) as refused:
+        Roll(dice="abc")
+    assert settings_error(refused.value) is None
