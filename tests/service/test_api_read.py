@@ -115,6 +115,7 @@ def test_not_an_image_is_415_with_a_message(server):
     assert r.status_code == 415
     detail = r.json()["detail"]
     assert detail.startswith("dicecam cannot read this photo: not an image (expected JPEG")
+    assert detail.endswith("GIF data)")  # the name of in-memory data is left out at the end
     assert "<bytes>" not in detail
     r = httpx.post(
         server.url + "/api/read",
