@@ -140,6 +140,30 @@ def test_a_change_not_yet_in_force_is_kept_replaced_or_called_off(sqlite_tracker
     assert r["timezone_from"] == "2026-03-15T04:00:00Z"
 
 
+def test_a_turn_played_before_a_change_west_is_dated_in_the_zone_it_was_played_in(
+    sqlite_tracker, join, turn
+):
+    """Paris to New York: the change takes over at New York's midnight (04:00 UTC), 6 hours into
+    Paris's 11th. A turn rolled in those hours was played on the 11th (Paris's day then), so
+    sent at 09:00 in New York on the 11th it counts: it is not dated in New York's zone, where
+    it was still the 10th (refused as played yesterday)."""
+    http, clock = sqlite_tracker
+    clock.set("2026-06-10T10:00:00+00:00")  # 12:00 in Paris
+    auth = join(http, "kenny", "Europe/Paris")
+    assert (
+        change_zone(http, auth, "America/New_York")
+        .json()["timezone_from"]
+        .startswith("2026-06-11T04:00:00")
+    )
+    clock.set("2026-06-11T13:00:00+00:00")  # 09:00 in New York on the 11th
+    played = turn("kenny", 300, age_s=10 * 3600)  # 03:00 UTC: 05:00 on the 11th in Paris
+    r = http.post("/api/v1/turns", json=played, headers=auth)
+    assert r.status_code == 201, r.text
+    assert r.json()["day"] == "2026-06-11"
+    second = http.post("/api/v1/turns", json=turn("kenny", 50), headers=auth)
+    assert second.status_code == 409, second.text
+
+
 @pytest.mark.browser
 def test_the_time_zone_form_changes_it_and_ties_mistakes_to_their_inputs(
     chromium, sqlite_tracker, join
