@@ -109,3 +109,12 @@ def test_a_coco_image_without_its_height_takes_the_size_of_the_photo_found(tmp_p
     path.write_text(json.dumps(doc))
     (photo,) = read_coco(path)
     assert (photo.width, photo.height, len(photo.dice)) == (60, 40, 1)
+
+
+def test_a_local_files_photo_not_found_keeps_its_folders_in_its_name(tmp_path):
+    """Label Studio's Local Files path is the photo's path in the labelled folder."""
+    from vision.labelling.locate import PhotoFinder
+
+    finder = PhotoFinder([tmp_path])
+    assert finder.name("/data/local-files/?d=table/IMG_1.jpg", None) == "table/IMG_1.jpg"
+    assert finder.name("/data/upload/1/3f2a9c1b-IMG_1.jpg", None) == "3f2a9c1b-IMG_1.jpg"
