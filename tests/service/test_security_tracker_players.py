@@ -43,6 +43,11 @@ def test_an_administrator_cannot_raise_their_own_score(admins, turn):
     assert r.status_code == 403 and "expected at most 500, got 550" in r.json()["detail"], r.text
     after = http.get(f"/api/v1/turns/{own['id']}").json()
     assert (after["score"], after["corrections"]) == (500, [])
+    r = http.patch(  # at most 500: the same score may be noted (checked against the photo)
+        f"/api/v1/turns/{own['id']}", json={"score": 500, "reason": "checked"}, headers=heads["tom"]
+    )
+    assert r.status_code == 200, r.text
+    assert [(c["old_score"], c["new_score"]) for c in r.json()["corrections"]] == [(500, 500)]
     # lowering one's own typo is fine; another administrator may raise it
     r = http.patch(
         f"/api/v1/turns/{own['id']}", json={"score": 50, "reason": "typo"}, headers=heads["tom"]
