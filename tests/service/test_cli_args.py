@@ -219,3 +219,16 @@ def test_an_empty_player_is_refused_before_it_is_queued(capsys, tmp_path):
     assert code == 2
     assert err == "dicecam submit: error: --player: expected your player name, got ''\n"
     assert not outbox.exists() or not any(outbox.rglob("*.json"))
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "got"),
+    [("--every-ms", "0", "0.0"), ("--settle-ms", "-1", "-1.0"), ("--every-ms", "nan", "nan")],
+)
+def test_read_refuses_a_video_pace_not_above_zero(capsys, tmp_path, option, value, got):
+    code, out, err = run(capsys, "read", option, value, str(tmp_path / "clip.mp4"))
+    assert (
+        code == 2
+        and out == ""
+        and err == f"dicecam read: error: {option} must be above 0, got {got}\n"
+    )
