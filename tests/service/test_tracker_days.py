@@ -98,6 +98,25 @@ def test_replay_with_same_key_returns_stored_turn_even_after_hours(sqlite_tracke
     assert http.get("/api/v1/leaderboard").json()["standings"][0]["turns"] == 1
 
 
+def test_another_players_key_is_refused_not_replayed_as_their_turn(sqlite_tracker, join, turn):
+    """An idempotency key is one turn's: another player sending it gets a 409 naming it, not
+    the first player's turn back as if it were their own replayed (their day stays free)."""
+    http, clock = sqlite_tracker
+    clock.set("2026-07-04T12:00:00+00:00")
+    molly, jacob = join(http, "molly"), join(http, "jacob")
+    first = http.post("/api/v1/turns", json=turn("molly", 750), headers=molly)
+    key = first.json()["idempotency_key"]
+    r = http.post("/api/v1/turns", json=turn("jacob", 50, idempotency_key=key), headers=jacob)
+    assert r.status_code == 409, r.text
+    assert r.json()["detail"] == (
+        f"idempotency key {key!r} was already used for another player's turn"
+    )
+    assert http.get("/api/v1/players/jacob/turns").json()["turns"] == []
+    own = http.post("/api/v1/turns", json=turn("jacob", 50), headers=jacob)
+    assert own.status_code == 201 and own.json()["score"] == 50
+    assert [t["score"] for t in http.get("/api/v1/players/molly/turns").json()["turns"]] == [750]
+
+
 def test_settable_clock_is_what_the_server_uses(sqlite_url, clock, serve, join, turn):
     clock.set("2026-04-01T07:00:00+00:00")
     app = create_app(sqlite_url, clock=clock)
