@@ -164,6 +164,26 @@ def test_a_turn_played_before_a_change_west_is_dated_in_the_zone_it_was_played_i
     assert second.status_code == 409, second.text
 
 
+def test_the_new_zone_is_in_force_from_its_first_midnight_itself(sqlite_tracker, join):
+    """``timezone_from`` is the first instant of the new zone's days: a second before it the
+    change is still pending, at it the new zone is the player's (its day has begun)."""
+    http, clock = sqlite_tracker
+    clock.set("2026-03-10T15:00:00+00:00")
+    auth = join(http, "heather", "America/New_York")
+    start = change_zone(http, auth, "Europe/Paris").json()["timezone_from"]
+    assert start == "2026-03-11T23:00:00Z"
+    clock.set("2026-03-11T22:59:59+00:00")
+    me = http.get("/api/v1/me", headers=auth).json()
+    assert (me["timezone"], me["next_timezone"]) == ("America/New_York", "Europe/Paris")
+    clock.set("2026-03-11T23:00:00+00:00")
+    me = http.get("/api/v1/me", headers=auth).json()
+    assert (me["timezone"], me["next_timezone"], me["timezone_from"]) == (
+        "Europe/Paris",
+        None,
+        None,
+    )
+
+
 @pytest.mark.browser
 def test_the_time_zone_form_changes_it_and_ties_mistakes_to_their_inputs(
     chromium, sqlite_tracker, join
