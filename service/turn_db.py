@@ -218,11 +218,15 @@ class TurnDatabase(GameDatabase):
                 path.unlink(missing_ok=True)
 
     def remove_orphan_photos(self) -> int:
-        """Delete photo files of turns the database does not hold; returns how many."""
+        """Delete photo files of turns the database does not hold; returns how many. The files
+        are listed before the turns are read: a turn's row is saved before any photo of it, so
+        a photo another dicecam on the folder saves meanwhile is either not listed or of a turn
+        read (listing them after lost the photo of a turn started between the two)."""
+        files = list(self.photo_dir.glob("*.photo"))
         with self._sessions() as db:
             known = set(db.scalars(select(TurnRow.id)))
         removed = 0
-        for path in self.photo_dir.glob("*.photo"):
+        for path in files:
             if path.name.split("-", 1)[0] not in known:
                 path.unlink(missing_ok=True)
                 removed += 1
