@@ -77,11 +77,19 @@ async def read_roll(
 ) -> tuple[list[int], int, dict[str, Any] | None]:
     """Values, dice off the table and the reading JSON of a roll sent as photo or values.
 
-    Values sent beside a photo are corrections: they replace what the reader saw.
+    Values sent beside a photo are corrections: they replace what the reader saw. A game in
+    play gives its ``expected_dice``; a photo's ``expected_dice`` field must then agree (422),
+    or the reader would fit the photo to another count than the dice missing are counted by.
     """
     reading: dict[str, Any] | None = None
     if roll.photo is not None:
         expected = roll.extra.get("expected_dice", expected_dice)
+        if expected_dice is not None and expected != expected_dice:
+            raise HTTPException(
+                422,
+                f"'expected_dice': expected the {expected_dice} dice this game has to roll "
+                f"(or no expected_dice), got {expected}",
+            )
         result = await _reader(request).read_queued(roll.photo, expected)
         reading = result.to_dict()
         if roll.filename:
