@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import Field
-from starlette.concurrency import run_in_threadpool
 
 from service.api.errors import errors
+from service.api.threads import calling_a_tracker
 from service.http_errors import StrictBody
 from service.tracker.schemas import MAX_PASSWORD
 
@@ -69,7 +69,7 @@ async def login(request: Request, body: Login) -> dict[str, Any]:
         make = partial(TrackerClient, outbox_dir=outbox)
     relay = _relay(request)
     try:
-        out = await run_in_threadpool(_login, make(url), body, relay)
+        out = await calling_a_tracker(request, _login, make(url), body, relay)
     except HTTPException as exc:
         if exc.status_code == 429 and not relay:  # the address it names is the service's
             exc.detail = f"{exc.detail} (the tracker at {url} counts every login sent through "
@@ -77,7 +77,7 @@ async def login(request: Request, body: Login) -> dict[str, Any]:
         raise
     turns = request.app.state.turns  # the page's turns of that player take the token
     relogin = partial(turns.relogin, out["player"]["name"], url, out["token"], body.turns)
-    await run_in_threadpool(relogin)
+    await calling_a_tracker(request, relogin)
     return out
 
 

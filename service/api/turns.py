@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from scoring import GAME_NAMES, get_game, unknown_game
 from service.api.errors import WHY, errors
 from service.api.reading import PostedRoll, posted_roll
+from service.api.threads import calling_a_tracker
 from service.api.tracker_login import tracker_url
 from service.api.uploads import PHOTO_OR_VALUES_BODY, Face, int_from_to
 from service.http_errors import StrictBody, error_responses
@@ -285,7 +286,7 @@ async def post_roll(
             return _view(request, session)
 
     try:
-        view = await run_in_threadpool(apply)
+        view = await calling_a_tracker(request, apply)  # a bust submits the turn
     except TurnError as exc:
         return refused_roll(exc, roll.reading)
     view["reading"] = roll.reading
@@ -321,7 +322,7 @@ async def _move(
             return _view(request, session)
 
     try:
-        return await run_in_threadpool(apply)
+        return await calling_a_tracker(request, apply)  # a bank submits the turn
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
 
