@@ -29,6 +29,7 @@ def open_timezone() -> str:
     return f"Etc/GMT{-offset:+d}" if offset else "UTC"
 
 
+@pytest.mark.slow
 def test_more_players_banking_at_once_than_worker_threads_are_all_submitted(tmp_path, monkeypatch):
     monkeypatch.setenv("DICECAM_TRACKER_REGISTRATIONS_PER_ADDRESS", "0")
     monkeypatch.setenv("DICECAM_OUTBOX_RETRY_S", "0")  # no retry pass hides a turn left queued
