@@ -29,3 +29,23 @@ def test_an_entry_in_another_states_folder_is_named_and_left_as_it_is(tmp_path, 
     assert [json.loads(line)["state"] for line in out.splitlines()] == ["delivered"]
     assert err == f"unreadable outbox file (left as is): {copied}\n"
     assert copied.read_bytes() == before
+
+
+def test_a_turn_left_in_pending_by_a_write_killed_after_delivery_is_found_delivered(tmp_path):
+    """``write`` puts the delivered file in place, then removes the pending one: a process
+    killed between the two leaves both. The turn is delivered (its answer kept): ``find`` says
+    so, a second ``put`` of it changes nothing, and a pending write never undoes it."""
+    box = Outbox(tmp_path)
+    entry = OutboxEntry(key="t-2", base_url="http://tracker.test", turn={"score": 600})
+    box.put(entry)
+    pending = tmp_path / "pending" / "t-2.json"
+    kept = pending.read_bytes()
+    entry.state, entry.result = "delivered", {"id": 7, "day": "2026-11-27", "score": 600}
+    box.write(entry)
+    pending.write_bytes(kept)  # as the killed write left it
+    found = box.find("t-2")
+    assert (found.state, found.result) == ("delivered", entry.result)
+    box.put(OutboxEntry(key="t-2", base_url="http://tracker.test", turn={"score": 50}))
+    box.write(OutboxEntry(key="t-2", base_url="http://tracker.test", turn={"score": 600}))
+    assert json.loads((tmp_path / "delivered" / "t-2.json").read_bytes())["result"]["id"] == 7
+    assert box.find("t-2").state == "delivered"
