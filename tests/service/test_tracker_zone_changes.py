@@ -184,6 +184,22 @@ def test_the_new_zone_is_in_force_from_its_first_midnight_itself(sqlite_tracker,
     )
 
 
+def test_a_change_asked_again_the_next_day_is_not_put_off(sqlite_tracker, join):
+    """Asked again once New York's next day has begun, the pending change to Paris keeps its
+    start (it would be a day later if asked for the first time now)."""
+    http, clock = sqlite_tracker
+    clock.set("2026-03-10T15:00:00+00:00")
+    auth = join(http, "heather", "America/New_York")
+    assert change_zone(http, auth, "Europe/Paris").json()["timezone_from"] == "2026-03-11T23:00:00Z"
+    clock.set("2026-03-11T13:00:00+00:00")  # 09:00 on the 11th in New York
+    again = change_zone(http, auth, "Europe/Paris")
+    assert again.status_code == 200, again.text
+    assert (again.json()["next_timezone"], again.json()["timezone_from"]) == (
+        "Europe/Paris",
+        "2026-03-11T23:00:00Z",
+    )
+
+
 @pytest.mark.browser
 def test_the_time_zone_form_changes_it_and_ties_mistakes_to_their_inputs(
     chromium, sqlite_tracker, join
