@@ -99,15 +99,16 @@ def write_coco(
     folder) instead of a flat name inside ``OUT/images``.
     """
     out = Path(out)
-    if images == "none":
-        file_names = [p.name for p in photos]
-    else:
-        file_names = flat_names(photos, portable=True)
+    none = images == "none"
+    file_names = [p.name for p in photos] if none else flat_names(photos, portable=True)
+    # every die checked before any photo is placed: a bad value left a half-written folder
+    text = json.dumps(coco_dict(photos, file_names=file_names), indent=1)
+    if not none:
         for photo, fname in zip(photos, file_names, strict=True):
             place_photo(photo, out / "images" / fname, images)
     path = out / ANNOTATIONS
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(coco_dict(photos, file_names=file_names), indent=1))
+    atomic_write(path, text)
     return path
 
 

@@ -152,18 +152,16 @@ def write_labelstudio(
     "sort by prediction score" puts the photos most in need of review first.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    tasks = []
-    for n, (photo, flat) in enumerate(
-        zip(photos, flat_names(photos, portable=images != "none"), strict=True), 1
-    ):
-        if images == "none":
-            rel = photo.name.replace("\\", "/")
-        else:
-            place_photo(photo, out / "images" / flat, images)
-            rel = f"images/{flat}"
+    flats = flat_names(photos, portable=images != "none")
+    tasks = []  # every die checked before anything is written: a bad value left half a folder
+    for n, (photo, flat) in enumerate(zip(photos, flats, strict=True), 1):
+        rel = photo.name.replace("\\", "/") if images == "none" else f"images/{flat}"
         url = image_prefix + quote(os.fsencode(rel), safe="/")  # a name's own bytes
         tasks.append(labelstudio_task(photo, url, model_version=model_version, task_id=n))
+    out.mkdir(parents=True, exist_ok=True)
+    if images != "none":
+        for photo, flat in zip(photos, flats, strict=True):
+            place_photo(photo, out / "images" / flat, images)
     atomic_write(out / "labeling-config.xml", labelstudio_config())
     path = out / "tasks.json"
     atomic_write(path, json.dumps(tasks, indent=1))

@@ -49,12 +49,16 @@ SUBSET = "train"
 CVAT_DIR = "cvat-yolo-1.1"
 
 
-def _line(die: Die, width: int, height: int, cocked_class: bool) -> str | None:
+def _line(die: Die, photo: LabelledPhoto, cocked_class: bool) -> str | None:
     """The label line of ``die``, its box clipped to the photo (ultralytics drops a photo whose
     labels run past its edges); None for a box with no area left in the photo."""
-    cls = 6 if cocked_class and die.cocked else die.value - 1  # faceless ones: write_yolo
-    if not 0 <= cls <= 6:
-        raise ValueError(f"die value must be 1..6 to write YOLO, got {die.value}")
+    width, height = photo.width, photo.height
+    if cocked_class and die.cocked:
+        cls = 6
+    elif 1 <= die.value <= 6:  # faceless cocked ones without cocked_class: write_yolo
+        cls = die.value - 1
+    else:
+        raise ValueError(f"{photo.name}: die value must be 1..6 to write YOLO, got {die.value}")
     x1, y1, x2, y2 = (float(v) for v in die.box)
     x1, x2 = (min(max(v, 0.0), width) for v in (x1, x2))
     y1, y2 = (min(max(v, 0.0), height) for v in (y1, y2))
@@ -105,20 +109,24 @@ def write_yolo(
                 f"{len(faceless)} photo(s) ({shown}), which has no class 1..6: write YOLO with "
                 "--cocked-class (class 6 'cocked')"
             )
+    # every line before any file: a bad value raised after some photos were written
+    texts = [
+        "".join(f"{line}\n" for d in photo.dice if (line := _line(d, photo, cocked_class)))
+        for photo in photos
+    ]
     names = list(VALUE_NAMES) + ([COCKED_NAME] if cocked_class else [])
     img_dir, lbl_dir = out / "images" / SUBSET, out / "labels" / SUBSET
     cvat_dir = out / CVAT_DIR / f"obj_{SUBSET}_data"
     for d in (lbl_dir, cvat_dir):
         d.mkdir(parents=True, exist_ok=True)
     listing, cvat_listing, sizes = [], [], []
-    for photo, flat in zip(photos, flat_names(photos, portable=images != "none"), strict=True):
+    flats = flat_names(photos, portable=images != "none")
+    for photo, flat, text in zip(photos, flats, texts, strict=True):
         if images != "none":
             place_photo(photo, img_dir / flat, images)
             # datumaro's "yolo" import of OUT finds cvat-yolo-1.1/obj.data first and wants each
             # photo beside its labels there: a link to the one placed, no second copy
             place_image(img_dir / flat, cvat_dir / flat, "link")
-        lines = (_line(d, photo.width, photo.height, cocked_class) for d in photo.dice)
-        text = "".join(f"{line}\n" for line in lines if line is not None)
         stem = Path(flat).stem
         atomic_write(lbl_dir / f"{stem}.txt", text, sync=False)  # whole files, not flushed
         atomic_write(cvat_dir / f"{stem}.txt", text, sync=False)
