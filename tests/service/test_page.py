@@ -97,6 +97,7 @@ def test_play_a_turn_on_the_page_with_live_camera_correction_and_bank(tmp_path):
         expect(page.locator("#dice .die.corrected")).to_have_text("1")
         page.click("#use-roll")
         expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
+        expect(page.locator("#use-roll")).to_be_disabled()  # used: not sent again as a next roll
         expect(page.locator("#keeps li button")).to_have_count(1)  # only the corrected 1 scores
         expect(page.locator("#keeps li button").first).to_contain_text("Keep 1")
         page.locator("#keeps li button").first.click()
