@@ -178,4 +178,10 @@ def test_the_reading_note_follows_the_players_corrections(chromium, tmp_path, se
     expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     expect(note).to_contain_text("5 dice: 5 3 1 2 1")
     expect(page.locator("#use-roll")).to_be_enabled()
+    page.fill("#typed", "2 2 3 3 4 6")  # a bust: the turn is over
+    page.press("#typed", "Enter")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "bust")
+    pick(0, "off")  # a roll now is only scored: there is no turn left to bust
+    expect(note).to_contain_text("1 off the table (5)")
+    expect(note).not_to_contain_text("busts")
     assert page.errors == []
