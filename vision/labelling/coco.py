@@ -112,11 +112,28 @@ def write_coco(
     return path
 
 
-def _attr_bool(attrs: dict[str, Any], key: str, default: bool) -> bool:
+_WORDS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def _attr_bool(attrs: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    """A yes/no attribute (absent: ``default``): true/false, 1/0, or those and yes/no as words.
+
+    Raises:
+        LabelFormatError: anything else (``"maybe"``, 2, a list, null), naming ``where``.
+    """
+    if not isinstance(attrs, dict):
+        raise LabelFormatError(
+            f"{where}: expected 'attributes' to be an object, got {type(attrs).__name__}"
+        )
     value = attrs.get(key, default)
-    if isinstance(value, str):
-        return value.strip().lower() in {"true", "1", "yes"}
-    return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _WORDS:
+        return _WORDS[value.strip().lower()]
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise LabelFormatError(
+        f"{where}: expected attribute {key!r} to be true or false (or 1/0, 'yes'/'no'), "
+        f"got {value!r}"
+    )
 
 
 def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
@@ -140,7 +157,8 @@ def read_coco(
     them by URL, upload path or a path relative to where it was made, its hash prefixes added.
 
     Raises:
-        LabelFormatError: not COCO detection JSON, an annotation with an unknown category, two
+        LabelFormatError: not COCO detection JSON, an annotation with an unknown category or
+            an ``on_table``/``cocked`` attribute that is not true or false (1/0, yes/no), two
             photos that fit one file_name, or (``image_root`` given) photos not found there.
     """
     path = Path(path)
@@ -213,8 +231,8 @@ def read_coco(
                 value,
                 on_photo(box, photo.width, photo.height, where),
                 number(ann.get("score", 1.0), "score", where),
-                _attr_bool(attrs, "on_table", True),
-                cocked or _attr_bool(attrs, "cocked", False),
+                _attr_bool(attrs, "on_table", True, where),
+                _attr_bool(attrs, "cocked", False, where) or cocked,
             )
             photo.dice.append(die)
     if image_root is not None:  # the photos are wanted from there

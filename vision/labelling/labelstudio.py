@@ -239,6 +239,30 @@ def _box(value: dict[str, Any], width: int, height: int, where: str) -> tuple[fl
     return check_box((min(xs), min(ys), max(xs), max(ys)), where)
 
 
+def _flags(results: list[dict[str, Any]], where: str) -> dict[str, set[str]]:
+    """The per-region choices of ``results`` by region id; words of ours checked.
+
+    Raises:
+        LabelFormatError: choices that are not a list of words, or a word of our ``state``
+            choices other than ``"off table"`` and ``"cocked"``.
+    """
+    flags: dict[str, set[str]] = {}
+    for r in results:
+        if r.get("type") != "choices" or not r.get("id"):
+            continue
+        words = (r.get("value") or {}).get("choices") or []
+        region = f"{where}: region {r['id']}"
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise LabelFormatError(f"{region}: expected choices as a list of words, got {words!r}")
+        unknown = [w for w in words if w not in (OFF_TABLE, COCKED)]
+        if r.get("from_name", STATE_NAME) == STATE_NAME and unknown:
+            raise LabelFormatError(
+                f"{region}: expected the choices {OFF_TABLE!r} and {COCKED!r}, got {unknown}"
+            )
+        flags.setdefault(r["id"], set()).update(words)
+    return flags
+
+
 def _task_photo(task: dict[str, Any], finder: PhotoFinder, where: str) -> LabelledPhoto | None:
     data = task.get("data") or {}
     url = data.get("image") or next((v for v in data.values() if isinstance(v, str)), None)
@@ -268,12 +292,12 @@ def _task_photo(task: dict[str, Any], finder: PhotoFinder, where: str) -> Labell
         width, height = 0, 0  # no dice to place; the photo itself is reported missing later
     else:
         raise LabelFormatError(f"{where}: photo {name!r} not found and no original size given")
-    flags: dict[str, set[str]] = {}
-    for r in results:
-        if r.get("type") == "choices" and r.get("id"):
-            flags.setdefault(r["id"], set()).update((r.get("value") or {}).get("choices") or [])
+    flags = _flags(results, where)
     dice = []
-    for r in rects:
+    regions = Once("region id")
+    for n, r in enumerate(rects, 1):
+        if r.get("id") is not None:  # a region's choices are joined to it by id
+            regions.add(r["id"], repr(r["id"]), f"{where}: region {n}", f"region {n}")
         labels = (r.get("value") or {}).get("rectanglelabels") or []
         if len(labels) != 1:
             raise LabelFormatError(f"{where}: region {r.get('id')} needs one label, got {labels}")
@@ -308,7 +332,9 @@ def read_labelstudio(
 
     Raises:
         LabelFormatError: not a list of tasks, a region without exactly one face label, two
-            photos that fit one task, or (``image_root`` given) photos not found there.
+            regions of one id in a task (their choices could not be told apart), a choice
+            other than "off table" and "cocked", two photos that fit one task, or
+            (``image_root`` given) photos not found there.
     """
     path = Path(path)
     if path.is_dir():
