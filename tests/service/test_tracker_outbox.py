@@ -201,8 +201,10 @@ def test_outbox_writes_are_atomic_and_leave_no_temp_files(tmp_path):
     box.write(entry)
     assert box.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
-    with pytest.raises(ValueError, match="usable as a file name"):
-        box.put(OutboxEntry(key="../escape", base_url="http://x", turn={}))
+    for key in ("../escape", ".hidden", "trailing ", "nt:stream", "tab\there"):
+        with pytest.raises(ValueError, match="usable as a file name"):
+            box.put(OutboxEntry(key=key, base_url="http://x", turn={}))
+    assert box.counts() == {"pending": 0, "delivered": 1, "rejected": 0}
 
 
 def test_backoff_grows_exponentially_and_is_capped(tmp_path):
