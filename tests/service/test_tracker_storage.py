@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 
 import httpx
+import pytest
 
 from service.tracker import create_app
 
@@ -84,11 +85,12 @@ def test_migrations_downgrade_and_upgrade_again(database_url):
     engine.dispose()
 
 
-def test_an_in_memory_database_serves_overlapping_requests(serve):
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_database_serves_overlapping_requests(serve, url):
     """``sqlite://`` (as in the docs' examples) was one connection shared by the server's
     threads: readers overlapping writers got 500s. It is now a private temporary file. (80
     players from one address: the registration limit is off.)"""
-    app = create_app("sqlite://", registrations_per_address=0)
+    app = create_app(url, registrations_per_address=0)
     db = app.state.db
     assert db.temporary is not None and (db.temporary / "tracker.sqlite3").is_file()
     url = serve(app).url
