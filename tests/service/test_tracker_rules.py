@@ -74,3 +74,17 @@ def test_every_minute_of_a_day_is_classified_once():
         except rules.OutsideOpenHours:
             pass
     assert open_minutes == 12 * 60
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("Europe/Paris", "Europe/Berlin", "2026-06-10T22:00:00+00:00"),  # one midnight: that one
+        ("Europe/Paris", "Europe/London", "2026-06-10T23:00:00+00:00"),  # an hour later
+    ],
+)
+def test_a_zone_change_between_zones_of_one_midnight_takes_over_at_it(old, new, expected):
+    """Where the new zone's midnight is the old zone's own, the change takes over at the end of
+    the day under way, not a day later; a zone an hour west takes over an hour later."""
+    ask = datetime(2026, 6, 10, 10, 0, tzinfo=UTC)
+    assert rules.zone_change_at(ask, old, new).isoformat() == expected
