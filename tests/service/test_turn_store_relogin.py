@@ -88,3 +88,26 @@ def test_a_named_turn_memory_let_go_of_takes_the_token_from_the_database(tmp_pat
 
     restarted = TurnStore(TokenRefusingSubmitter(), database=db)  # as saved
     assert restarted.get(own).tracker_token == "fresh"
+
+
+def test_a_login_stands_when_the_database_cannot_read_a_named_turn_back(tmp_path, caplog):
+    """A turn memory let go of, whose file cannot be read now (its table gone: a broken file),
+    keeps its token, said in the log; the login goes on to the turns held in memory."""
+    import sqlite3
+
+    from service.turn_db import TurnDatabase
+
+    path = tmp_path / "turns.sqlite3"
+    db = TurnDatabase(path, tmp_path / "photos")
+    store = TurnStore(TokenRefusingSubmitter(), max_turns=1, database=db)
+    gone = store.start("lena", "morning-roll", tracker_url="http://tracker-a").id
+    held = store.start("lena", "morning-roll", tracker_url="http://tracker-a")
+    assert gone not in store._items and held.id in store._items
+    db.engine.dispose()
+    with sqlite3.connect(path) as broken:
+        broken.execute("DROP TABLE turns")
+
+    with caplog.at_level("WARNING", logger="dicecam.service"):
+        assert store.relogin("lena", "http://tracker-a", "fresh", [gone, held.id]) == 0
+    assert f"turn {gone}: not read back for a new login: " in caplog.text
+    assert held.tracker_token == "fresh"
