@@ -170,3 +170,27 @@ def test_the_games_names_come_from_the_service(chromium, tmp_path: Path, serve):
     offline.route("**/api/v1/games", lambda route: route.abort())
     offline.goto(url + "/")
     expect(offline.locator("#game option[value=greed]")).to_have_text("Greed")  # the page's own
+
+
+def test_a_roll_that_may_not_be_banked_says_why_and_leaves_bank_off(page):
+    """A kept straight of Morning Roll forces a re-roll of all six dice, and a Farkle Five total
+    ending in 50 cannot be banked: the page says so, and Bank stays off."""
+    from playwright.sync_api import expect
+
+    message = page.locator("#message")
+    page.fill("#player", "ann")
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+    roll(page, "6 5 4 3 2 1")
+    page.locator("#keeps button", has_text="forced re-roll").first.click()
+    expect(message).to_have_text("Forced re-roll: roll all 6 dice (banking is not allowed now).")
+    expect(page.locator("#turn-total")).to_have_text("2500")
+    expect(page.locator("#bank")).to_be_disabled()
+
+    page.select_option("#game", "farkle-five")
+    page.click("#new-turn")
+    expect(message).to_have_text("ann: roll 5 dice.")
+    roll(page, "5 2 2 3 6")
+    page.get_by_role("button", name="Keep 5,").click()
+    expect(message).to_have_text("Roll again: 50 cannot be banked. Roll 4 dice.")
+    expect(page.locator("#bank")).to_be_disabled()
