@@ -311,6 +311,7 @@ def test_a_value_the_reader_is_unsure_of_is_marked_and_waits_for_the_player(tmp_
         page.click(f"#picker button[value='{truth[0].value}']")
         expect(page.locator("#dice .die.unsure")).to_have_count(0)
         expect(page.locator("#dice .die.corrected")).to_have_text(str(truth[0].value))
+        expect(page.locator("#reading-note")).not_to_contain_text("unsure")  # checked: said so
         assert chips(page) == [str(d.value) for d in truth]
         page.click("#use-roll")
         expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
