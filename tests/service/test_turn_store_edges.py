@@ -62,3 +62,22 @@ def test_a_retry_that_answers_the_same_receipt_changes_nothing() -> None:
     store.finish(turn)
     assert store.retry_queued() == 0  # tried, but no receipt changed
     assert submitter.sent == [turn.id]
+
+
+def test_off_the_board_is_refused_for_a_game_without_an_entry_score() -> None:
+    """Morning Roll has no entry score (0): a turn 'not on the board' is refused, naming what
+    was expected; Greed's (300) and Five-dice Farkle's (500) are started so."""
+    import pytest
+
+    from service.turns import TurnError
+
+    store = TurnStore()
+    with pytest.raises(TurnError) as refused:
+        store.start("ann", MORNING_ROLL, on_board=False)
+    assert refused.value.status == 422
+    assert (
+        str(refused.value)
+        == "expected on_board true for morning-roll: it has no entry score to make"
+    )
+    for game in ("greed", "farkle-five"):
+        assert store.start("ann", game, on_board=False).on_board is False
