@@ -81,3 +81,13 @@ def test_off_the_board_is_refused_for_a_game_without_an_entry_score() -> None:
     )
     for game in ("greed", "farkle-five"):
         assert store.start("ann", game, on_board=False).on_board is False
+
+
+def test_a_turn_off_the_board_is_advised_as_one_whatever_turns_came_before() -> None:
+    """The store keeps one advisor per game, rules and on_board: a Greed turn off the board
+    started after one on it is advised off the board."""
+    store = TurnStore()
+    store.start("ann", "greed").roll([1, 5, 2, 3, 4])
+    late = store.start("bob", "greed", on_board=False)
+    assert late.advisor.on_board is False
+    assert late.advisor is not store.start("cy", "greed").advisor
