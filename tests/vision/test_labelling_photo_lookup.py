@@ -82,3 +82,28 @@ def test_a_cached_copy_of_an_upload_loses_both_of_label_studios_prefixes(tmp_pat
 def test_the_last_d_of_a_local_files_url_wins():
     url = "http://localhost:8080/data/local-files/?d=old/a.jpg&d=new/b%20c.jpg"
     assert reference_parts(url) == ["new", "b c.jpg"]
+
+
+def test_only_a_name_the_tool_renamed_is_looked_for_in_subfolders(tmp_path):
+    """An upload's flat, prefixed name says nothing of folders: it is looked for anywhere under
+    the root. A plain name keeps its folders: 'dice.jpg' is not some other folder's dice.jpg."""
+    photo = _image(tmp_path / "table" / "dice.jpg")
+    finder = PhotoFinder([tmp_path], subfolders=True)
+    assert finder.find("dice.jpg", "t") is None
+    assert "subfolders" not in finder.looked_for("dice.jpg")
+    assert finder.find("/data/upload/1/3f2a9c1b-dice.jpg", "t") == photo
+    assert finder.name("/data/upload/1/3f2a9c1b-dice.jpg", photo) == "table/dice.jpg"
+
+
+def test_label_studio_storage_proxy_urls_give_their_filepath():
+    url = "/storage-data/uploaded/?filepath=photos/dice%2012.jpg"
+    assert reference_parts(url) == ["photos", "dice 12.jpg"]
+
+
+def test_a_reference_up_and_out_of_the_export_is_found_under_the_root_never_above(tmp_path):
+    """'..' is where the tool made its export, not a way out of the folder given."""
+    root = tmp_path / "x" / "y"
+    photo = _image(root / "photos" / "a.jpg")
+    _image(tmp_path / "photos" / "a.jpg")  # what ../../photos/a.jpg is from the root
+    assert reference_parts("../../photos/./a.jpg") == ["photos", "a.jpg"]
+    assert PhotoFinder([root]).find("../../photos/./a.jpg", "t") == photo
