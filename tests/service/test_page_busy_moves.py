@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from .test_page_timeouts import gated  # noqa: F401 (a fixture)
+from dicecam_testing.page import wait_on_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -35,7 +36,7 @@ def test_bank_tapped_while_a_roll_is_on_its_way_sends_nothing(chromium, gated): 
     gate.hold("/rolls")  # the next roll is slow to answer
     page.fill("#typed", "1 2 2 3")
     page.press("#typed", "Enter")
-    page.wait_for_function("window.dicecam.busy === true")
+    wait_on_page(page, lambda: page.evaluate("window.dicecam.busy"), "the roll on its way")
     page.click("#bank")  # a tap on Bank meanwhile: ignored, not a bank of 150 over the roll
     page.wait_for_timeout(300)
     gate.release()

@@ -10,6 +10,8 @@ import pytest
 from service.app import create_app
 from service.settings import Settings
 
+from dicecam_testing.page import wait_on_page
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -67,3 +69,21 @@ def test_a_reload_while_the_service_is_unreachable_keeps_the_turn_to_resume(
     expect(page.locator("#message")).to_contain_text("Resumed ann's turn")
     assert page.evaluate("window.dicecam.turn.id") == turn_id
     assert not errors, errors
+
+
+def test_new_turn_over_one_not_yet_rolled_starts_it_without_asking(chromium, tmp_path: Path, serve):
+    """A turn with no roll in it has nothing to lose: New turn starts another at once."""
+    from playwright.sync_api import expect
+
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    page = chromium.new_context().new_page()
+    page.goto(serve(app).url + "/")
+    page.fill("#player", "ann")
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+    first = page.evaluate("window.dicecam.turn.id")
+    page.click("#new-turn")
+    new = "window.dicecam.turn && window.dicecam.turn.id"
+    wait_on_page(page, lambda: page.evaluate(new) not in (None, first), "a new turn")
+    expect(page.locator("#open-turn")).to_be_hidden()
+    expect(page.locator("#message")).to_have_text("ann: roll 6 dice.")
