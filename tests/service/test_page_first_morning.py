@@ -140,6 +140,11 @@ def test_without_a_tracker_the_page_offers_no_registration(chromium, tmp_path, s
     page.fill("#player", "ann")
     page.click("#new-turn")
     expect(page.locator("#message")).to_have_text("ann: roll 6 dice.")
+    page.fill("#password", "secret")
+    page.press("#password", "Enter")  # a login, with no tracker to log in to: said so
+    expect(page.locator("#tracker-note")).to_have_text(
+        "No tracker to submit to (dicecam serve --no-tracker, and no --tracker-url)."
+    )
 
 
 def test_the_reading_note_follows_the_players_corrections(chromium, tmp_path, serve):
