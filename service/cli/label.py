@@ -177,8 +177,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
     if args.expect is not None and args.expect < 1:
         raise UsageError(f"--expect must be a positive number of dice, got {args.expect}")
-    if args.images in ("copy", "link") and args.out.resolve() == args.photos.resolve():
-        raise UsageError("--out must differ from PHOTOS")
+    photos, out = args.photos.resolve(), args.out.resolve()
+    if photos == out or photos.is_relative_to(out):  # photos under --out are not labelled
+        what = "PHOTOS itself" if photos == out else "a folder that holds PHOTOS"
+        raise UsageError(f"--out must differ from PHOTOS and not hold it, got {what}: {args.out}")
     _check_out(args.out, args.overwrite)
     if not find_photos(args.photos):
         raise UsageError(f"no photos (.jpg, .png, ...) found under {args.photos}")

@@ -23,15 +23,22 @@ def photos(tmp_path: Path) -> Path:
     return folder
 
 
-def test_out_the_photos_own_folder_is_refused_when_photos_go_beside_the_labels(
+def test_out_the_photos_own_folder_or_one_holding_it_is_refused_in_every_format(
     capsys, photos, tmp_path
 ):
-    for images in ("copy", "link"):
-        argv = ["label", str(photos), "--out", str(photos), "--images", images, "--overwrite"]
-        code, out, err = run(capsys, *argv, "--model", str(tmp_path / "none.onnx"))
-        assert (code, out) == (2, "")
-        assert err == "dicecam label: error: --out must differ from PHOTOS\n"
-        assert sorted(p.name for p in photos.iterdir()) == ["a.jpg"]
+    # Photos under --out are left out of labelling (a rerun must not label its own copies):
+    # with --out PHOTOS or a folder above it, every photo was left out, and the run wrote its
+    # labels among the photos and said "labelled 0 of 0 photos" (exit 1).
+    model = str(tmp_path / "none.onnx")
+    for out, what in ((photos, "PHOTOS itself"), (tmp_path, "a folder that holds PHOTOS")):
+        for extra in (["--images", "copy"], ["--images", "link"], ["--format", "yolo"], []):
+            argv = ["label", str(photos), "--out", str(out), *extra, "--overwrite"]
+            code, stdout, err = run(capsys, *argv, "--model", model)
+            assert (code, stdout) == (2, ""), extra
+            expected = f"--out must differ from PHOTOS and not hold it, got {what}: {out}"
+            assert err == f"dicecam label: error: {expected}\n"
+            assert sorted(p.name for p in photos.iterdir()) == ["a.jpg"]
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]
 
 
 def test_a_staging_folder_of_a_run_still_going_is_left_alone(capsys, photos, tmp_path):
