@@ -118,3 +118,18 @@ def test_a_local_files_photo_not_found_keeps_its_folders_in_its_name(tmp_path):
     finder = PhotoFinder([tmp_path])
     assert finder.name("/data/local-files/?d=table/IMG_1.jpg", None) == "table/IMG_1.jpg"
     assert finder.name("/data/upload/1/3f2a9c1b-IMG_1.jpg", None) == "3f2a9c1b-IMG_1.jpg"
+
+
+@pytest.mark.parametrize("name", ["A.JPG", "dice[1].jpg", "what?*.png"])
+def test_yolo_labels_find_a_photo_of_an_upper_case_suffix_or_glob_characters(tmp_path, name):
+    _photo(tmp_path, name, (200, 100))
+    (tmp_path / f"{Path(name).stem}.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    assert [(p.name, p.width, len(p.dice)) for p in read_yolo(tmp_path)] == [(name, 200, 1)]
+
+
+@pytest.mark.parametrize("listing", ["valid.txt", "val.txt", "test.txt"])
+def test_a_flat_yolo_folder_passes_over_its_other_photo_lists(tmp_path, listing):
+    _photo(tmp_path, "a.jpg")
+    (tmp_path / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (tmp_path / listing).write_text("a.jpg\n")
+    assert [(p.name, len(p.dice)) for p in read_yolo(tmp_path)] == [("a.jpg", 1)]
