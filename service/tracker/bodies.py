@@ -22,22 +22,24 @@ class _TooMany(Exception):
 def _nul_at(value: Any, where: str, left: list[int] | None = None) -> str | None:
     """Where in ``value`` (strings, keys, lists, dicts) a NUL character is, if anywhere.
     ``left``: ``[n]``, how many more values (items of lists and dicts, at any depth) to walk;
-    :class:`_TooMany` past them."""
-    if isinstance(value, str):
-        return where if "\x00" in value else None
-    if isinstance(value, dict | list) and left is not None:
-        left[0] -= len(value)
-        if left[0] < 0:
-            raise _TooMany
-    if isinstance(value, dict):
-        for k, v in value.items():
-            found = _nul_at(k, f"{where} (a key)") or _nul_at(v, f"{where}.{k}", left)
-            if found:
-                return found
-    if isinstance(value, list):
-        for i, v in enumerate(value):
-            if found := _nul_at(v, f"{where}.{i}", left):
-                return found
+    :class:`_TooMany` past them. Walked with a stack of its own, not by recursion: a value
+    nested as deep as JSON parsing allows (about 960 levels) ran out of Python's stack (a 500)."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return at
+            continue
+        if isinstance(item, dict | list) and left is not None:
+            left[0] -= len(item)
+            if left[0] < 0:
+                raise _TooMany
+        if isinstance(item, dict):  # each key before its value, in order
+            pairs = [((k, f"{at} (a key)"), (v, f"{at}.{k}")) for k, v in item.items()]
+            stack.extend(entry for pair in reversed(pairs) for entry in reversed(pair))
+        elif isinstance(item, list):
+            stack.extend((item[i], f"{at}.{i}") for i in range(len(item) - 1, -1, -1))
     return None
 
 

@@ -173,16 +173,17 @@ class RollIn(TrackerBody):
     def _small(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
         if v is None:
             return v
+        # the depth first: json.dumps recurses, and ran out of stack on one ~960 deep
+        if (depth := nesting_depth(v)) > MAX_READING_DEPTH:
+            raise ValueError(
+                f"expected a reading nested at most {MAX_READING_DEPTH} levels deep (a roll's "
+                f"dice as dicecam reads them), got one {depth} levels deep"
+            )
         size = len(json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode())
         if size > MAX_READING_BYTES:
             raise ValueError(
                 f"expected a reading of at most {MAX_READING_BYTES} bytes as JSON (a roll's "
                 f"dice as dicecam reads them), got {size} bytes"
-            )
-        if (depth := nesting_depth(v)) > MAX_READING_DEPTH:
-            raise ValueError(
-                f"expected a reading nested at most {MAX_READING_DEPTH} levels deep (a roll's "
-                f"dice as dicecam reads them), got one {depth} levels deep"
             )
         return v
 
