@@ -85,3 +85,23 @@ def test_a_solitaire_dice_sheet_and_a_low_high_turn_played_with_typed_values(chr
         expect(page.locator("#sheet-table")).to_contain_text("4 4 4 6 6 6 6")
         assert not errors, errors
         page.close()
+
+
+def test_choosing_another_game_and_back_brings_the_sheet_back(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    with LiveServer(app) as server:
+        page = chromium.new_page(viewport={"width": 412, "height": 915})
+        page.goto(server.url + "/")
+        page.fill("#player", "jeff")
+        page.select_option("#game", "solitaire-dice")
+        page.click("#new-turn")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll")
+        page.select_option("#game", "greed")  # set aside, not lost
+        expect(page.locator("#sheet")).to_be_hidden()
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "no turn")
+        page.select_option("#game", "solitaire-dice")
+        expect(page.locator("#sheet")).to_be_visible()
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "roll")
+        expect(page.locator("#message")).to_have_text("jeff: roll five dice.")
