@@ -110,8 +110,9 @@ def change_password(
     change: PasswordChange, session: DB, token: Token, now: Now, request: Request
 ) -> PasswordChanged:
     """The token's player's new password (the rules of a registration's). The current one is
-    checked as a login is: a wrong one is 401 and counts as a failed login for the player's
-    name and the client's address (429 once either has too many). Every other token of the
+    checked as a login is: a wrong one is 401 and counts as a failed login (429 once the name
+    from this address, the name from all addresses or this address has too many: see
+    :mod:`service.tracker.throttle`). Every other token of the
     player is revoked (``tokens_revoked``); the one used stays valid."""
     player = store.authenticate(session, token, now)
     guard = request.app.state.login_guard
