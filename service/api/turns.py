@@ -141,10 +141,16 @@ SEEN_MOVES = Query(
 )
 
 
-def _session(request: Request, turn_id: str, seen_rolls: int | None = None) -> TurnSession:
+def _session(
+    request: Request, turn_id: str, seen_rolls: int | None = None, seen_moves: int | None = None
+) -> TurnSession:
+    """The turn ``turn_id``, refused (409) at once when the view it was chosen on is out of
+    date (``rolls``, ``moves``): before a photo is read, so the answer says the turn moved on
+    rather than what the photo's fields ask of a turn as it is now."""
     try:
         session = _store(request).get(turn_id)
         check_seen(session, seen_rolls)
+        check_moves(session, seen_moves)
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     return session
@@ -264,7 +270,7 @@ async def post_roll(
     (``DICECAM_MISSING_DICE=bust``, the default), else (``ask``, and in other games) the roll is
     refused with 409 and ``missing``, ``expected``, ``seen``. Typed values must count every die.
     """
-    session = _session(request, turn_id, rolls)
+    session = _session(request, turn_id, rolls, moves)
     read_for = session.dice_left
     roll = await posted_roll(request, read_for)
     missing_is_bust = request.app.state.settings.missing_dice == "bust"

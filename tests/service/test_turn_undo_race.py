@@ -61,6 +61,21 @@ def test_a_roll_sent_on_a_keep_taken_back_elsewhere_is_refused(service):
     assert service.get(f"/turns/{turn_id}").json() == now
 
 
+def test_a_photo_sent_on_a_keep_taken_back_elsewhere_is_refused_before_it_is_read(service):
+    # The out-of-date view is said first (409), whatever the photo and its fields: the photo was
+    # read before the moves were checked, so an unreadable one was a 415 and one sent with the
+    # dice count of the view (expected_dice) a 422 about that count.
+    turn_id, seen = kept_in_one_tab(service)
+    now = service.get(f"/turns/{turn_id}").json()
+    url = f"/turns/{turn_id}/rolls?rolls={seen['rolls']}&moves={seen['moves']}"
+    photo = {"photo": ("roll.jpg", b"not a photo at all", "image/jpeg")}
+    for data in ({}, {"expected_dice": "5"}):
+        r = service.post(url, files=photo, data=data)
+        assert r.status_code == 409, r.text
+        assert "another tab or device" in r.json()["detail"]
+    assert service.get(f"/turns/{turn_id}").json() == now
+
+
 def test_moves_counts_every_move_and_a_bad_count_is_a_422(service):
     turn_id = post(service, "/turns", player="bo", game="morning-roll").json()["id"]
     assert service.get(f"/turns/{turn_id}").json()["moves"] == 0
