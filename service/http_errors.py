@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ErrorBody",
+    "JSON_DEPTH",
     "StrictBody",
     "answer_http_errors",
     "describe_validation_errors",
@@ -36,6 +37,18 @@ __all__ = [
 _PLACES = ("query", "path", "header", "cookie")  # where FastAPI found a parameter
 _SECRETS = ("password", "token", "secret")  # a field named so is never echoed back, nor logged
 _WHOLE = re.compile(r"-?[0-9]+")  # [0-9]: ASCII digits only (\d takes other scripts' too)
+
+
+JSON_DEPTH = 500
+"""The nesting (arrays and objects together) a JSON body is sure to be parsed at. Python's
+parser stops where its stack runs out (about 960 levels, depending on the stack); FastAPI
+answered a body nested deeper with a bare "There was an error parsing the body"."""
+
+TOO_DEEP = (
+    f"expected a JSON body nested at most {JSON_DEPTH} levels deep (arrays and objects "
+    "together), got one nested too deep for the JSON parser"
+)
+"""The 400's detail for a body the JSON parser ran out of stack on."""
 
 
 ECHO_MOST = 1000
@@ -231,6 +244,8 @@ def answer_http_errors(app: FastAPI, page: Callable[[Any, str, int], Any] | None
                 exc.detail = f"{request.method} is not taken at {shown}" + (
                     f"; expected {', '.join(sorted(methods))}" if methods else ""
                 )
+        elif exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+            exc.detail = TOO_DEEP  # FastAPI's "error parsing the body": too deep to parse
         elif exc.status_code == 404 and exc.detail == "Not Found":  # no route at the address
             exc.detail = f"nothing at {shown} (the addresses served are in /openapi.json)"
         if page is not None and not path.startswith("/api/"):
