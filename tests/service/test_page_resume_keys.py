@@ -1,0 +1,75 @@
+"""What the camera page remembers to resume (localStorage, shared by the tabs of a browser), in
+Debian's chromium (Playwright), against a real service: a tab that sees an older turn end, or
+learns the service lost it, forgets it only while it is the one remembered, so another tab's
+open turn is still resumed on a reload; a sheet the service no longer knows is forgotten; a turn
+started while the page's resume lookup was on its way is the one played."""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_page_resilience import open_page, service
+from dicecam_testing.page import wait_on_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+KEY = "dicecam.open.farkle-five.ann"
+BUST = "2 3 4 6 6"  # no scoring dice in Five-dice Farkle: the turn is over at once
+
+
+def new_turn(page, player: str = "ann", game: str = "farkle-five") -> str:
+    """A new turn of ``player`` and ``game`` started on ``page`` (none of theirs with a roll
+    in it open): its id."""
+    from playwright.sync_api import expect
+
+    before = page.evaluate("window.dicecam.turn && window.dicecam.turn.id")
+    page.fill("#player", player)
+    page.select_option("#game", game)
+    page.click("#new-turn")
+    shown = "window.dicecam.turn && window.dicecam.turn.id"
+    wait_on_page(page, lambda: page.evaluate(shown) not in (None, before), "a new turn")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+    return page.evaluate(shown)
+
+
+def typed(page, values: str) -> None:
+    page.fill("#typed", values)
+    page.press("#typed", "Enter")
+
+
+def held_routes(page, pattern: str) -> list:
+    """Requests to ``pattern`` held on their way (until the test lets them go on)."""
+    held: list = []
+    page.route(pattern, lambda route: held.append(route))
+    return held
+
+
+def wait_held(page, held: list) -> None:
+    wait_on_page(page, lambda: bool(held), "the page's request, held")
+
+
+def test_an_older_turn_ending_in_another_tab_leaves_this_tabs_turn_remembered(chromium, tmp_path):
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    errors: list[str] = []
+    try:
+        context = chromium.new_context()
+        a = open_page(chromium, server, context=context, errors=errors)
+        old = new_turn(a)
+        b = open_page(chromium, server, context=context, errors=errors)  # a second tab
+        expect(b.locator("#message")).to_contain_text("Resumed ann's turn")
+        assert b.evaluate("window.dicecam.turn.id") == old
+        current = new_turn(a)  # nothing rolled on the old one: started at once
+        assert a.evaluate(f"localStorage.getItem('{KEY}')") == current
+
+        typed(b, BUST)  # tab B plays on the old turn, which ends
+        expect(b.locator("#message")).to_contain_text("Bust")
+        assert b.evaluate(f"localStorage.getItem('{KEY}')") == current
+
+        a.reload()
+        expect(a.locator("#message")).to_contain_text("Resumed ann's turn")
+        assert a.evaluate("window.dicecam.turn.id") == current
+    finally:
+        server.__exit__(None, None, None)
+    assert not errors, errors
