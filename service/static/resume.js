@@ -12,11 +12,17 @@ const routeOf = (game) => ROUTES[game] || "/api/v1/turns";
 export const noun = (game) => (game === "solitaire-dice" ? "sheet" : "turn");
 const list = { box: $("open-games"), items: $("open-games-list") };
 
+// Forget `id` under `key` while it is the one remembered there: another tab may have started
+// (and remembered) a newer turn meanwhile, to be resumed on its reload.
+function forget(key, id) {
+  if (localStorage.getItem(key) === id) localStorage.removeItem(key);
+}
+
 // Called with each turn or sheet shown: an open one is remembered, a finished one forgotten.
 export function remember(view) {
   const key = stored(view.player, view.game);
   if (!view.over) localStorage.setItem(key, view.id);
-  else if (localStorage.getItem(key) === view.id) localStorage.removeItem(key);
+  else forget(key, view.id);
 }
 
 // The turn or sheet of `player` and `game` remembered here, as the service holds it now: null
@@ -28,11 +34,11 @@ export async function rememberedTurn(player, game) {
   if (!id) return null;
   try {
     const turn = await api(`${routeOf(game)}/${encodeURIComponent(id)}`);
-    if (turn.over) localStorage.removeItem(key);
+    if (turn.over) forget(key, id);
     return { turn };
   } catch (err) {
     if (err.status !== 404) throw err;
-    localStorage.removeItem(key);
+    forget(key, id);
     return { gone: `The dicecam service no longer knows ${player}'s ${noun(game)} ${id} (${err.message}): `
       + "it cannot be resumed. Start a new turn." };
   }

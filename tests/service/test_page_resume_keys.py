@@ -6,6 +6,8 @@ started while the page's resume lookup was on its way is the one played."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from .test_page_resilience import open_page, service
@@ -65,6 +67,48 @@ def test_an_older_turn_ending_in_another_tab_leaves_this_tabs_turn_remembered(ch
 
         typed(b, BUST)  # tab B plays on the old turn, which ends
         expect(b.locator("#message")).to_contain_text("Bust")
+        assert b.evaluate(f"localStorage.getItem('{KEY}')") == current
+
+        a.reload()
+        expect(a.locator("#message")).to_contain_text("Resumed ann's turn")
+        assert a.evaluate("window.dicecam.turn.id") == current
+    finally:
+        server.__exit__(None, None, None)
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("answer", ["over", "gone"])
+def test_a_resume_lookup_answered_after_another_tab_started_a_turn_leaves_it_remembered(
+    chromium, tmp_path, answer
+):
+    """Tab B opens while the remembered turn is the old one; its lookup is answered (the turn
+    ended, or the service no longer knows it) after tab A started another: A's is kept."""
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    errors: list[str] = []
+    try:
+        context = chromium.new_context()
+        a = open_page(chromium, server, context=context, errors=errors)
+        old = new_turn(a)
+        b = context.new_page()
+        b.on("pageerror", lambda e: errors.append(str(e)))
+        held = held_routes(b, f"**/api/v1/turns/{old}")
+        b.goto(server.url + "/")
+        wait_held(b, held)  # tab B asks the service about the old turn: held on its way
+
+        typed(a, BUST)  # meanwhile tab A ends the old turn and starts another
+        expect(a.locator("#message")).to_contain_text("Bust")
+        current = new_turn(a)
+        assert a.evaluate(f"localStorage.getItem('{KEY}')") == current
+
+        if answer == "over":
+            held[0].continue_()
+            expect(b.locator("#message")).to_contain_text("last Five-dice Farkle turn ended")
+        else:
+            detail = {"detail": f"no turn {old}"}
+            held[0].fulfill(status=404, content_type="application/json", body=json.dumps(detail))
+            expect(b.locator("#message")).to_contain_text("no longer knows")
         assert b.evaluate(f"localStorage.getItem('{KEY}')") == current
 
         a.reload()
