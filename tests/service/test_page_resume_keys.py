@@ -117,3 +117,40 @@ def test_a_resume_lookup_answered_after_another_tab_started_a_turn_leaves_it_rem
     finally:
         server.__exit__(None, None, None)
     assert not errors, errors
+
+
+def test_a_sheet_the_service_no_longer_knows_is_forgotten(chromium, tmp_path, unused_port):
+    """The service restarted on another data folder: the sheet's next move is refused (404),
+    said, and the sheet is not remembered to resume."""
+    from playwright.sync_api import expect
+
+    key = "dicecam.open.solitaire-dice.jeff"
+    server = service(tmp_path / "before", port=unused_port)
+    errors: list[str] = []
+    try:
+        page = open_page(chromium, server, errors=errors)
+        page.fill("#player", "jeff")
+        page.select_option("#game", "solitaire-dice")
+        page.click("#new-turn")
+        expect(page.locator("#message")).to_contain_text("jeff: roll")
+        sheet_id = page.evaluate("window.dicecam.sheet.id")
+        typed(page, "1 4 4 4 6")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "split")
+        assert page.evaluate(f"localStorage.getItem('{key}')") == sheet_id
+    finally:
+        server.__exit__(None, None, None)
+    server = service(tmp_path / "after", port=server.port)  # it lost the sheet
+    try:
+        page.get_by_role("button", name="Reject 1").click()
+        expect(page.locator("#message")).to_have_attribute("class", "bust")
+        expect(page.locator("#message")).to_contain_text(sheet_id)
+        assert page.evaluate(f"localStorage.getItem('{key}')") is None
+
+        page.reload()  # nothing to resume, and nothing said about the lost sheet again
+        expect(page.locator("#game")).to_have_value("solitaire-dice")
+        page.wait_for_load_state("networkidle")
+        expect(page.locator("#message")).not_to_contain_text("no longer knows")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "no turn")
+    finally:
+        server.__exit__(None, None, None)
+    assert not errors, errors
