@@ -154,3 +154,40 @@ def test_a_sheet_the_service_no_longer_knows_is_forgotten(chromium, tmp_path, un
     finally:
         server.__exit__(None, None, None)
     assert not errors, errors
+
+
+def test_a_turn_started_while_the_resume_lookup_is_on_its_way_is_the_one_shown(chromium, tmp_path):
+    """A reload asks the service about the remembered turn; New turn (started anyway over it)
+    while that answer is held: the answer, come after, does not replace the new turn."""
+    from playwright.sync_api import expect
+
+    server = service(tmp_path)
+    errors: list[str] = []
+    try:
+        page = open_page(chromium, server, errors=errors)
+        old = new_turn(page)
+        typed(page, "1 2 3 3 6")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
+        held = held_routes(page, f"**/api/v1/turns/{old}")
+        page.reload()
+        wait_held(page, held)
+
+        page.click("#new-turn")  # the old turn has a roll in it: offered first
+        expect(page.locator("#open-turn")).to_be_visible()
+        page.click("#abandon-turn")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+        current = page.evaluate("window.dicecam.turn.id")
+        assert current != old
+
+        # the lookup's answer (the old turn, still open) taken in, then the open games listed
+        with page.expect_request("**/api/v1/open-games?**"):
+            held[0].continue_()
+        assert page.evaluate("window.dicecam.turn.id") == current
+        resume = page.locator("#open-games-list button")
+        expect(resume).to_contain_text("Resume Five-dice Farkle turn")
+        expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+        expect(page.locator("#message")).not_to_contain_text("Resumed")
+        assert page.evaluate(f"localStorage.getItem('{KEY}')") == current
+    finally:
+        server.__exit__(None, None, None)
+    assert not errors, errors
