@@ -19,12 +19,13 @@ class _TooMany(Exception):
     """More values than a valid body of the model can hold: not walked further."""
 
 
-def _nul_at(value: Any, where: str, left: list[int] | None = None) -> str | None:
+def _nul_at(value: Any, where: str, most: int | None = None) -> str | None:
     """Where in ``value`` (strings, keys, lists, dicts) a NUL character is, if anywhere.
-    ``left``: ``[n]``, how many more values (items of lists and dicts, at any depth) to walk;
+    ``most``: how many values (items of lists and dicts, at any depth) to walk at most;
     :class:`_TooMany` past them. Walked with a stack of its own, not by recursion: a value
     nested as deep as JSON parsing allows (about 960 levels) ran out of Python's stack (a 500)."""
     stack: list[tuple[Any, str]] = [(value, where)]
+    left = most
     while stack:
         item, at = stack.pop()
         if isinstance(item, str):
@@ -32,8 +33,8 @@ def _nul_at(value: Any, where: str, left: list[int] | None = None) -> str | None
                 return at
             continue
         if isinstance(item, dict | list) and left is not None:
-            left[0] -= len(item)
-            if left[0] < 0:
+            left -= len(item)
+            if left < 0:
                 raise _TooMany
         if isinstance(item, dict):  # each key before its value, in order
             pairs = [((k, f"{at} (a key)"), (v, f"{at}.{k}")) for k, v in item.items()]
@@ -63,7 +64,7 @@ class TrackerBody(StrictBody):
             return data
         stored = {k: v for k, v in data.items() if k not in cls.hashed}
         try:
-            where = _nul_at(stored, "body", [cls.most_values])
+            where = _nul_at(stored, "body", cls.most_values)
         except _TooMany:
             return data  # not valid whatever it holds: its fields' checks say why
         if where:
