@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
+    "WRITTEN_BY",
     "atomic_copy",
     "atomic_write",
     "file_lock",
@@ -153,7 +154,12 @@ def _machine() -> str:
     return hashlib.sha256(f"{socket.gethostname()}:{namespace}".encode()).hexdigest()[:8]
 
 
-TEMPORARY = re.compile(r"\..+\.(?P<pid>[0-9]+)-(?P<machine>[0-9a-f]{8})\.[a-z0-9_]{8}\.tmp")
+WRITTEN_BY = r"(?P<pid>[0-9]+)-(?P<machine>[0-9a-f]{8})\.[a-z0-9_]{8}"
+"""``PID-MACHINE.RANDOM`` in the name of a temporary file or folder (:func:`writer` and 8
+random characters), as a regular expression whose groups ``pid`` and ``machine`` are given to
+:func:`writer_gone`."""
+
+TEMPORARY = re.compile(rf"\..+\.{WRITTEN_BY}\.tmp")
 """A temporary file of :func:`replacing`: ``.NAME.PID-MACHINE.RANDOM.tmp``."""
 
 

@@ -17,7 +17,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from vision.atomic import atomic_copy, fsync_dir, replace_file, writer, writer_gone
+from vision.atomic import (
+    WRITTEN_BY,
+    atomic_copy,
+    fsync_dir,
+    replace_file,
+    writer,
+    writer_gone,
+)
 
 __all__ = ["COMPANIONS", "fine_tuned_model", "model_set_files", "publish", "said", "stale_folders"]
 
@@ -122,10 +129,7 @@ def stale_folders(out: Path, name: str) -> list[Path]:
     of those versions removed it as it began, so a stopped one's was nobody's). A running
     publish's folder, another machine's and, on Windows, every one named by its writer stay.
     """
-    mine = re.compile(
-        re.escape(f".{name}.")
-        + r"(?:(?P<pid>[0-9]+)-(?P<machine>[0-9a-f]{8})\.[a-z0-9_]{8}\.)?publish"
-    )
+    mine = re.compile(re.escape(f".{name}.") + rf"(?:{WRITTEN_BY}\.)?publish")
     stale = []
     for folder in out.iterdir() if out.is_dir() else ():
         found = mine.fullmatch(folder.name)
