@@ -318,7 +318,7 @@ async def _move(
     turn as the client saw it (``seen``: its rolls and moves), save it and say where the turn
     stands."""
     rolls, moves = seen
-    session = _session(request, turn_id, rolls)
+    session = _session(request, turn_id, rolls, moves)
 
     def apply() -> dict[str, Any]:
         with session.lock:
