@@ -176,6 +176,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="random seed of the detector's and face classifier's training (and, with --from, "
         "of the held-out photos) (default 0)",
     )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        help="where the detector trains: cpu, or a CUDA GPU by its number (0) (default cpu)",
+    )
     p.set_defaults(func=run)
 
 
@@ -202,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.time_hours > 0:
             raise UsageError(f"--time-hours must be above 0, got {args.time_hours}")
         recipe.detector.time_hours = args.time_hours
+    _check_device(args.device)
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.init is not None:
@@ -334,3 +340,21 @@ def _check_fine_tuning(args: argparse.Namespace) -> None:
         raise UsageError(f"--holdout is a share above 0 and under 1, got {args.holdout}")
     if args.replay < 0:
         raise UsageError(f"--replay must be 0 or more photos, got {args.replay}")
+
+
+def _check_device(device: str) -> None:
+    """Refuse a device the detector cannot train on before any data is rendered."""
+    if device == "cpu":
+        return
+    if not device.isdigit():
+        raise UsageError(f"--device must be cpu or a CUDA GPU's number such as 0, got {device!r}")
+    try:
+        import torch
+    except ImportError:
+        raise UsageError(
+            f"--device {device} needs torch, which is not installed: pip install -e '.[train]'"
+        ) from None
+    count = torch.cuda.device_count()
+    if int(device) >= count:
+        found = f"{count} CUDA GPU(s) found" if count else "no CUDA GPU found"
+        raise UsageError(f"--device {device}: {found} here; use --device cpu")

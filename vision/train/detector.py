@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -33,6 +34,7 @@ def train_detector(
     cache: str | bool = False,
     single_cls: bool = False,
     freeze: int = 0,
+    device: str = "cpu",
 ) -> Path:
     """Train a detector and return the path of its final weights (``.pt``).
 
@@ -40,6 +42,8 @@ def train_detector(
     scratch, nothing downloaded) or a checkpoint ``.pt`` of our own to fine-tune.
     ``single_cls`` trains one class (a die, whatever its face): its ONNX then needs the face
     classifier beside it. ``freeze`` keeps the first layers as they are (10: the backbone).
+    ``device`` is ``"cpu"`` or a CUDA device (``"0"``): on a GPU, photos are loaded by worker
+    processes (up to 8) beside the training.
     """
     ultralytics = prepare_ultralytics()
     out_dir = Path(out_dir).resolve()
@@ -52,8 +56,8 @@ def train_detector(
         batch=batch,
         seed=seed,
         deterministic=False,
-        device="cpu",
-        workers=0,
+        device=device,
+        workers=0 if device == "cpu" else min(8, os.cpu_count() or 1),
         project=str(out_dir),
         name="train",
         exist_ok=True,

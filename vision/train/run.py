@@ -174,6 +174,7 @@ def _steps(
             augment=d.augment,
             time_hours=d.time_hours,
             single_cls=d.single_cls,
+            device=getattr(args, "device", "cpu"),
         )
         ship_detector(weights, onnx, imgsz=d.imgsz)
         print(f"detector -> {onnx}")

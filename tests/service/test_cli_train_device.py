@@ -1,0 +1,65 @@
+"""`dicecam train --device`: where the detector trains, checked before any data is rendered."""
+
+from __future__ import annotations
+
+import importlib.util
+import types
+from pathlib import Path
+
+import pytest
+
+from dicecam_testing.cli import run_in_process as run
+
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="the train extra (torch)"
+)
+
+
+def test_a_device_that_is_neither_cpu_nor_a_gpu_number_is_refused(tmp_path, capsys):
+    work = tmp_path / "work"
+    code, _, err = run(capsys, "train", "--device", "gpu", "--work", str(work))
+    assert code == 2
+    assert "--device must be cpu or a CUDA GPU's number such as 0, got 'gpu'" in err
+    assert not work.exists()
+
+
+@needs_torch
+def test_a_gpu_this_machine_lacks_is_refused_before_rendering(tmp_path, capsys):
+    import torch
+
+    work = tmp_path / "work"
+    missing = torch.cuda.device_count()  # numbered from 0: one past the last
+    code, _, err = run(capsys, "train", "--device", str(missing), "--work", str(work))
+    assert code == 2
+    assert f"--device {missing}: " in err and "use --device cpu" in err
+    assert not work.exists()
+
+
+class _FakeYolo:
+    calls: list[dict] = []
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    def train(self, **kwargs) -> None:
+        self.calls.append(kwargs)
+        weights = Path(kwargs["project"]) / kwargs["name"] / "weights"
+        weights.mkdir(parents=True)
+        (weights / "last.pt").write_bytes(b"weights")
+
+
+@pytest.mark.parametrize(("device", "loaders"), [("cpu", False), ("0", True)])
+def test_the_device_reaches_ultralytics_with_loader_processes_on_a_gpu(
+    tmp_path, monkeypatch, device, loaders
+):
+    import vision.train.detector as detector
+
+    fake = types.SimpleNamespace(YOLO=_FakeYolo)
+    monkeypatch.setattr(detector, "prepare_ultralytics", lambda: fake)
+    monkeypatch.setattr(detector.os, "cpu_count", lambda: 16)
+    _FakeYolo.calls.clear()
+    final = detector.train_detector(tmp_path / "data.yaml", tmp_path / "out", device=device)
+    assert final == tmp_path / "out" / "train" / "weights" / "last.pt"
+    (call,) = _FakeYolo.calls
+    assert call["device"] == device
+    assert call["workers"] == (8 if loaders else 0)
