@@ -115,6 +115,15 @@ def test_dice_inside_outside_and_on_the_rim():
     assert die_on_table(just_out, SQUARE, tolerance=1.0)
 
 
+def test_the_tolerance_is_a_share_of_the_boxs_shorter_side():
+    """A tall box (a die seen from a low camera) gets slack by its width, not its height."""
+    tall = (495, 200, 535, 280)  # 40 x 80, resting point 15 px past x=500
+    assert not die_on_table(tall, SQUARE)  # 15 px > 0.25 * 40
+    wide = (480, 240, 560, 280)  # 80 x 40, resting point 20 px past x=500
+    assert not die_on_table(wide, SQUARE)  # 20 px > 0.25 * 40 (its height)
+    assert die_on_table(tall, SQUARE, tolerance=0.4)  # 15 px <= 0.4 * 40
+
+
 def test_no_outline_means_every_die_is_on_and_an_empty_one_that_none_is():
     box = (900, 900, 940, 940)
     assert die_on_table(box, None)

@@ -84,3 +84,19 @@ def test_bad_models_and_thresholds_are_named(tmp_path):
         OffTableModel(bright_is_off(tmp_path / "three.onnx", classes=3))
     with pytest.raises(ValueError, match="expected 0 < threshold < 1, got 1.5"):
         OffTableModel(bright_is_off(tmp_path / "m.onnx"), threshold=1.5)
+
+
+def test_a_calibration_without_an_outline_model_loads_no_die_model(
+    tmp_path, monkeypatch, table_settings, photo
+):
+    """The die model judges dice beside a learned outline; with only a calibration it is not
+    loaded, so a photo of another shape than the calibration's (no outline at all) busts no die
+    it would call off."""
+    monkeypatch.setenv("DICECAM_SURFACE_MODEL", "none")
+    monkeypatch.setenv("DICECAM_OFFTABLE_MODEL", str(bright_is_off(tmp_path / "m.onnx")))
+    square = [(0, 0), (480, 0), (480, 480), (0, 480)]
+    Calibration.from_pixels(square, 480, 480).save()  # drawn on a square photo
+    stage = TableStage.default()
+    assert stage is not None and stage.calibration is not None and stage.dice_model is None
+    reading = stage.apply(_reading(), photo)  # 640x480: the calibration does not fit
+    assert reading.outline is None and not reading.bust

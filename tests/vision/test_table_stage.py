@@ -253,3 +253,14 @@ def test_replace_keeps_every_setting_and_checks_the_new_ones():
     assert (fixed.min_die_check, fixed.edge_contrast) == (0.9, 7.5)
     with pytest.raises(ValueError, match="min_die_check"):
         stage.replace(min_die_check=2.0)
+
+
+def test_the_outline_source_says_learned_only_when_the_outline_model_read_the_photo():
+    photo = table_and_floor()
+    learned = TableStage(LeftHalfOutline())
+    read = learned.apply(Reading(640, 480, [Die(3, (100, 200, 140, 240), 0.9)]), photo)
+    assert read.outline_source == "learned" and read.outline is not None
+    no_photo = learned.apply(Reading(640, 480, [Die(3, (100, 200, 140, 240), 0.9)]), None)
+    assert no_photo.outline_source is None and no_photo.outline is None
+    no_model = TableStage(None).apply(Reading(640, 480, []), photo)
+    assert no_model.outline_source is None and no_model.outline is None
