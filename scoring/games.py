@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
@@ -107,6 +108,10 @@ def unknown_game(name: str) -> str:
     return f"unknown game {name!r}{hint}; expected one of: {', '.join(GAME_NAMES)}"
 
 
+_WHOLE_NUMBER = re.compile(r"-?\d+")
+"""A house rule's value read as a whole number: what ``int`` takes (one sign, decimal digits)."""
+
+
 def parse_house_rules(pairs: Iterable[str]) -> dict[str, Any]:
     """House rules written ``KEY=VALUE`` (the CLI's ``--rule``, the API's ``rule``) as
     keyword options of :func:`get_game`: true/false, whole numbers, else text.
@@ -129,7 +134,7 @@ def parse_house_rules(pairs: Iterable[str]) -> dict[str, Any]:
             rules[key] = True
         elif low in ("false", "no", "off"):
             rules[key] = False
-        elif low.lstrip("-").isdigit():
+        elif _WHOLE_NUMBER.fullmatch(low):
             rules[key] = int(low)
         else:
             rules[key] = value

@@ -72,3 +72,18 @@ def test_a_game_without_an_advisor_names_the_games_with_one(name):
         "morning-roll, farkle-five, greed$",
     ):
         get_advisor(name)
+
+
+@pytest.mark.parametrize("value", ["--5", "5-", "\u00b2", "1e3"])
+def test_a_house_rule_value_that_only_looks_like_a_number_is_kept_as_text(value):
+    """'--5' and '²' (a digit to str.isdigit, not to int) raised int()'s "invalid literal for
+    int() with base 10", naming neither the rule nor what it takes; now the game refuses the
+    text and says what the rule takes."""
+    rules = parse_house_rules([f"target={value}", "scoring=pips", "free=-12"])
+    assert rules == {"target": value, "scoring": "pips", "free": -12}
+    with pytest.raises(ValueError, match=f"target must be a positive integer, got '{value}'"):
+        get_game("low-high", target=rules["target"])
+    with pytest.raises(
+        ValueError, match=f"house rule free_keep must be true or false, got '{value}'"
+    ):
+        get_game("farkle-five", **parse_house_rules([f"free_keep={value}"]))
