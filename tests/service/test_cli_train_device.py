@@ -63,3 +63,42 @@ def test_the_device_reaches_ultralytics_with_loader_processes_on_a_gpu(
     (call,) = _FakeYolo.calls
     assert call["device"] == device
     assert call["workers"] == (8 if loaders else 0)
+
+
+@needs_torch
+@pytest.mark.parametrize("device", ["cpu", "0"])
+def test_fine_tuning_trains_its_detector_on_the_device_asked_for(
+    tmp_path, monkeypatch, capsys, device
+):
+    """`--from` trains a detector too: it went to the CPU whatever --device said."""
+    import torch
+
+    import vision.train.detector as detector
+    import vision.train.finetune as finetune
+    import vision.train.pipeline as pipeline
+
+    from dicecam_testing.finetune import new_dice, stand_in_training, starting_model
+
+    stand_in_training(monkeypatch)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    asked: list[str] = []
+
+    def train_detector(data_yaml, out_dir, **kwargs) -> Path:
+        asked.append(kwargs["device"])
+        return Path(out_dir) / "best.pt"
+
+    def ship_detector(weights, onnx, *, imgsz):
+        Path(onnx).parent.mkdir(parents=True, exist_ok=True)
+        Path(onnx).write_bytes(b"tuned detector")
+        Path(onnx).with_suffix(".pt").write_bytes(b"tuned weights")
+        return onnx
+
+    monkeypatch.setattr(detector, "train_detector", train_detector)
+    monkeypatch.setattr(pipeline, "ship_detector", ship_detector)
+    monkeypatch.setattr(finetune, "_one_class", lambda onnx: True)  # a stand-in detector
+    argv = ["train", "--from", str(starting_model(tmp_path / "base"))]
+    argv += ["--data", str(new_dice(tmp_path / "data")), "--out", str(tmp_path / "out")]
+    argv += ["--detector", "tune", "--replay", "0", "--work", str(tmp_path / "work")]
+    code, _, err = run(capsys, *argv, "--device", device)
+    assert code == 0, err
+    assert asked == [device]

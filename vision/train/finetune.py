@@ -301,6 +301,7 @@ def _finetune(recipe: Recipe, args: argparse.Namespace) -> Path:
             time_hours=args.time_hours,
             single_cls=_one_class(base),
             freeze=args.freeze or 0,
+            device=getattr(args, "device", "cpu"),
         )
         ship_detector(weights, onnx, imgsz=d.imgsz)
     recipe.faces.epochs = args.faces_epochs or FACES_EPOCHS
