@@ -5,12 +5,24 @@ from __future__ import annotations
 
 import io
 import re
+import struct
+import zlib
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from vision.io import ImageError, load_image
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that declares a size but holds no pixel data."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    out = b"\x89PNG\r\n\x1a\n"
+    for kind, data in ((b"IHDR", ihdr), (b"IDAT", b""), (b"IEND", b"")):
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        out += struct.pack(">I", len(data)) + kind + data + crc
+    return out
 
 
 def _refusal(source, **kw) -> str:
@@ -77,3 +89,31 @@ def test_a_palette_photos_transparent_colour_comes_out_white(fmt):
 def test_a_pil_image_without_pixels_is_refused_with_its_size(size):
     w, h = size
     assert _refusal(Image.new("RGB", size)) == f"image has no pixels: <PIL image> ({w}x{h})"
+
+
+def test_a_path_through_a_file_is_refused_as_unreadable_not_raised_raw(tmp_path):
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(b"\xff\xd8")
+    inside = photo / "inner.jpg"  # a path "inside" a file: stat fails with ENOTDIR
+    assert _refusal(inside) == f"cannot read {inside}: Not a directory"
+
+
+def test_pillows_own_pixel_limit_is_the_one_named_when_it_is_the_lower(monkeypatch):
+    # Pillow refuses past twice its MAX_IMAGE_PIXELS before dicecam sees the size: with a
+    # higher limit of dicecam's own, the message names Pillow's (2 x 1M = 2 megapixels)
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1_000_000)
+    message = _refusal(_png_header(2000, 1500), max_image_pixels=500_000_000)
+    assert message == "image too large: <bytes> is 3 megapixels (limit 2); downscale it first"
+
+
+def test_a_bgra_array_only_partly_transparent_is_composited_as_its_file_is(tmp_path):
+    rgba = np.zeros((4, 6, 4), np.uint8)
+    rgba[:, :3] = (200, 40, 10, 255)
+    rgba[:, 3:] = (0, 0, 200, 200)  # blue at alpha 200: blended with white, nowhere clear
+    path = tmp_path / "tinted.png"
+    Image.fromarray(rgba, "RGBA").save(path)
+    from_file = load_image(path).rgb
+    # each channel c * a + 255 * (1 - a), a = 200 / 255: 0 -> 55, 200 -> 212
+    assert from_file[0, 5].tolist() == [55, 55, 212]
+    bgra = rgba[..., [2, 1, 0, 3]].copy()
+    np.testing.assert_array_equal(load_image(bgra).rgb, from_file)
