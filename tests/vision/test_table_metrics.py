@@ -66,3 +66,26 @@ def test_the_any_die_off_line_shows_only_when_dice_fell_out_of_some_photo():
     t = result.table
     assert (t.all_busts_caught, t.all_bust_rolls, t.bust_rolls) == (1, 2, 1)
     assert "  any die off     50.00%  (1/2 rolls with a die off the table" in result.format()
+
+
+def test_a_die_called_off_where_no_die_is_counts_against_off_table_precision():
+    result = EvalResult()
+    # 1 die on the table read right, plus a stray box (no true die there) called off:
+    # 1 off call, 0 of them right, and the clean roll is busted falsely
+    truth = [TruthDie(2, (0, 0, 10, 10), "table")]
+    reading = Reading(100, 100, [_die(2, 0), _die(5, 60, on_table=False)], image="stray.jpg")
+    result.add(truth, reading, states_known=True)
+    t = result.table
+    assert (t.predicted_off_right, t.predicted_off) == (0, 1) and t.precision == 0.0
+    assert (t.false_busts, t.clean_images, t.false_bust_images) == (1, 1, ["stray.jpg"])
+
+
+def test_no_unseen_dice_line_when_every_false_bust_is_the_readers_own():
+    result = EvalResult()
+    # 2 rolled, both in view, 1 missed: short of a die the photo shows (0 unseen)
+    two = [TruthDie(2, (0, 0, 10, 10), "table"), TruthDie(4, (20, 0, 30, 10), "table")]
+    result.add(two, Reading(100, 100, [_die(2, 0)], expected_dice=2), states_known=True)
+    assert (result.table.false_busts, result.table.unseen_busts) == (1, 0)
+    text = result.format()
+    assert "false busts       100.00%  (1/1 photos with every die on the table)" in text
+    assert "unseen dice" not in text and "the reader's own" not in text
