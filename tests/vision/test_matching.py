@@ -71,3 +71,10 @@ def test_pairs_come_in_the_order_of_the_true_dice_not_of_their_distance():
     # pair of truth 1 is made first, yet the pairs come sorted by true die
     predicted = [(20, 0, 30, 10), (1, 0, 11, 10)]
     assert match_dice(truth, predicted) == [(0, 1), (1, 0)]
+
+
+def test_a_sidecar_that_does_not_say_how_much_of_a_die_shows_leaves_it_unknown():
+    # older sets: no "visible", no "moving", or no scene.post: neither clear nor unclear
+    assert clear_die({"state": "table", "moving": False}, SHARP) is None
+    assert clear_die({"state": "table", "visible": 1.0}, SHARP) is None
+    assert clear_die(AT_REST, None) is None
