@@ -141,6 +141,8 @@ def load_image(
             io.BytesIO(data), "<bytes>", None, min_long_side, max_image_pixels, max_decoded_pixels
         )
     if isinstance(source, (str, os.PathLike)):
+        if not os.fspath(source):  # Path("") is ".", the folder dicecam runs in
+            raise ImageError("expected a path to an image file, got an empty path")
         path = Path(source)
         try:
             size = path.stat().st_size

@@ -117,3 +117,8 @@ def test_a_bgra_array_only_partly_transparent_is_composited_as_its_file_is(tmp_p
     assert from_file[0, 5].tolist() == [55, 55, 212]
     bgra = rgba[..., [2, 1, 0, 3]].copy()
     np.testing.assert_array_equal(load_image(bgra).rgb, from_file)
+
+
+def test_an_empty_path_is_refused_as_empty_not_as_the_current_directory():
+    # Path("") is "."; the message said "got a directory: ." of a path no one gave
+    assert _refusal("") == "expected a path to an image file, got an empty path"
