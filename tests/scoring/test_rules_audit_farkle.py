@@ -311,3 +311,16 @@ def test_a_pass_below_the_entry_on_hot_dice_still_forfeits_the_next_turn() -> No
     assert game.finish(turn) == 0  # 400 < 500: not on the board
     game.record(0)  # bob
     assert game.current_player == "bob"  # ann's turn is forfeit
+
+
+def test_greed_final_round_starts_at_3000_not_before() -> None:  # Greed end game
+    """greed.txt: "Once a player reaches 3000 (or more) points, the game enters the final
+    round where each of the other players gets one more turn." 2950 is not yet 3000."""
+    game = FarkleGame(get_game(GREED), ["ann", "bob"])
+    game.record(2950)  # ann: in the game (G3) at 2950
+    assert game.final_round_by is None and game.current_player == "bob"
+    game.record(0)  # bob
+    game.record(50)  # ann: exactly 3000
+    assert game.final_round_by == "ann" and game.current_player == "bob"
+    game.record(300)  # bob's one more turn
+    assert game.finished and game.winner == "ann" and game.scores == {"ann": 3000, "bob": 300}
