@@ -1,5 +1,7 @@
 """Low-High: sets, the good and bad tracks, both scoring variants, a game to 30."""
 
+import re
+
 import pytest
 
 from scoring import LowHighGame, LowHighTurn, get_game
@@ -83,3 +85,32 @@ def test_first_to_30_wins():
         g.record(1)
     with pytest.raises(ValueError, match="2 to 6"):
         LowHighGame(get_game("low-high"), ["solo"])
+
+
+def test_a_turn_cannot_end_before_its_first_roll():
+    """low-high.txt: "On your turn, first roll all thirteen dice. ... You must choose a set to
+    keep." A turn that has not rolled has no score, not a score of 0."""
+    turn = LowHighTurn(get_game("low-high"))
+    with pytest.raises(ValueError, match="nothing rolled yet"):
+        turn.end()
+    assert turn.state == "awaiting_roll"
+    turn.roll([4] * 13)
+    turn.keep(4)
+    assert turn.end() == 13
+
+
+def test_a_game_has_two_to_six_players():
+    """low-high.txt: "Two-to-Six PLAYERS"."""
+    seven = ["a", "b", "c", "d", "e", "f", "g"]
+    with pytest.raises(ValueError, match=re.escape(f"2 to 6 distinct players, got {seven!r}")):
+        LowHighGame(get_game("low-high"), seven)
+    assert LowHighGame(get_game("low-high"), seven[:6]).players == seven[:6]
+
+
+@pytest.mark.parametrize("target", [0, -30])
+def test_the_target_is_a_positive_score(target):
+    """low-high.txt: "The first player to earn 30 points wins"; with pips "the table agrees a
+    target" (L4): a target of 0 would be won before the first roll."""
+    with pytest.raises(ValueError, match=f"target must be a positive integer, got {target}"):
+        get_game("low-high", target=target)
+    assert get_game("low-high", scoring="pips", target=1).target == 1

@@ -143,6 +143,8 @@ def test_a_finished_player_sits_out_and_the_game_ends_with_the_last():
     [
         (True, [5, 8], "expected a reject face 1 to 6 \\(None: a free ride\\), got True"),
         (3.0, [4, 8], "expected a reject face 1 to 6 \\(None: a free ride\\), got 3.0"),
+        (7, [4, 8], "expected a reject face 1 to 6 \\(None: a free ride\\), got 7"),
+        (0, [4, 8], "expected a reject face 1 to 6 \\(None: a free ride\\), got 0"),
         (3, None, "expected two combo sums, each 2 to 12, got None"),
         (3, ["a", 4], "expected two combo sums, each 2 to 12, got \\['a', 4\\]"),
         (3, "48", "expected two combo sums, each 2 to 12, got '48'"),
@@ -291,9 +293,10 @@ def test_games_to_the_target(rules, turns, winner, scores):
 
 
 # --- Low-High: inputs that are not a move ---------------------------------------------------------
-@pytest.mark.parametrize("highest", ["2", True, 2.5, None])
+@pytest.mark.parametrize("highest", ["2", True, 2.5, None, 7, -1])
 def test_highest_kept_must_be_a_face(highest):
-    """'2' raised a bare TypeError; True was taken as 1, 2.5 split the dice at 2.5."""
+    """'2' raised a bare TypeError; True was taken as 1, 2.5 split the dice at 2.5. L1: the
+    highest face kept so far is a face, or 0 before any keep: 7 and -1 are neither."""
     with pytest.raises(
         ValueError, match=f"highest kept face must be 0 \\(none yet\\) to 6, got {highest!r}"
     ):

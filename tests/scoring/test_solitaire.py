@@ -151,3 +151,18 @@ def test_a_sheet_carried_over_to_its_eighth_reject_is_finished():
     assert s.finished and s.free_rides == 2 and s.score == 0 + 40 * 5
     with pytest.raises(ValueError, match="game is over"):
         s.options([1, 2, 3, 4, 5])
+
+
+def test_players_tied_on_the_highest_score_all_win():
+    """solitaire-dice.txt: "The game is over when all the players are done and the winner is
+    the player with the highest score." Players level on it are all named, in seat order."""
+    g = SolitaireGame(["ann", "bob", "cy"])
+    for name in ("ann", "bob", "cy"):
+        g.sheets[name] = SolitaireSheet(rejects={1: 7, 5: 1, 6: 1})
+    g.new_roll([1, 3, 3, 4, 4])  # the eighth reject of 1 ends every player's game
+    g.choose("ann", 1, [7, 7])
+    g.choose("bob", 1, [7, 7])
+    g.choose("cy", 1, [6, 8])
+    assert g.finished
+    assert [g.sheets[p].score for p in ("ann", "bob", "cy")] == [-200, -200, -400]
+    assert g.winners == ["ann", "bob"]
