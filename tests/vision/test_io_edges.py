@@ -122,3 +122,15 @@ def test_a_bgra_array_only_partly_transparent_is_composited_as_its_file_is(tmp_p
 def test_an_empty_path_is_refused_as_empty_not_as_the_current_directory():
     # Path("") is "."; the message said "got a directory: ." of a path no one gave
     assert _refusal("") == "expected a path to an image file, got an empty path"
+
+
+def test_a_palette_image_with_an_alpha_band_comes_out_white_where_transparent():
+    # a PIL "PA" image: palette index and alpha per pixel; left half red opaque, right half
+    # index 0 (black) fully transparent
+    bands = np.zeros((2, 4, 2), np.uint8)
+    bands[:, :2] = (1, 255)
+    pa = Image.frombytes("PA", (4, 2), bands.tobytes())
+    pa.putpalette([0, 0, 0, 200, 0, 0] + [0] * 762)
+    rgb = load_image(pa).rgb
+    assert rgb[:, :2].reshape(-1, 3).tolist() == [[200, 0, 0]] * 4
+    assert rgb[:, 2:].reshape(-1, 3).tolist() == [[255, 255, 255]] * 4
