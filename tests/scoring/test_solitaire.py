@@ -166,3 +166,11 @@ def test_players_tied_on_the_highest_score_all_win():
     assert g.finished
     assert [g.sheets[p].score for p in ("ann", "bob", "cy")] == [-200, -200, -400]
     assert g.winners == ["ann", "bob"]
+
+
+def test_a_game_needs_a_player():
+    """solitaire-dice.txt: "Start the game and add human and computer players"; a game of
+    nobody was over before its first roll and asking its winners crashed on an empty max()."""
+    with pytest.raises(ValueError, match=r"expected a list of distinct player names, got \[\]"):
+        SolitaireGame([])
+    assert SolitaireGame(["ann"]).active == ["ann"]
