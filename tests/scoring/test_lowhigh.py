@@ -114,3 +114,13 @@ def test_the_target_is_a_positive_score(target):
     with pytest.raises(ValueError, match=f"target must be a positive integer, got {target}"):
         get_game("low-high", target=target)
     assert get_game("low-high", scoring="pips", target=1).target == 1
+
+
+def test_the_summary_of_a_roll_that_all_goes_bad_says_the_turn_is_over():
+    """READINGS L3: "A roll whose dice all go bad ends the turn with no keep." """
+    game = get_game("low-high")
+    over = game.score([2, 1, 1], highest_kept=2)
+    assert over["turn_over"] and over["sets"] == [] and over["bad"] == [1, 1, 2]
+    going = game.score([3, 1], highest_kept=2)
+    assert not going["turn_over"] and going["bad"] == [1] and going["dice"] == [1, 3]
+    assert [s["face"] for s in going["sets"]] == [3]
