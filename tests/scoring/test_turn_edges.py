@@ -72,3 +72,60 @@ def test_no_turn_starts_once_the_game_is_over():
         {"player": "ann", "points": 3000, "added": 3000},
         {"player": "bob", "points": 500, "added": 500},
     ]
+
+
+def test_a_roll_of_more_dice_than_are_left_names_the_count_due():
+    turn = FarkleTurn(get_game("morning-roll"))
+    turn.roll([1, 2, 2, 3, 4, 6])
+    turn.keep([1])
+    with pytest.raises(ScoringError, match=r"^expected a roll of 5 dice, got 6$"):
+        turn.roll([1, 2, 2, 3, 4, 6])
+    with pytest.raises(
+        ScoringError, match=r"^expected a roll of 5 dice, got 6 \(1 off the table\)$"
+    ):
+        turn.roll([1, 2, 2, 3, 4], off_table=1)
+    assert turn.state == "awaiting_roll" and len(turn.rolls) == 1
+
+
+def test_the_turns_dict_is_a_copy():
+    """A caller marking or adding a roll in ``to_dict()`` (the service turns it into JSON)
+    leaves the turn's rolls as they were."""
+    turn = FarkleTurn(get_game("morning-roll"))
+    turn.roll([1, 2, 2, 3, 5, 6])
+    d = turn.to_dict()
+    d["rolls"][0]["bust"] = True
+    d["rolls"].append({"dice": [1], "off_table": 0})
+    assert turn.rolls == [{"dice": [1, 2, 2, 3, 5, 6], "off_table": 0}]
+
+
+def test_every_morning_roll_player_starts_on_the_board():
+    """morning-roll.txt: "there is no minimum first score required to get on the board.\""""
+    game = FarkleGame(get_game("morning-roll"), ["heather", "mike"])
+    assert game.on_board == {"heather": True, "mike": True}
+    assert game.to_dict()["on_board"] == {"heather": True, "mike": True}
+    assert game.record(0) == 0 and game.on_board["heather"]
+
+
+@pytest.mark.parametrize("points", [-50, -100])
+def test_a_negative_turn_is_refused_and_changes_nothing(points):
+    """A bust scores zero (morning-roll.txt: "giving them a score of zero for the turn"); no
+    turn takes points away."""
+    game = FarkleGame(get_game("morning-roll"), ["heather", "mike"])
+    game.record(300)
+    with pytest.raises(ScoringError, match=f"non-negative multiple of 50, got {points}"):
+        game.record(points)
+    assert game.scores == {"heather": 300, "mike": 0} and game.current_player == "mike"
+    assert len(game.history) == 1
+
+
+def test_a_pass_on_hot_dice_skips_one_turn_only():
+    """READINGS F3: "Passing after every die has scored makes the passer skip their own next
+    turn": that one turn, not every turn after it."""
+    game = FarkleGame(get_game("farkle-five"), ["ann", "bob"])
+    game.record(600, skips_next_turn=True)  # ann
+    game.record(500)  # bob; ann's next turn is skipped
+    assert game.current_player == "bob"
+    game.record(0)  # bob again
+    assert game.current_player == "ann" and game.skip_next == {"ann": False, "bob": False}
+    assert [h.get("skipped", False) for h in game.history] == [False, False, True, False]
+    assert game.turns_taken == {"ann": 1, "bob": 2}  # a skipped turn is not one taken
