@@ -24,6 +24,7 @@ def test_each_game_is_titled_as_the_rule_readings_name_it():
 def test_an_unknown_name_written_as_the_title_is_pointed_to_the_game():
     assert "(did you mean 'morning-roll'?)" in unknown_game("MORNING ROLL")
     assert "(did you mean 'greed'?)" in unknown_game(" Greed ")
+    assert "(did you mean 'low-high'?)" in unknown_game("Low High")
     with pytest.raises(ValueError, match=r"unknown game 'Morning Roll' \(did you mean"):
         get_game("Morning Roll")
 
@@ -41,6 +42,7 @@ def test_house_rule_switches_read_yes_no_on_off_as_true_false(text, value):
 
 def test_house_rule_keys_are_read_without_the_spaces_around_them():
     assert parse_house_rules([" three_pairs_any = true "]) == {"three_pairs_any": True}
+    assert parse_house_rules(["scoring= Pips "]) == {"scoring": "Pips"}  # text as written
 
 
 @pytest.mark.parametrize("pair", ["=true", " = 3", "free_keep"])

@@ -34,3 +34,12 @@ def test_roll_value_takes_one_die_up_to_the_games_dice(name, n_dice):
             ValueError, match=f"{name}: dice to roll must be 1 to {n_dice}, got {n}"
         ):
             adv.roll_value(n, 0)
+
+
+@pytest.mark.parametrize("on_board", [False, True])
+def test_the_summary_says_whether_the_player_is_on_the_board(on_board):
+    """``dicecam strategy --json``: the values of a player below the entry (G3: 300) are lower,
+    and the summary says which player they are for."""
+    d = get_advisor("greed", on_board=on_board).to_dict()
+    assert d["on_board"] is on_board
+    assert d["expected_turn_score"] == get_advisor("greed", on_board=on_board).expected_turn_score
