@@ -116,12 +116,33 @@ def test_a_box_at_the_readers_confidence_is_a_die_and_a_faint_one_at_min_verify_
     assert keep.tolist() == [0, 1] and added == 1
 
 
+def test_a_die_at_the_die_checks_threshold_is_kept_and_a_full_count_checks_no_faint_box():
+    boxes = np.array([[0, 0, 20, 20], [40, 0, 60, 20]], float)
+    # the die check's probability is its threshold (0.5) itself: a die, not a box it refuses
+    keep, added, dropped = _fit(boxes[:1], np.array([0.9]), 1, _Check({0: 0.5}))
+    assert keep.tolist() == [0] and (added, dropped) == (0, 0)
+    # the count is reached by the dice kept: the faint box is not sent to the die check
+    check = _Check({})
+    keep, added, _ = _fit(boxes, np.array([0.9, 0.1]), 1, check)
+    assert keep.tolist() == [0] and added == 0 and check.asked == [0]
+
+
+def test_a_faint_box_at_fit_conf_itself_may_fill_the_count():
+    boxes = np.array([[0, 0, 20, 20], [40, 0, 60, 20]], float)
+    keep, added, _ = _fit(boxes, np.array([0.9, 0.05]), 2, _Check({}))  # fit_conf is 0.05
+    assert keep.tolist() == [0, 1] and added == 1
+
+
 def test_bad_arguments_say_what_was_expected():
     flags = np.zeros(4, bool)
     with pytest.raises(ValueError, match="expected a dice count >= 0, got -1"):
         fit_count(BOXES, np.ones(4), flags, flags, -1)
     with pytest.raises(ValueError, match="expected 4 scores and flags"):
         fit_count(BOXES, np.ones(3), flags, flags, 2)
+    with pytest.raises(ValueError, match="got 4, 3 and 4"):  # a flag short: kept
+        fit_count(BOXES, np.ones(4), flags[:3], flags, 2)
+    with pytest.raises(ValueError, match="got 4, 4 and 5"):  # a flag too many: eligible
+        fit_count(BOXES, np.ones(4), flags, np.zeros(5, bool), 2)
 
 
 @pytest.fixture

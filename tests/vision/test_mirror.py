@@ -44,6 +44,7 @@ def test_the_mirror_look_confirms_doubts_or_misses_each_box_never_adds_one():
     # the box moves towards the surer look: x1 = (10 * 0.6 + 12 * 0.3) / 0.9
     np.testing.assert_allclose(boxes[0], [32 / 3, 10, 92 / 3, 30])
     np.testing.assert_allclose(boxes[1:], first[1:])
+    assert first[0].tolist() == [10, 10, 30, 30]  # the caller's boxes are left as they were
 
 
 def test_a_mirror_box_seconds_one_box_only_the_surest_that_overlaps_it():
@@ -63,6 +64,14 @@ def test_boxes_overlapping_exactly_at_the_iou_asked_for_are_one_die():
     assert conf.tolist() == pytest.approx([0.5])  # confirmed, not halved
 
 
+def test_a_mirror_box_just_under_the_default_iou_is_another_die():
+    first = np.array([[0, 0, 20, 20]], float)
+    half = np.array([[0, 0, 20, 10]], float)  # IoU 200 / 400 = 0.5, under SAME_DIE_IOU (0.55)
+    boxes, conf = second_opinion(first, [0.5], half, [0.7])
+    assert conf.tolist() == pytest.approx([0.25])  # not seen: half its own, and not moved
+    assert boxes.tolist() == first.tolist()
+
+
 def test_a_box_neither_look_is_sure_of_stays_where_it_is():
     box = np.array([[10, 10, 30, 30]], float)
     boxes, conf = second_opinion(box, [0.0], box + 1, [0.0], iou=0.5)  # no weight to move it
@@ -77,6 +86,8 @@ def test_second_opinion_of_empty_looks_and_mismatched_inputs():
     assert conf.tolist() == [0.2] and boxes.tolist() == [[0, 0, 5, 5]]
     with pytest.raises(ValueError, match="2 boxes and 1 confidences in the first look"):
         second_opinion(np.zeros((2, 4)), np.zeros(1), empty, np.zeros(0))
+    with pytest.raises(ValueError, match="2 and 1 in the other"):
+        second_opinion(empty, np.zeros(0), np.zeros((2, 4)), np.zeros(1))
 
 
 def test_mirror_boxes_back_into_the_photo():
