@@ -262,7 +262,7 @@ class DiceReader:
         Raises:
             ImageError: the input is not a readable image.
         """
-        return self.read_batch([image], batch_size=1, expected_dice=expected_dice)[0]
+        return self._read_all([image], 1, _dice_count(expected_dice), single=True)[0]
 
     def read_batch(
         self,
@@ -289,17 +289,7 @@ class DiceReader:
                 f"read_batch takes a list of images, got one {type(images).__name__}: "
                 "use read() for a single photo, or wrap it in a list"
             )
-        step = self.fixed_batch or batch_size
-        readings: list[Reading] = []
-        chunk: list[tuple[int, ImageSource | LoadedImage]] = []
-        for item in enumerate(images):
-            chunk.append(item)
-            if len(chunk) == step:
-                readings.extend(self._read_chunk(chunk, expected_dice))
-                chunk = []
-        if chunk:
-            readings.extend(self._read_chunk(chunk, expected_dice))
-        return readings
+        return self._read_all(images, batch_size, expected_dice, single=False)
 
     def input_shape(self, height: int, width: int, *, size: int | None = None) -> tuple[int, int]:
         """The model input (height, width) for a photo of ``height`` x ``width`` pixels.
@@ -327,8 +317,33 @@ class DiceReader:
         :class:`vision.backends.DetectorModel`)."""
         return self._session.run(blob, lane=1 if second else 0)
 
+    def _read_all(
+        self,
+        images: Iterable[ImageSource | LoadedImage],
+        batch_size: int,
+        expected_dice: int | None,
+        *,
+        single: bool,
+    ) -> list[Reading]:
+        """Read ``images`` in chunks of the model's fixed batch, else of ``batch_size``;
+        ``single``: the one photo of :meth:`read`, whose error needs no place in a batch."""
+        step = self.fixed_batch or batch_size
+        readings: list[Reading] = []
+        chunk: list[tuple[int, ImageSource | LoadedImage]] = []
+        for item in enumerate(images):
+            chunk.append(item)
+            if len(chunk) == step:
+                readings.extend(self._read_chunk(chunk, expected_dice, single))
+                chunk = []
+        if chunk:
+            readings.extend(self._read_chunk(chunk, expected_dice, single))
+        return readings
+
     def _read_chunk(
-        self, chunk: list[tuple[int, ImageSource | LoadedImage]], expected_dice: int | None
+        self,
+        chunk: list[tuple[int, ImageSource | LoadedImage]],
+        expected_dice: int | None,
+        single: bool,
     ) -> list[Reading]:
         loaded: list[tuple[LoadedImage, float]] = []
         for k, image in chunk:
@@ -336,8 +351,8 @@ class DiceReader:
             try:
                 img = image if isinstance(image, LoadedImage) else self._load(image)
             except ImageError as exc:
-                if isinstance(image, (str, os.PathLike)) or (k == 0 and len(chunk) == 1):
-                    raise  # the message names the file, or there is one image only
+                if single or isinstance(image, (str, os.PathLike)):
+                    raise  # there is one image only, or the message names the file
                 raise ImageError(f"image {k} of the batch: {exc}") from None
             loaded.append((img, time.perf_counter() - t0))
         return read_chunk(self, loaded, expected_dice)
