@@ -59,3 +59,10 @@ def test_a_die_two_and_a_half_sizes_from_the_surface_is_compared_and_five_is_not
     near = _contrast(img, (380, 220, 410, 250))  # centre 75 px (2.5 die sizes) past the edge
     assert near is not None and not near.shows()
     assert _contrast(img, (455, 220, 485, 250)) is None  # 5 die sizes: nothing to compare
+
+
+def test_a_tall_box_is_measured_by_its_longer_side():
+    """A die 15 x 30 px (seen from a low camera) 75 px past the edge: 2.5 of its 30 px, so
+    compared, though 5 of its 15 px width."""
+    tall = _contrast(_grey(), (388, 220, 403, 250))
+    assert tall is not None and not tall.shows()
