@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from scoring.dice import as_int, check_dice, is_submultiset
@@ -166,7 +167,7 @@ class FarkleTurn:
             "skips_next_turn": self.skips_next_turn,
             "wins_game": self.wins_game,
             "keeps": [k.to_dict() for k in self.keeps],
-            "rolls": [dict(r) for r in self.rolls],
+            "rolls": copy.deepcopy(self.rolls),  # the caller may edit it (the service does)
         }
 
 

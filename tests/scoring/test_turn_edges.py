@@ -1,6 +1,8 @@
 """A Morning Roll turn's edges the state-machine tests leave open: the value a keep that scores
 two ways is given, and what the turn's views (``keeps``, ``score``) show between moves."""
 
+import copy
+
 import pytest
 
 from scoring import FarkleGame, FarkleTurn, ScoringError, get_game
@@ -96,6 +98,19 @@ def test_the_turns_dict_is_a_copy():
     d["rolls"][0]["bust"] = True
     d["rolls"].append({"dice": [1], "off_table": 0})
     assert turn.rolls == [{"dice": [1, 2, 2, 3, 5, 6], "off_table": 0}]
+
+
+def test_the_turns_dict_copies_each_rolls_dice_and_keep_too():
+    """The copy went one level down only: editing a roll's dice or its keep in ``to_dict()``
+    changed the turn's own record of that roll."""
+    turn = FarkleTurn(get_game("morning-roll"))
+    turn.roll([1, 2, 2, 3, 5, 6])
+    turn.keep(turn.keeps[0].dice)
+    before = copy.deepcopy(turn.rolls)
+    d = turn.to_dict()
+    d["rolls"][0]["dice"].append(6)
+    d["rolls"][0]["keep"]["points"] = 9999
+    assert turn.rolls == before
 
 
 def test_every_morning_roll_player_starts_on_the_board():
