@@ -8,7 +8,7 @@ import pytest
 
 from vision import DiceReader
 from vision.dice_stages import choose_boxes
-from vision.faint import SureFaint, sure_faint
+from vision.faint import SURE_FAINT_POOL, SureFaint, sure_faint
 from vision.verify import verify_model_for
 
 # boxes: a kept die, a faint one beside it, a faint box on the kept die, a fainter one, a faint
@@ -100,6 +100,55 @@ def test_the_pool_asks_about_the_most_confident_faint_boxes_not_the_first_found(
         pool=2,
     )
     assert check.asked == [60, 80]
+
+
+def _pick(boxes, conf, kept, conf_min=0.25, sure=None, **kw):
+    """sure_faint on hand-built boxes: to FakeCheck each is a die (0.9), FakeFaces reads a 3."""
+    kw = {"verify": FakeCheck({}), "faces": FakeFaces(), "sure": sure or SureFaint(), **kw}
+    rgb = np.zeros((20, 600, 3), np.uint8)
+    boxes, kept = np.array(boxes, float), np.array(kept, bool)
+    return sure_faint(rgb, boxes, np.array(conf), kept, conf_min=conf_min, **kw)
+
+
+def test_each_bar_is_reached_at_its_own_value_and_the_readers_confidence_is_not_faint():
+    boxes = [[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]]
+    # a box at sure.conf itself is asked about; one at conf_min is the reader's, not faint
+    assert _pick(boxes, [0.9, 0.2, 0.3], [1, 0, 0], sure=SureFaint(conf=0.2)).tolist() == [1]
+    assert _pick(boxes, [0.9, 0.2, 0.1], [1, 0, 0], conf_min=0.2).tolist() == [2]
+    # the die check's 0.9 and the face's 0.95 reach bars of 0.9 and 0.95
+    sure = SureFaint(min_check=0.9, min_face=0.95)
+    assert _pick(boxes, [0.9, 0.2, 0.1], [1, 0, 0], sure=sure).tolist() == [1, 2]
+
+
+def test_no_die_check_or_no_face_classifier_adds_nothing():
+    boxes, conf, kept = [[0, 0, 10, 10], [20, 0, 30, 10]], [0.9, 0.2], [1, 0]
+    assert _pick(boxes, conf, kept).tolist() == [1]
+    assert _pick(boxes, conf, kept, faces=None).tolist() == []
+    assert _pick(boxes, conf, kept, verify=None).tolist() == []
+
+
+def test_a_faint_box_overlapping_any_kept_die_a_little_is_not_a_die_of_its_own():
+    # two kept dice; faint boxes at IoU 0.33 with the first, 0.18 with the second (both over
+    # SURE_FAINT_OVERLAP), and one clear of both
+    boxes = [
+        [0, 0, 10, 10],
+        [100, 0, 110, 10],
+        [5, 0, 15, 10],
+        [107, 0, 117, 10],
+        [200, 0, 210, 10],
+    ]
+    picked = _pick(boxes, [0.9, 0.9, 0.2, 0.2, 0.1], [1, 1, 0, 0, 0])
+    assert picked.tolist() == [4]
+
+
+def test_the_default_pool_asks_about_twelve_faint_boxes_and_picks_come_in_index_order():
+    # left edges clear of 80 and 100, where FakeFaces reads unsure or cocked
+    boxes = [[0, 0, 10, 10]] + [[20 * k + 1, 0, 20 * k + 11, 10] for k in range(1, 15)]
+    conf = [0.9] + [0.1 + 0.01 * k for k in range(1, 15)]  # the later, the more confident
+    check = FakeCheck({})
+    picked = _pick(boxes, conf, [1] + [0] * 14, verify=check)
+    assert len(check.asked) == SURE_FAINT_POOL == 12
+    assert picked.tolist() == list(range(3, 15))  # boxes 1 and 2, the faintest, are not asked
 
 
 def test_choose_boxes_adds_them_without_a_count_only_when_asked():
