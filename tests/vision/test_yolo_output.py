@@ -82,3 +82,33 @@ def test_a_box_at_the_threshold_counts_and_too_many_keep_the_surest(monkeypatch)
     assert decode_raw(raw, roles, conf=0.25)[1].tolist() == pytest.approx([0.25, 0.3, 0.9, 0.5])
     monkeypatch.setattr(yolo_output, "MAX_CANDIDATES", 2)  # as ultralytics: the surest go on
     assert sorted(decode_raw(raw, roles, conf=0.25)[1].tolist()) == pytest.approx([0.5, 0.9])
+
+
+def test_an_input_size_is_fixed_only_when_both_sides_are_and_absent_metadata_means_640():
+    # one named (dynamic) side: the metadata's size, not the fixed side and a name
+    assert metadata_imgsz({"imgsz": "[384, 512]"}, 320, "width") == (384, 512)
+    assert metadata_imgsz({}, "height", "width") == (640, 640)
+    info = DetectorInfo.read({"imgsz": "[384, 512]"}, (1, 3, 320, "width"), (1, 10, 2100))
+    assert info.dynamic and info.imgsz == (384, 512)
+    fixed = DetectorInfo.read({}, (4, 3, 320, 256), (4, 10, 1680))
+    assert (fixed.fixed_batch, fixed.dynamic, fixed.imgsz) == (4, False, (320, 256))
+    assert DetectorInfo.read({}, ("batch", "3", 320, 320), (1, 10, 2100)).fixed_batch is None
+    with pytest.raises(ValueError, match=r"batch, 3, height, width\), got \(1, 1, 320, 320\)"):
+        DetectorInfo.read({}, (1, 1, 320, 320), (1, 10, 2100))  # a grey input
+
+
+def test_a_face_named_0_is_named_and_any_name_with_cock_marks_the_leaning_class():
+    # classes named 0-5 (faces counted from 0) are refused by the name that is not a face
+    with pytest.raises(ValueError, match="got class 0 = '0'"):
+        ClassRoles.from_names({i: str(i) for i in range(7)})
+    assert ClassRoles.from_names({**FACES, 6: "Cocked die"}).cocked == 6
+
+
+def test_a_leaning_score_tied_with_the_best_face_is_a_face_and_an_end_to_end_row_at_the_threshold_counts():
+    roles = ClassRoles.from_names({**FACES, 6: "cocked"})
+    raw = np.zeros((11, 1), np.float32)
+    raw[:4, 0], raw[4 + 2, 0], raw[4 + 6, 0] = [50, 50, 20, 20], 0.5, 0.5
+    _, _, values, cocked = decode_raw(raw, roles, conf=0.25)
+    assert values.tolist() == [3] and cocked.tolist() == [False]
+    rows = np.array([[40, 40, 60, 60, 0.25, 1], [0, 0, 9, 9, 0.2499, 2]], np.float32)
+    assert decode_end2end(rows, roles, conf=0.25)[2].tolist() == [2]
