@@ -99,13 +99,25 @@ def annotate(bgr: NDArray[np.uint8], reading: Reading) -> NDArray[np.uint8]:
 
 
 def save_annotated(bgr: NDArray[np.uint8], reading: Reading, path: str | Path) -> Path:
-    """Draw ``reading`` on ``bgr`` and write it to ``path`` (format from the suffix)."""
+    """Draw ``reading`` on ``bgr`` and write it to ``path`` (format from the suffix; JPEG for
+    none).
+
+    Raises:
+        ValueError: a suffix OpenCV writes no image format for (``.jpg``, ``.png``, ...).
+        OSError: the file cannot be written.
+    """
     import cv2
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ok, data = cv2.imencode(path.suffix or ".jpg", annotate(bgr, reading))
+    try:
+        ok, data = cv2.imencode(path.suffix or ".jpg", annotate(bgr, reading))
+    except cv2.error:  # no encoder for the suffix: OpenCV raises rather than returns False
+        ok = False
     if not ok:
-        raise ValueError(f"cannot encode an image as {path.suffix!r}: {path}")
+        raise ValueError(
+            f"cannot encode an image as {path.suffix!r}: expected an image suffix such as "
+            f"'.jpg' or '.png', got {path}"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, data.tobytes())  # a killed run leaves no half photo
     return path
