@@ -139,3 +139,50 @@ def test_a_bad_photo_is_named_by_its_place_in_a_batch_only(two_close, tmp_path):
     with pytest.raises(ImageError) as named:
         reader.read_batch([BLANK, missing])
     assert "of the batch" not in str(named.value) and str(missing) in str(named.value)
+
+
+def test_faint_dice_join_only_with_a_die_check_beside_the_face_classifier(tmp_path):
+    """DICECAM_SURE_FAINT needs both models: with the face classifier alone, a faint box is
+    not asked about (there is no die check to ask)."""
+    preds = models.raw_preds([(100, 100, 30, 30, {0: 0.6}), (220, 200, 30, 30, {2: 0.1})])
+    detector = models.make_model(tmp_path / "faint.onnx", preds)
+    faces = models.make_classifier(
+        tmp_path / "faces.onnx",
+        np.array([0, 0, 0, 0, 0, 1.0, 0], np.float32),
+        np.array([0, 9.0, 0, 0, 0, 0, 0], np.float32),
+    )
+    reader = _reader(detector, faces=faces, verify=False)
+    assert reader.faces is not None and reader.sure_faint is None
+    reading = reader.read(np.full((320, 320, 3), 230, np.uint8))
+    assert [(d.value, d.faint) for d in reading.dice] == [(2, False)]
+
+
+def test_the_pixel_limit_settings_guard_the_header_and_the_decoded_photo(
+    two_close, tmp_path, monkeypatch
+):
+    png = tmp_path / "wide.png"
+    Image.new("RGB", (300, 200), (90, 90, 90)).save(png)
+    jpeg = tmp_path / "big.jpg"
+    Image.new("RGB", (4000, 3000), (90, 90, 90)).save(jpeg, quality=70)
+    monkeypatch.setenv("DICECAM_MAX_IMAGE_PIXELS", "50000")
+    with pytest.raises(ImageError, match=r"^image too large: .*wide\.png is 300x200"):
+        _reader(two_close).read(png)
+    monkeypatch.delenv("DICECAM_MAX_IMAGE_PIXELS")
+    monkeypatch.setenv("DICECAM_MAX_DECODED_PIXELS", "1000000")
+    reader = _reader(two_close)
+    huge = tmp_path / "huge.png"
+    Image.new("RGB", (1200, 1000)).save(huge)
+    with pytest.raises(ImageError, match=r"^image too large to decode: .*huge\.png is 1200x1000"):
+        reader.read(huge)
+    # 12 megapixels in its header, but decoded at 1/8 (500x375): under the decoded limit
+    reading = reader.read(jpeg)
+    assert (reading.width, reading.height) == (4000, 3000)
+
+
+def test_the_threads_argument_overrides_dicecam_threads(two_close, monkeypatch):
+    def threads(reader: DiceReader) -> int:
+        return reader._session._sessions[0].get_session_options().intra_op_num_threads
+
+    monkeypatch.setenv("DICECAM_THREADS", "3")
+    assert threads(_reader(two_close, backend="onnxruntime")) == 3
+    assert threads(_reader(two_close, backend="onnxruntime", threads=1)) == 1
