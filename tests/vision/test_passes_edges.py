@@ -156,3 +156,17 @@ def test_a_reader_without_a_second_look_reads_small_dice_at_one_look(tmp_path):
     seen = _spy(reader)
     assert [d.value for d in reader.read(BLACK).dice] == [5]
     assert seen == [(1, 3, 256, 320)]  # small dice, but nothing larger to read them at
+
+
+def test_dice_are_judged_small_at_the_first_looks_longer_side(tmp_path):
+    # a dynamic model exported at 256x320: a 640x480 photo is read at 320 wide, where a die of
+    # 27 input pixels is not small (24); at the shorter side's scale (256) it would be 21.6
+    preds = models.raw_preds([(160, 128, 27, 27, {4: 0.9})])
+    path = models.make_model(
+        tmp_path / "wide.onnx", preds, batch="b", dynamic=True, imgsz=(256, 320)
+    )
+    reader = DiceReader(path, faces=False, table=None, second_look=640, mirror=False)
+    assert reader.imgsz == (256, 320)
+    seen = _spy(reader)
+    assert [d.value for d in reader.read(BLACK).dice] == [5]
+    assert seen == [(1, 3, 256, 320)]
