@@ -121,8 +121,12 @@ def _class_value(cls: int, names: dict[int, str] | None) -> int | None:
     name = (names or {}).get(cls)
     if name is not None:
         key = name.strip().lower()
-        if key.isdigit() and 1 <= int(key) <= 6:
-            return int(key)
+        if key.isdigit():  # '0' to '5' (faces counted from 0) put two classes on face 1
+            if 1 <= int(key) <= 6:
+                return int(key)
+            raise DatasetError(
+                f"expected class names '1' to '6' (faces) or 'cocked', got class {cls} = {name!r}"
+            )
         if "cock" in key:
             return None
     if 0 <= cls <= 5:
