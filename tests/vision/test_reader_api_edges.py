@@ -186,3 +186,14 @@ def test_the_threads_argument_overrides_dicecam_threads(two_close, monkeypatch):
     monkeypatch.setenv("DICECAM_THREADS", "3")
     assert threads(_reader(two_close, backend="onnxruntime")) == 3
     assert threads(_reader(two_close, backend="onnxruntime", threads=1)) == 1
+
+
+def test_a_batch_checks_the_dice_count_as_a_single_read_does(two_close):
+    reader = _reader(two_close)
+    for bad, said in ((0, "0"), (True, "True"), (2.5, "2.5")):
+        with pytest.raises(
+            ValueError, match=rf"dice count of 1 or more, got expected_dice={said}$"
+        ):
+            reader.read_batch([BLANK], expected_dice=bad)
+    (reading,) = reader.read_batch([BLANK], expected_dice=np.int8(2))
+    assert type(reading.expected_dice) is int and reading.expected_dice == 2
