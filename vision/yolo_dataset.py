@@ -121,7 +121,7 @@ def _class_value(cls: int, names: dict[int, str] | None) -> int | None:
     name = (names or {}).get(cls)
     if name is not None:
         key = name.strip().lower()
-        if key.isdigit():  # '0' to '5' (faces counted from 0) put two classes on face 1
+        if key.isdecimal():  # '0' to '5' (faces counted from 0) put two classes on face 1
             if 1 <= int(key) <= 6:
                 return int(key)
             raise DatasetError(

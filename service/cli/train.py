@@ -346,7 +346,7 @@ def _check_device(device: str) -> None:
     """Refuse a device the detector cannot train on before any data is rendered."""
     if device == "cpu":
         return
-    if not device.isdigit():
+    if not (device.isascii() and device.isdecimal()):  # '²' is a digit int() refuses
         raise UsageError(f"--device must be cpu or a CUDA GPU's number such as 0, got {device!r}")
     try:
         import torch

@@ -15,11 +15,13 @@ needs_torch = pytest.mark.skipif(
 )
 
 
-def test_a_device_that_is_neither_cpu_nor_a_gpu_number_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize("device", ["gpu", "²", "-1", "٣"])
+def test_a_device_that_is_neither_cpu_nor_a_gpu_number_is_refused(tmp_path, capsys, device):
+    # '²' is a digit to str.isdigit, which int() refuses: it raised a ValueError
     work = tmp_path / "work"
-    code, _, err = run(capsys, "train", "--device", "gpu", "--work", str(work))
+    code, _, err = run(capsys, "train", "--device", device, "--work", str(work))
     assert code == 2
-    assert "--device must be cpu or a CUDA GPU's number such as 0, got 'gpu'" in err
+    assert f"--device must be cpu or a CUDA GPU's number such as 0, got {device!r}" in err
     assert not work.exists()
 
 

@@ -116,3 +116,9 @@ def test_classes_named_from_0_are_refused_not_read_as_two_classes_of_face_1(tmp_
     ):
         load_labels(image).truth(40, 20, names)
     assert [d.value for d in load_labels(image).truth(40, 20, {0: "die", 1: "die"})] == [1, 2]
+
+
+def test_a_class_name_of_a_digit_int_cannot_read_goes_by_the_class_index(tmp_path):
+    # '²' is a digit to str.isdigit but no number to int(): its int() raised a ValueError
+    image = _photo(tmp_path, "images/a.png", "2 0.5 0.5 0.2 0.2\n")
+    assert [d.value for d in load_labels(image).truth(40, 20, {2: "²"})] == [3]
