@@ -110,6 +110,12 @@ class LoadedImage:
         return np.ascontiguousarray(self.rgb[..., ::-1])
 
 
+def _shown(path: Path) -> str:
+    """The path as a message shows it: quoted when blanks at its ends would hide them (``' '``)."""
+    text = str(path)
+    return repr(text) if text != text.strip() else text
+
+
 def load_image(
     source: ImageSource,
     *,
@@ -144,19 +150,18 @@ def load_image(
         if not os.fspath(source):  # Path("") is ".", the folder dicecam runs in
             raise ImageError("expected a path to an image file, got an empty path")
         path = Path(source)
+        name = _shown(path)
         try:
             size = path.stat().st_size
         except FileNotFoundError:
-            raise ImageError(f"no such file: {path}") from None
+            raise ImageError(f"no such file: {name}") from None
         except OSError as exc:
-            raise ImageError(f"cannot read {path}: {exc.strerror or exc}") from None
+            raise ImageError(f"cannot read {name}: {exc.strerror or exc}") from None
         if path.is_dir():
-            raise ImageError(f"expected an image file, got a directory: {path}")
+            raise ImageError(f"expected an image file, got a directory: {name}")
         if size == 0:
-            raise ImageError(f"empty file: {path} (0 bytes)")
-        return _open(
-            path, str(path), str(path), min_long_side, max_image_pixels, max_decoded_pixels
-        )
+            raise ImageError(f"empty file: {name} (0 bytes)")
+        return _open(path, name, str(path), min_long_side, max_image_pixels, max_decoded_pixels)
     raise ImageError(
         "expected a path, bytes, a PIL image or a numpy array, "
         f"got {type(source).__module__}.{type(source).__qualname__}"

@@ -6,6 +6,7 @@ import io
 import struct
 import time
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -233,3 +234,21 @@ def test_heic_photo_without_pillow_heif_names_the_fix(tmp_path, monkeypatch):
     for source in (path, data):
         with pytest.raises(ImageError, match=r"HEIC/HEIF photo .*pip install 'dicecam\[heif\]'"):
             load_image(source)
+
+
+def test_a_path_of_blanks_is_quoted_so_the_message_shows_it(tmp_path: Path) -> None:
+    """``load_image(" ")`` used to say "no such file: " with the name invisible; a name with
+    blanks at its ends is shown quoted, in each message that names the file."""
+    with pytest.raises(ImageError, match=r"^no such file: ' '$"):
+        load_image(" ")
+    with pytest.raises(ImageError, match=r"^no such file: '\\t'$"):
+        load_image("\t")
+    padded = tmp_path / "roll.jpg "
+    padded.write_bytes(b"")
+    with pytest.raises(ImageError, match=r"empty file: '.*roll\.jpg ' \(0 bytes\)"):
+        load_image(padded)
+    padded.write_bytes(b"not a photo")
+    with pytest.raises(ImageError, match=r"not an image .*: '.*roll\.jpg '$"):
+        load_image(padded)
+    with pytest.raises(ImageError, match=r"^no such file: .*gone\.jpg$"):  # plain names as they are
+        load_image(tmp_path / "gone.jpg")
