@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.cli import UsageError, check_port, use_colors
+from service.cli._serve_lock import LOCK_NAME, serve_lock
 
 if TYPE_CHECKING:
     from service.settings import Settings
 
-__all__ = ["check_data_dir", "held_port", "register", "run", "run_uvicorn"]
+__all__ = ["check_data_dir", "held_port", "lock_files", "register", "run", "run_uvicorn"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -163,8 +164,28 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         raise UsageError(f"bad setting: {exc}") from None
     check_data_dir(Path(settings.data_dir).expanduser())
-    with held_port(settings.host, settings.port) as port:  # --port 0: the one the system chose
-        return _serve(args, settings.model_copy(update={"port": port}))
+    # --port 0: the port the system chose
+    with serve_lock(lock_files(settings)) as note, held_port(settings.host, settings.port) as port:
+        settings = settings.model_copy(update={"port": port})
+        note(_url(settings, https=args.https))
+        return _serve(args, settings)
+
+
+def lock_files(settings: Settings) -> list[Path]:
+    """The locks a server holds: ``serve.lock`` in its data folder, and one beside its turns
+    file when that lies elsewhere (``DICECAM_TURNS_DATABASE``)."""
+    folder = Path(settings.data_dir).expanduser()
+    turns = settings.turns_database_file()
+    files = [folder / LOCK_NAME]
+    if turns.parent.resolve() != folder.resolve():
+        files.append(turns.with_name(f"{turns.name}.{LOCK_NAME}"))
+    return files
+
+
+def _url(settings: Settings, *, https: bool) -> str:
+    """Where the server answers, as it prints it."""
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    return f"{'https' if https else 'http'}://{shown}:{settings.port}/"
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -192,9 +213,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         app = create_app(settings)
     except ValueError as exc:  # e.g. DICECAM_TRACKER_ADMIN_* that would not do
         raise UsageError(str(exc)) from exc
-    scheme = "https" if ssl else "http"
-    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-    print(f"dicecam: serving {scheme}://{shown}:{settings.port}/", flush=True)
+    print(f"dicecam: serving {_url(settings, https=bool(ssl))}", flush=True)
     try:
         run_uvicorn(
             app,
