@@ -1,0 +1,56 @@
+"""How the tracker client takes a tracker's answers it does not see every day: a gateway's
+5xx (502, 504, a proxy in front of a tracker being restarted), a timeout, and keeps the turn
+for a later try instead of refusing it for good or letting an httpx error through. Real
+servers: stand-ins for a proxy in front of the tracker, served over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from service.tracker_client import TrackerClient, TrackerUnavailable, TurnSubmission
+
+
+def answering(status: int, *, delay_s: float = 0.0):
+    """An ASGI app answering every request ``status`` (after ``delay_s``), JSON detail."""
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        await asyncio.sleep(delay_s)
+        body = json.dumps({"detail": f"proxy says {status}"}).encode()
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+@pytest.mark.parametrize("status", [408, 425, 500, 502, 503, 504])
+def test_a_gateway_error_keeps_the_turn_queued_for_a_later_try(serve, tmp_path, status):
+    """A 5xx (or 408/425) is the tracker down for now: the turn stays pending with the answer
+    as its last error, never moved to rejected/ as a refusal would be."""
+    proxy = serve(answering(status))
+    turn = TurnSubmission(player="heather", score=600)
+    with TrackerClient(proxy.url, token="t", outbox_dir=tmp_path, retries=1, backoff=0.01) as c:
+        with pytest.raises(TrackerUnavailable, match=f"answered {status}: proxy says {status}"):
+            c.submit_turn(turn)
+        kept = c.outbox.find(turn.idempotency_key)
+        assert (kept.state, kept.attempts) == ("pending", 2)
+        assert f"proxy says {status}" in kept.last_error
+        assert c.outbox.counts() == {"pending": 1, "delivered": 0, "rejected": 0}
+
+
+def test_a_tracker_too_slow_to_answer_is_unavailable_and_the_turn_kept(serve, tmp_path):
+    """A read timeout (the tracker took the request and never answered in time) is the tracker
+    unavailable, as a refused connection is: not an httpx error out of ``submit_turn``."""
+    slow = serve(answering(201, delay_s=2.0))
+    turn = TurnSubmission(player="heather", score=600)
+    with TrackerClient(slow.url, token="t", outbox_dir=tmp_path, timeout=0.3, retries=0) as c:
+        with pytest.raises(TrackerUnavailable, match="cannot reach the tracker at .*timed out"):
+            c.submit_turn(turn)
+        kept = c.outbox.find(turn.idempotency_key)
+        assert (kept.state, kept.attempts) == ("pending", 1)
+        assert "timed out" in kept.last_error
