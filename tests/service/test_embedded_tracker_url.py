@@ -34,6 +34,20 @@ def test_a_turn_queued_for_this_service_at_another_loopback_address_moves_here()
 
 
 @pytest.mark.parametrize(
+    ("url", "listen", "moved"),
+    [
+        ("http://127.0.0.1/tracker", ("192.168.1.20", 80), "http://192.168.1.20:80/tracker"),
+        ("https://localhost/tracker", ("192.168.1.20", 443), "https://192.168.1.20:443/tracker"),
+    ],
+)
+def test_a_url_without_a_port_names_its_schemes_default_port(url, listen, moved):
+    """A queued turn's URL with no port is at 80 (http) or 443 (https): a service listening
+    there now is its tracker, moved to the address it listens on."""
+    assert _moved_here(url, listen) == moved
+    assert _moved_here(url, (listen[0], 8000)) is None
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "http://10.0.0.5:8000/tracker",  # another machine's tracker on the same port
