@@ -118,3 +118,20 @@ def test_mirror_outputs_run_only_the_doubtful_rows_mirrored_or_the_whole_fixed_b
     np.testing.assert_array_equal(out[1], blob[1][..., ::-1] * 10)
     seen.clear()
     assert mirror_outputs(run, blob, [], 3) == [None, None, None] and not seen
+
+
+def test_a_box_the_mirror_look_halves_exactly_to_the_floor_stays():
+    look = (np.array([[10, 10, 30, 30]], np.float32), np.array([0.5]), np.array([3]), np.zeros(1))
+    nothing = (np.zeros((0, 4), np.float32), np.zeros(0), None, None)
+    _, c, v, _ = with_mirror_look(look, nothing, 100, floor=0.25, iou=0.5, max_det=10)
+    assert c.tolist() == [0.25] and v.tolist() == [3]
+
+
+def test_small_dice_takes_the_upper_median_of_an_even_count_and_the_longer_photo_side():
+    # 1280 x 960 in 512: gain 0.4; sides 10 and 80 -> the upper one, 32 px, is not small
+    assert not small_dice([80, 10], 1280, 960, size=512, below=24)
+    assert small_dice([10, 40], 1280, 960, size=512, below=24)  # 16 px
+    # gain from the longer side (640): 50 px -> 40, small under 48 (not 53 by the 480 side)
+    assert small_dice([50], 640, 480, size=512, below=48)
+    assert small_dice([50], 480, 640, size=512, below=48)
+    assert not small_dice([60], 640, 480, size=512, below=48)  # exactly 48: not under it
