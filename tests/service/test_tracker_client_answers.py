@@ -8,9 +8,20 @@ from __future__ import annotations
 import asyncio
 import json
 
+import httpx
 import pytest
 
-from service.tracker_client import TrackerClient, TrackerUnavailable, TurnSubmission
+from service.app import create_app
+from service.settings import Settings
+from service.tracker_client import (
+    TrackerClient,
+    TrackerRejected,
+    TrackerUnavailable,
+    TurnSubmission,
+)
+from service.tracker_client.api import TrackerApi
+
+from dicecam_testing.turns import QueueReader
 
 
 def answering(status: int, *, delay_s: float = 0.0):
@@ -54,3 +65,21 @@ def test_a_tracker_too_slow_to_answer_is_unavailable_and_the_turn_kept(serve, tm
         kept = c.outbox.find(turn.idempotency_key)
         assert (kept.state, kept.attempts) == ("pending", 1)
         assert "timed out" in kept.last_error
+
+
+@pytest.mark.parametrize("status", [400, 404, 409])
+def test_a_4xx_is_a_refusal_not_an_answer(serve, tmp_path, status):
+    """A 4xx (a proxy's 400 "Bad Request" too) is a refusal: not taken for a token or for the
+    standings; the camera page's login through the service says it with the same status."""
+    proxy = serve(answering(status))
+    with TrackerApi(proxy.url) as api:
+        with pytest.raises(TrackerRejected, match=rf"refused \({status}\): proxy says {status}"):
+            api.login("heather", "hunter2hunter2")
+        with pytest.raises(TrackerRejected) as caught:
+            api.leaderboard()
+        assert (caught.value.status, caught.value.detail) == (status, f"proxy says {status}")
+    settings = Settings(data_dir=tmp_path, tracker_url=proxy.url)
+    server = serve(create_app(settings, reader=QueueReader(), tracker_app=None))
+    body = {"name": "heather", "password": "hunter2hunter2"}
+    r = httpx.post(f"{server.url}/api/v1/tracker/tokens", json=body, timeout=30)
+    assert (r.status_code, r.json()["detail"]) == (status, f"proxy says {status}")
