@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -137,3 +138,56 @@ def test_open_games_give_the_name_trimmed_the_start_in_utc_and_a_url_under_the_m
         assert before - 1 <= started.timestamp() <= time.time() + 1
         host = srv.url.removesuffix("/dicecam")
         assert c.get(f"{host}{game['url']}").json()["id"] == sheet["id"]
+
+
+def test_a_saved_game_its_rules_no_longer_allow_is_skipped_and_the_others_load(tmp_path, caplog):
+    import json
+    import sqlite3
+
+    from service.sheet_db import SheetDatabase
+    from service.sheet_store import SheetStore
+
+    path = tmp_path / "turns.sqlite3"
+    store = SheetStore(SheetDatabase(path))
+    kept, broken = store.start("solitaire-dice", "ann"), store.start("low-high", "tom")
+    for game, values in ((kept, [1, 4, 4, 4, 6]), (broken, [2] * 13)):
+        game.roll(values)
+        store.save(game)
+    store.close()
+    illegal = [{"op": "roll", "values": [2] * 13}, {"op": "keep", "face": 5}]  # no 5 rolled
+    with sqlite3.connect(path) as raw:
+        raw.execute(
+            "UPDATE roll_games SET moves = ? WHERE id = ?", (json.dumps(illegal), broken.id)
+        )
+    raw.close()
+
+    store = SheetStore(SheetDatabase(path))  # as at a restart: the service still starts
+    assert store.get(kept.id, "solitaire-dice").last_values == [1, 4, 4, 4, 6]
+    with pytest.raises(TurnError, match="no low-high turn with id"):
+        store.get(broken.id, "low-high")
+    assert f"low-high {broken.id} could not be restored and is skipped" in caplog.text
+    assert "expected the face of a set of good dice (2)" in caplog.text
+    store.close()
+
+
+def test_a_closed_store_holds_its_file_open_no_more(tmp_path):
+    import os
+
+    from service.sheet_db import SheetDatabase
+    from service.sheet_store import SheetStore
+
+    path = tmp_path / "turns.sqlite3"
+
+    def open_on_file() -> list[str]:
+        fds = Path("/proc/self/fd")
+        return [
+            target
+            for fd in os.listdir(fds)
+            if (target := os.path.realpath(fds / fd)).startswith(str(path))
+        ]
+
+    store = SheetStore(SheetDatabase(path))
+    store.start("solitaire-dice", "ann")  # saved: a connection to the file is open
+    assert open_on_file()
+    store.close()
+    assert open_on_file() == []
