@@ -248,6 +248,9 @@ def test_a_turn_sent_with_an_expired_token_waits_for_the_next_login(tmp_path, cl
         pending = list(Outbox(tmp_path / "svc" / "outbox").entries("pending"))
         assert [(e.turn["player"], e.turn["score"]) for e in pending] == [("lena", 0)]
         assert service.state.turns.retry_queued() == 0  # not sent again with the dead token
+        assert service.state.turns.retry_queued(now={t["id"]}) == 0  # nor at once
+        outbox = Outbox(tmp_path / "svc" / "outbox")
+        assert outbox.find(pending[0].key).attempts == pending[0].attempts  # no try made
         box = Outbox(tmp_path / "svc" / "outbox")  # its next try is an hour away
         box.write(replace(pending[0], next_attempt_at=time.time() + 3600))
 
