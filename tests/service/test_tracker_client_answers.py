@@ -15,6 +15,7 @@ from service.app import create_app
 from service.settings import Settings
 from service.tracker_client import (
     TrackerClient,
+    TrackerNotFound,
     TrackerRejected,
     TrackerUnavailable,
     TurnSubmission,
@@ -83,3 +84,27 @@ def test_a_4xx_is_a_refusal_not_an_answer(serve, tmp_path, status):
     body = {"name": "heather", "password": "hunter2hunter2"}
     r = httpx.post(f"{server.url}/api/v1/tracker/tokens", json=body, timeout=30)
     assert (r.status_code, r.json()["detail"]) == (status, f"proxy says {status}")
+
+
+async def a_web_page(scope, receive, send):
+    """An ASGI app answering every request 200 with an HTML page: a web server, no tracker."""
+    if scope["type"] != "http":
+        return
+    headers = [(b"content-type", b"text/html")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"<html><body>It works!</body></html>"})
+
+
+def test_retargeting_to_a_web_page_sends_and_rewrites_nothing(serve, tmp_path, unused_port):
+    """A URL answering a web page to ``GET /api/v1/me`` is no tracker: ``--retarget`` raises
+    TrackerNotFound saying so, and the queued turn keeps its address and its count of tries."""
+    mistyped = f"http://127.0.0.1:{unused_port}"
+    with TrackerClient(mistyped, outbox_dir=tmp_path) as offline:
+        key = offline.queue(TurnSubmission(player="heather", score=600)).key
+    page = serve(a_web_page).url.rstrip("/")
+    with TrackerClient(page, outbox_dir=tmp_path) as client:
+        no_tracker = f"expected a tracker at {page}, got 200 .*an answer with no player's name"
+        with pytest.raises(TrackerNotFound, match=no_tracker):
+            client.deliver_pending(force=True, retarget=True)
+        [entry] = client.outbox.entries("pending")
+    assert (entry.key, entry.base_url, entry.attempts) == (key, mistyped, 0)
