@@ -81,3 +81,45 @@ def test_a_move_refused_for_another_reason_is_not_taken_for_another_disk(tmp_pat
         publish(_files(tmp_path / "stage", {"m.onnx": b"new detector"}), out, "m")
     assert refused.value.errno == errno.EACCES and "left as it was" in str(refused.value)
     assert _held(out) == EARLIER
+
+
+def test_stopped_with_no_earlier_model_out_is_said_to_be_left_as_it_was(tmp_path, monkeypatch):
+    """No earlier model was taken out: out holds what it held, not "no model now"."""
+    out = _files(tmp_path / "out", {"other.onnx": b"another model"})
+    stage = _files(tmp_path / "stage", {"m.onnx": b"new detector", "m-faces.onnx": b"new"})
+    calls = [0]
+
+    def replace(src, dst) -> None:  # the first file put into out fails
+        calls[0] += 1
+        if calls[0] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+        replace_file(src, dst)
+
+    monkeypatch.setattr(publish_module, "replace_file", replace)
+    with pytest.raises(OSError) as err:
+        publish(stage, out, "m")
+    assert str(err.value).endswith(
+        f"; {out} left as it was (no model of this run there); the same command starts again"
+    )
+    assert _held(out) == {"other.onnx": b"another model"}
+
+
+def test_the_model_path_is_absolute_whatever_the_working_folder(tmp_path, monkeypatch):
+    from vision.train.publish import fine_tuned_model
+
+    monkeypatch.chdir(tmp_path)
+    assert fine_tuned_model(Path("m.onnx"), None, None) == tmp_path / "runs/finetune/m-ft.onnx"
+    assert fine_tuned_model(Path("a/m.onnx"), Path("out"), "x") == tmp_path / "out" / "x.onnx"
+
+
+def test_a_link_named_as_a_publish_folder_is_not_taken_for_a_stale_one(tmp_path):
+    from vision.train.publish import stale_folders
+
+    out = tmp_path / "out"
+    (out / ".m.publish").mkdir(parents=True)  # an old shared folder: stale
+    (tmp_path / "elsewhere").mkdir()
+    (out / ".n.publish").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (out / ".m.publish.txt").write_text("not a folder of a publish")
+    assert stale_folders(out, "m") == [out / ".m.publish"]
+    assert stale_folders(out, "n") == []
+    assert stale_folders(tmp_path / "absent", "m") == []
