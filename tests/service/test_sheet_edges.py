@@ -4,6 +4,7 @@ day old is no longer played, a stored game comes back as it was."""
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -191,3 +192,44 @@ def test_a_closed_store_holds_its_file_open_no_more(tmp_path):
     assert open_on_file()
     store.close()
     assert open_on_file() == []
+
+
+class GateLock:
+    """A session's lock that says when a request waits on it (held by the test meanwhile)."""
+
+    def __init__(self) -> None:
+        self.inner, self.waiting = threading.Lock(), threading.Event()
+
+    def __enter__(self) -> None:
+        self.waiting.set()
+        self.inner.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.inner.release()
+
+
+def test_a_split_chosen_on_a_roll_the_sheet_left_while_it_waited_is_refused(tmp_path):
+    app = create_app(
+        Settings(data_dir=tmp_path), reader=QueueReader(), tracker_app=None, submitter=None
+    )
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        sid = post(c, "/api/v1/sheets", 201, json={"player": "ann"})["id"]
+        post(c, f"/api/v1/sheets/{sid}/rolls", json={"values": [1, 4, 4, 4, 6]})
+        sheet = app.state.sheets.get(sid, "solitaire-dice")
+        sheet.lock = gate = GateLock()
+        gate.inner.acquire()  # another device's moves are under way
+        answer: list[httpx.Response] = []
+        split = {"reject": 1, "combos": [8, 10]}
+        tab = threading.Thread(
+            target=lambda: answer.append(c.post(f"/api/v1/sheets/{sid}/split?rolls=1", json=split))
+        )
+        tab.start()
+        assert gate.waiting.wait(10)  # this tab's split, chosen on roll 1, waits for the lock
+        sheet.split(1, [8, 10])  # the other device splits roll 1 and rolls the same again
+        sheet.roll([1, 4, 4, 4, 6])
+        gate.inner.release()
+        tab.join(30)
+        assert answer[0].status_code == 409, answer[0].text
+        assert "expected a move after roll 1, the sheet has had 2" in answer[0].json()["detail"]
+        view = c.get(f"/api/v1/sheets/{sid}").json()
+        assert (view["rolls"], view["awaiting"], len(view["history"])) == (2, "split", 1)
