@@ -108,3 +108,36 @@ def test_retargeting_to_a_web_page_sends_and_rewrites_nothing(serve, tmp_path, u
             client.deliver_pending(force=True, retarget=True)
         [entry] = client.outbox.entries("pending")
     assert (entry.key, entry.base_url, entry.attempts) == (key, mistyped, 0)
+
+
+def test_a_url_with_a_trailing_slash_delivers_its_own_queued_turns(
+    sqlite_tracker, join, tmp_path, unused_port
+):
+    """A tracker URL typed with a trailing slash is the same tracker: its queued turns are its
+    own, delivered (not left alone as another tracker's)."""
+    http, _clock = sqlite_tracker
+    token = join(http, "heather")["Authorization"][7:]
+    url = f"{str(http.base_url).rstrip('/')}/"
+    turn = TurnSubmission(player="heather", score=600)
+    with TrackerClient(url, token=token, outbox_dir=tmp_path) as client:
+        entry = client.queue(turn)
+        assert entry.base_url == url.rstrip("/")
+        report = client.deliver_pending(force=True)
+    assert list(report.delivered) == [turn.idempotency_key] and not report.other_trackers
+
+
+def test_a_turn_refused_earlier_is_refused_again_without_a_new_try(sqlite_tracker, join, tmp_path):
+    """``deliver`` of a turn the tracker refused answers the reason kept on disk (status 0:
+    settled here) and sends nothing: its count of tries stays as it was."""
+    http, _clock = sqlite_tracker
+    token = join(http, "heather")["Authorization"][7:]
+    with TrackerClient(str(http.base_url), token=token, outbox_dir=tmp_path) as client:
+        client.submit_turn(TurnSubmission(player="heather", score=600))
+        second = TurnSubmission(player="heather", score=900)
+        with pytest.raises(TrackerRejected, match="already took a turn"):
+            client.submit_turn(second)
+        kept = client.outbox.find(second.idempotency_key)
+        with pytest.raises(TrackerRejected) as again:
+            client.deliver(second.idempotency_key, force=True)
+        assert (again.value.status, again.value.detail) == (0, kept.last_error)
+        assert client.outbox.find(second.idempotency_key).attempts == kept.attempts == 1
