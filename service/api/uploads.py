@@ -226,6 +226,11 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
             raise HTTPException(400, f"could not parse the multipart form: {exc}") from None
         photo = await read_photo(form)
         values = form.get("values")
+        if values is not None and not isinstance(values, str):
+            raise HTTPException(
+                422,
+                "'values' must be a text field like '1,5,5' (the corrections), not a file upload",
+            )
         off_table = form_int(form.get("off_table") or "0", "off_table", DiceOff)
         parsed = RollInput(
             photo=photo[0] if photo else None,

@@ -92,3 +92,24 @@ def test_a_form_with_neither_photo_nor_values_is_refused_and_changes_nothing(ser
     assert r.json()["detail"].startswith("missing the photo: send it as a multipart/form-data")
     held = http.get(f"/api/v1/turns/{turn['id']}").json()
     assert (held["rolls"], held["awaiting"]) == (0, "roll")
+
+
+def test_corrections_sent_as_a_file_are_refused_not_left_out(service):
+    """``values`` beside a photo are the player's corrections: sent as a file part they were
+    left out and the photo's reading taken instead, silently."""
+    http, reader = service
+    turn = http.post("/api/v1/turns", json={"player": "ann", "game": "greed"}).json()
+    reader.rolls.append(dice([1, 5, 2, 3, 4]))
+    r = http.post(
+        f"/api/v1/turns/{turn['id']}/rolls",
+        files={
+            "photo": ("roll.jpg", jpeg(), "image/jpeg"),
+            "values": ("values.txt", b"1,1,1,2,3", "text/plain"),
+        },
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == (
+        "'values' must be a text field like '1,5,5' (the corrections), not a file upload"
+    )
+    held = http.get(f"/api/v1/turns/{turn['id']}").json()
+    assert (held["rolls"], held["awaiting"]) == (0, "roll")
