@@ -121,3 +121,26 @@ def test_the_shipped_reader_has_its_cocked_model():
     reader = DiceReader(shipped, table=None)
     assert reader.cocked is not None and reader.cocked.model_path == cocked_model_for(shipped)
     assert reader.cocked.metadata.get("task") == "dicecam-cocked"
+
+
+def test_a_die_exactly_at_either_threshold_is_cocked(tmp_path):
+    model = CockedModel(
+        models.bright_is_a_die(tmp_path / "m.onnx", threshold="0.5", threshold_alone="0.5")
+    )
+    # the crop (twice the die) of a die centred on a black-white edge is half white: P 0.5
+    rgb = np.zeros((192, 192, 3), np.uint8)
+    rgb[:, 96:] = 255
+    box = [(48, 48, 144, 144)]
+    assert model.probability(rgb, box).tolist() == [0.5]
+    assert model.flags(rgb, box).tolist() == [True]
+    # with the classifier: a bright die (P 1.0) that the classifier holds flat (0.0) is at 0.5
+    bright = np.full_like(rgb, 255)
+    assert model.probability(bright, box).tolist() == [1.0]
+    assert model.flags(bright, box, np.array([0.0])).tolist() == [True]
+    model.threshold = 0.55
+    assert model.flags(bright, box, np.array([0.0])).tolist() == [False]
+
+
+def test_the_documented_defaults_hold_for_a_model_without_metadata(tmp_path):
+    plain = CockedModel(models.bright_is_a_die(tmp_path / "plain.onnx"))
+    assert (plain.threshold, plain.threshold_alone, plain.context) == (0.45, 0.65, 2.0)
