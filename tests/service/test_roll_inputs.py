@@ -113,3 +113,18 @@ def test_corrections_sent_as_a_file_are_refused_not_left_out(service):
     )
     held = http.get(f"/api/v1/turns/{turn['id']}").json()
     assert (held["rolls"], held["awaiting"]) == (0, "roll")
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_values_field_beside_a_photo_reads_the_photo(service, empty):
+    http, reader = service
+    turn = http.post("/api/v1/turns", json={"player": "ann", "game": "greed"}).json()
+    reader.rolls.append(dice([1, 5, 2, 3, 4]))
+    r = http.post(
+        f"/api/v1/turns/{turn['id']}/rolls",
+        files={"photo": ("roll.jpg", jpeg(), "image/jpeg")},
+        data={"values": empty},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["last_roll"]["values"] == [1, 5, 2, 3, 4]
+    assert r.json()["last_roll"]["source"] == "photo"
