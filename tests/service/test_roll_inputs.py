@@ -128,3 +128,12 @@ def test_an_empty_values_field_beside_a_photo_reads_the_photo(service, empty):
     assert r.status_code == 200, r.text
     assert r.json()["last_roll"]["values"] == [1, 5, 2, 3, 4]
     assert r.json()["last_roll"]["source"] == "photo"
+
+
+@pytest.mark.parametrize("field", ["file", "image"])
+def test_a_photo_sent_under_another_usual_field_name_is_read(service, field):
+    http, reader = service
+    reader.rolls.append(dice([2, 3, 5]))
+    r = http.post("/api/v1/read", files={field: ("roll.jpg", jpeg(), "image/jpeg")})
+    assert r.status_code == 200, r.text
+    assert (r.json()["values"], r.json()["image"]) == ([2, 3, 5], "roll.jpg")
