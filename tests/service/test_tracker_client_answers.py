@@ -141,3 +141,15 @@ def test_a_turn_refused_earlier_is_refused_again_without_a_new_try(sqlite_tracke
             client.deliver(second.idempotency_key, force=True)
         assert (again.value.status, again.value.detail) == (0, kept.last_error)
         assert client.outbox.find(second.idempotency_key).attempts == kept.attempts == 1
+
+
+def test_a_201_without_a_stored_turn_is_no_delivery(serve, tmp_path):
+    """A server answering a turn's POST with a JSON object that is no stored turn (no id, day
+    and score) has not stored it: the turn stays pending, never taken as delivered."""
+    other = serve(answering(201))
+    turn = TurnSubmission(player="heather", score=600)
+    with TrackerClient(other.url, token="t", outbox_dir=tmp_path, retries=0) as c:
+        with pytest.raises(TrackerUnavailable, match="got an answer with no stored turn"):
+            c.submit_turn(turn)
+        assert c.outbox.find(turn.idempotency_key).state == "pending"
+        assert c.outbox.counts() == {"pending": 1, "delivered": 0, "rejected": 0}
