@@ -137,3 +137,10 @@ def test_a_photo_sent_under_another_usual_field_name_is_read(service, field):
     r = http.post("/api/v1/read", files={field: ("roll.jpg", jpeg(), "image/jpeg")})
     assert r.status_code == 200, r.text
     assert (r.json()["values"], r.json()["image"]) == ([2, 3, 5], "roll.jpg")
+
+
+def test_reading_a_form_of_values_and_no_photo_asks_for_the_photo(service):
+    http, _ = service
+    r = http.post("/api/v1/read", data={"values": "1,5,5"}, files={"note": ("n.txt", b"-")})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith("missing the photo: send it as a multipart/form-data")
