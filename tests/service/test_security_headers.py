@@ -43,6 +43,10 @@ def test_the_service_answers_carry_the_headers(service, path):
     _common(r)
     csp = r.headers["content-security-policy"]
     assert "script-src" not in csp and "default-src 'self'" in csp  # the page's own scripts only
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+    assert directives["form-action"] == "'self'"  # no form of the page posts elsewhere
+    assert directives["object-src"] == "'none'"  # no plug-in content
+    assert directives["img-src"] == "'self' blob: data:"  # the photos taken and shown
 
 
 @pytest.mark.parametrize("path", ["/tracker/", "/tracker/add", "/tracker/register", "/tracker/x"])
