@@ -54,3 +54,11 @@ def test_saving_makes_the_folder_it_goes_in(tmp_path):
     path = cal.save(tmp_path / "new" / "deeper" / "cal.json")
     assert path == tmp_path / "new" / "deeper" / "cal.json"
     assert Calibration.load(path).points == cal.points
+
+
+def test_a_boundary_just_under_the_smallest_area_does_not_say_it_has_it() -> None:
+    """0.495% of the photo used to be shown rounded up, "at least 0.5%, got 0.50%"."""
+    with pytest.raises(CalibrationError, match=r"at least 0\.5%\), got 0\.49% of it"):
+        check_polygon([[0, 0], [1, 0], [0, 0.0099]])
+    with pytest.raises(CalibrationError, match=r"got 0\.00% of it"):  # points on a line
+        check_polygon([[0, 0], [0.5, 0.5], [1, 1]])

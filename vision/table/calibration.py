@@ -200,7 +200,8 @@ def check_polygon(
     if share < MIN_AREA:
         raise CalibrationError(
             f"expected a boundary enclosing some of the photo (at least {MIN_AREA:.1%}), got "
-            f"{share:.2%} of it (points on a line, or too close together)"
+            f"{math.floor(share * 1e4) / 100:.2f}% of it (points on a line, or too close "
+            "together)"  # rounded down: just under the bar never reads as the bar itself
         )
     for k in range(n):  # a corner where the boundary runs back along the edge it came by
         a, b, c = pts[k - 1], pts[k], pts[(k + 1) % n]
