@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 
 def input_tag(html: str, name: str) -> str:
     return re.search(rf'<input id="{name}"[^>]*>', html).group(0)
@@ -25,3 +27,31 @@ def test_a_zone_already_in_force_is_a_problem_of_the_zone_input(sqlite_tracker, 
     assert "Europe/Paris" in r.text.split('role="alert"')[1].split("</div>")[0]
     me = http.get("/api/v1/players/jeff/turns").json()["player"]
     assert (me["timezone"], me["next_timezone"]) == ("Europe/Paris", None)
+
+
+def errors_at(html: str, name: str) -> list[str]:
+    """The errors shown in the paragraph of the input ``name`` (between its label and it)."""
+    para = re.search(rf'<p><label for="{name}">((?:(?!</p>).)*)<input id="{name}"', html, re.S)
+    return re.findall(r'<span class="error" id="error-\d+">([^<]*)</span>', para.group(1))
+
+
+@pytest.mark.parametrize(
+    ("path", "form"),
+    [
+        ("/add", {"score": "300"}),
+        ("/password", {"new_password": "a-new-one-9", "new_password_again": "a-new-one-9"}),
+    ],
+)
+def test_a_refused_login_is_shown_at_the_password_input_once(sqlite_tracker, join, path, form):
+    """A wrong password is a problem of the name and the password: shown once, above the
+    password input (the second of the two), and both inputs are marked invalid."""
+    http, _ = sqlite_tracker
+    join(http, "kai")
+    r = http.post(path, data={"name": "kai", "password": "not-kai-password", **form})
+    assert r.status_code == 401, r.text
+    assert errors_at(r.text, "name") == []
+    (shown,) = errors_at(r.text, "password")
+    assert shown.startswith("Error: ") and "wrong" in shown
+    for both in ("name", "password"):
+        assert 'aria-invalid="true"' in input_tag(r.text, both)
+    assert "autofocus" in input_tag(r.text, "name")
