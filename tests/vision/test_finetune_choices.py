@@ -121,8 +121,9 @@ def test_a_fine_tuned_detector_that_reads_fewer_known_photos_exactly_is_not_kept
 
 
 def test_a_small_set_holds_out_its_share_rounded_up_and_keeps_a_photo_to_train_on(tmp_path):
-    """3 photos at --holdout 0.2 held 2 out and trained on 1 (each photo's hash decided alone);
-    a split the hash made fairly (5 of 30) stays as it was."""
+    """3 photos at --holdout 0.2 hold 1 out (0.6 rounded up) and train on 2 (when each photo's
+    hash decided alone, 2 were held out and 1 trained on); a split the hash made fairly (5 of 30)
+    stays as it was."""
     from vision.train.holdout import split_dataset
 
     three = yolo_folder(tmp_path / "three", ["newdice_0001", "newdice_0002", "newdice_0003"])

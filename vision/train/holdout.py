@@ -124,7 +124,7 @@ def split_dataset(
     ]
     order = sorted(range(len(items)), key=scores.__getitem__)
     # the photos hashed under --holdout, at least one and at most its share rounded up, and
-    # one photo left to train on: 3 photos at 0.2 held out 2 and trained on 1
+    # one photo left to train on: 3 photos at 0.2 hold out 1 (0.6 rounded up) and train on 2
     most = min(max(1, math.ceil(len(items) * holdout)), len(items) - 1)
     n_held = min(max(1, sum(h < holdout for h in scores)), most)
     held_out = set(order[:n_held])
