@@ -86,3 +86,16 @@ def test_a_turn_of_millions_of_values_is_refused_by_a_real_tracker(sqlite_tracke
     assert r.json()["detail"] == f"'rolls': expected at most {ROLLS} rolls, got 100000"
     r = http.post("/api/v1/turns", json=turn("ann"), headers=auth)  # nothing was stored
     assert r.status_code == 201, r.text
+
+
+def test_the_nul_check_walks_exactly_the_values_a_valid_body_holds():
+    """Credentials hold 64 values at most (the name's key is one): a NUL in the 64th is found
+    and named; a body of one more is not walked, and refused by its fields' checks."""
+    with pytest.raises(ValidationError) as caught:
+        Credentials.model_validate({"name": ["a"] * 62 + ["b\x00"], "password": "x"})
+    detail = describe_validation_errors(caught.value.errors())
+    assert "NUL characters (\\u0000), got one in name.62" in detail
+    with pytest.raises(ValidationError) as caught:
+        Credentials.model_validate({"name": ["a"] * 63 + ["b\x00"], "password": "x"})
+    assert [e["loc"] for e in caught.value.errors()] == [("name",)]
+    assert "NUL" not in describe_validation_errors(caught.value.errors())

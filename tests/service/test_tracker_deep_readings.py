@@ -45,3 +45,18 @@ def test_a_reading_as_deep_as_the_limit_is_stored_and_served(tracker, join, turn
     assert http.get(f"/api/v1/turns/{turn_id}").json()["rolls"][0]["reading"] == deepest
     assert http.get("/api/v1/players/deb/turns").status_code == 200
     assert http.get(f"/turns/{turn_id}").status_code == 200
+
+
+def test_a_deep_branch_beside_a_shallow_one_is_measured_by_the_deep_one(tracker, join, turn):
+    """The depth is the deepest branch's, whichever of the reading's keys comes last."""
+    http, _ = tracker
+    auth = join(http, "deb")
+    for reading in (
+        {"shallow": [], **nested(MAX_READING_DEPTH + 1)},
+        {**nested(MAX_READING_DEPTH + 1), "shallow": []},
+    ):
+        body = turn("deb", rolls=[{"values": [1, 5], "reading": reading}])
+        r = http.post("/api/v1/turns", json=body, headers=auth)
+        assert r.status_code == 422, r.text
+        assert f"got one {MAX_READING_DEPTH + 1} levels deep" in r.json()["detail"]
+    assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
