@@ -190,3 +190,20 @@ def test_a_failed_write_says_why_and_names_the_file(tmp_path: Path):
     assert caught.value.filename == str(target)
     assert target.read_bytes() == b"old"
     assert _litter(tmp_path) == []
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])
+def test_a_write_stopped_by_ctrl_c_or_exit_keeps_the_old_file_and_leaves_nothing(
+    tmp_path: Path, stop: type[BaseException]
+):
+    """Ctrl-C (KeyboardInterrupt) or a SIGTERM handler's exit half way through a write is no
+    Exception: the old file stays, its temporary file goes, and the stop goes on up."""
+    from vision.atomic import replacing
+
+    target = tmp_path / "outbox.json"
+    target.write_text('{"old": true}')
+    with pytest.raises(stop), replacing(target) as part:
+        part.write_text('{"new": tr')
+        raise stop()
+    assert target.read_text() == '{"old": true}'
+    assert _litter(tmp_path) == []
