@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.table import EDGE_MIN_CONTRAST, EdgeContrast, edge_contrast
+from vision.table.edges import EDGE_MIN_TEXTURE
 from vision.types import Die, Reading
 
 LEFT_HALF = [(0.0, 0.0), (320.0, 0.0), (320.0, 480.0), (0.0, 480.0)]
@@ -66,3 +67,54 @@ def test_a_tall_box_is_measured_by_its_longer_side():
     compared, though 5 of its 15 px width."""
     tall = _contrast(_grey(), (388, 220, 403, 250))
     assert tall is not None and not tall.shows()
+
+
+def test_the_shadow_rim_around_another_die_is_left_out_with_the_die():
+    """Another die's box is grown by a tenth of its width before it is left out: the dark rim
+    of its shadow just outside the box is no grain of the surface."""
+    img = _grey()
+    img[196:284, 246:314] = 40  # a 4 px shadow around a grey die on the surface
+    img[200:280, 250:310] = 150
+    die, other = Die(4, (360, 220, 390, 250), 0.9), Die(2, (250, 200, 310, 280), 0.9)
+    [c] = edge_contrast(img, Reading(640, 480, [die, other]), [die], LEFT_HALF)
+    assert c.colour < 1 and c.texture < 1 and not c.shows()
+
+
+def test_the_floor_side_is_the_die_s_own_surroundings_out_to_two_sizes():
+    """A grey patch of floor a little over 2 die sizes around the die, brown floor beyond it:
+    the die lies on floor like the surface, so no edge shows (the brown is beyond its
+    surroundings)."""
+    img = _grey()
+    img[:, 320:] = (110, 70, 40)
+    yy, xx = np.mgrid[:480, :640]
+    img[(np.hypot(xx - 375, yy - 235) <= 70) & (xx >= 320)] = 150
+    c = _contrast(img, (360, 220, 390, 250))  # centre (375, 235), 30 px: 2 sizes = 60 px
+    assert c is not None and c.colour < 1 and not c.shows()
+
+
+def test_the_surface_side_is_a_disc_of_reach_not_the_square_around_it():
+    """A die 3.3 sizes past the edge reaches only a sliver of the surface, level with it; the
+    surface farther up and down (brown here) lies in the square around the die, not in reach."""
+    img = _grey()
+    img[:, :320] = (110, 70, 40)
+    img[235 - 36 : 235 + 37, :320] = 150  # grey surface only level with the die
+    c = _contrast(img, (404, 220, 434, 250))  # centre 99 px past the edge, reach 105 px
+    assert c is not None and c.colour < 1 and not c.shows()
+
+
+def test_a_die_on_the_top_edge_of_the_photo_is_still_left_out():
+    img = _grey()
+    img[0:30, 280:310] = 20  # a black die on the surface, touching the top of the frame
+    die, black = Die(4, (335, 0, 365, 30), 0.9), Die(1, (280, 0, 310, 30), 0.9)
+    [c] = edge_contrast(img, Reading(640, 480, [die, black]), [die], LEFT_HALF)
+    assert c.colour < 1 and c.texture < 1
+    [counted] = edge_contrast(img, Reading(640, 480, [die]), [die], LEFT_HALF)
+    assert counted.texture > EDGE_MIN_TEXTURE  # it would be the surface's grain
+
+
+def test_reach_is_measured_from_the_die_s_centre_and_a_sliver_is_nothing_to_compare():
+    # centre 110 px (3.7 sizes of 30 px) past the edge: no surface within 3.5 sizes
+    assert _contrast(_grey(), (415, 220, 445, 250)) is None
+    # centre 104.75 px past: the surface within reach is a sliver under MIN_PIXELS
+    assert _contrast(_grey(), (409.75, 220, 439.75, 250)) is None
+    assert _contrast(_grey(), (409, 220, 439, 250)) is not None  # 104 px: enough
