@@ -144,3 +144,25 @@ def test_reading_a_form_of_values_and_no_photo_asks_for_the_photo(service):
     r = http.post("/api/v1/read", data={"values": "1,5,5"}, files={"note": ("n.txt", b"-")})
     assert r.status_code == 422, r.text
     assert r.json()["detail"].startswith("missing the photo: send it as a multipart/form-data")
+
+
+def test_a_roll_body_that_cannot_be_parsed_is_a_400_and_the_turn_is_as_it_was(service):
+    """Cut JSON is a 400 saying the body is not JSON; a multipart body whose parts cannot be
+    parsed is a 400 saying so (neither a 422 nor the parser's own 400 without a word of what
+    went wrong); no roll is made."""
+    http, reader = service
+    turn = http.post("/api/v1/turns", json={"player": "ann"}).json()
+    rolls = f"/api/v1/turns/{turn['id']}/rolls"
+    cut = http.post(
+        rolls, content=b'{"values": [1, 5', headers={"content-type": "application/json"}
+    )
+    assert cut.status_code == 400 and cut.json() == {"detail": "the request body is not valid JSON"}
+    garbled = b"--x\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--x--\r\n"
+    for path in (rolls, "/api/v1/read"):
+        r = http.post(
+            path, content=garbled, headers={"content-type": "multipart/form-data; boundary=x"}
+        )
+        assert r.status_code == 400, r.text
+        assert r.json()["detail"].startswith("could not parse the multipart form: "), r.text
+    again = http.get(f"/api/v1/turns/{turn['id']}").json()
+    assert again["rolls"] == 0 and again["state"] == "awaiting_roll", again
