@@ -246,3 +246,9 @@ def test_the_dice_map_is_drawn_in_the_photos_true_pixels(tmp_path):
     assert np.array_equal(full, half)
     assert (full[:, :4] < 0.01).all() and (full[:, 4:] > 0.5).any()
     assert (model.probability(np.zeros((240, 320, 3), np.uint8)) < 0.01).all()
+    # the outline is drawn from the same map: around the die, in the photo's true pixels
+    outline = model.outline(np.zeros((240, 320, 3), np.uint8), boxes=boxes)
+    assert outline is not None and min(x for x, _ in outline) >= 200
+    half_outline = model.outline(np.zeros((120, 160, 3), np.uint8), (320, 240), boxes=boxes)
+    assert half_outline == outline
+    assert model.outline(np.zeros((240, 320, 3), np.uint8)) is None  # no dice: no surface
