@@ -207,3 +207,26 @@ def test_a_write_stopped_by_ctrl_c_or_exit_keeps_the_old_file_and_leaves_nothing
         raise stop()
     assert target.read_text() == '{"old": true}'
     assert _litter(tmp_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as two other users")
+def test_another_users_running_process_counts_as_running():
+    """``kill(pid, 0)`` on another user's process fails with EPERM: it runs, so the temporary
+    files it writes in a shared folder are not taken for a dead writer's."""
+    from vision.atomic import process_running
+
+    sleeper = subprocess.Popen(["sleep", "30"], user=65534)
+    try:
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the forked checker, as another user
+            try:
+                os.setuid(65533)
+                os._exit(0 if process_running(sleeper.pid) else 1)
+            finally:
+                os._exit(2)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert not process_running(sleeper.pid)
