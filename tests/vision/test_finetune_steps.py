@@ -135,3 +135,36 @@ def test_auto_keeps_a_better_detector_after_measuring_the_known_photos(
     assert (run["out"] / "mine-ft.onnx").read_bytes() == b"tuned detector"
     card = json.loads((run["out"] / "mine-ft.json").read_text())["evaluations"]
     assert card["after, held-out (new dice)"].items() >= TUNED.items()
+
+
+@pytest.mark.parametrize(("n_new", "few"), [(10, True), (11, False)])
+def test_under_ten_photos_to_train_on_are_said_to_be_few(tmp_path, monkeypatch, capsys, n_new, few):
+    """FEW_PHOTOS (10) to train on, one held out: 9 are said to be few, 10 are not."""
+    run = recorded_fine_tuning(monkeypatch, tmp_path, n_new=n_new)
+    argv = [*run["argv"], "--detector", "tune", "--replay", "0", "--holdout", "0.01"]
+    assert main(argv) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert f"fine-tuning on {n_new - 1} photos" in out
+    assert (f"note: {n_new - 1} photos are few to learn new dice from" in out) == few
+
+
+def test_the_starting_models_die_check_and_cocked_die_model_go_with_the_fine_tuned_one(
+    tmp_path, monkeypatch, capsys
+):
+    """A starting reader with NAME-cocked.onnx and NAME-verify.onnx: the fine-tuned reader has
+    both (the cocked-die model as it was; the die check's threshold set on the new photos)."""
+    run = recorded_fine_tuning(monkeypatch, tmp_path)
+    for side in ("cocked", "verify"):
+        run["base"].with_name(f"mine-{side}.onnx").write_bytes(f"start {side}".encode())
+    assert main([*run["argv"], "--detector", "tune", "--replay", "0"]) == 0
+    assert (run["out"] / "mine-ft-cocked.onnx").read_bytes() == b"start cocked"
+    assert (run["out"] / "mine-ft-verify.onnx").is_file()
+
+
+def test_auto_with_every_known_photo_replayed_measures_no_known_ones(tmp_path, monkeypatch, capsys):
+    """--replay 4 of the 4 known photos leaves none to check forgetting on: nothing is measured
+    there (no '-- the fine-tuned detector' heading over an evaluation of nothing)."""
+    run = recorded_fine_tuning(monkeypatch, tmp_path)
+    assert main([*run["argv"], "--detector", "auto", "--replay", "4"]) == 0
+    assert [folder.name for _, folder, _ in run["evaluations"]].count("known") == 0
+    assert capsys.readouterr().out.count("-- the ") == 2  # the held-out photos, by each

@@ -48,8 +48,11 @@ def _figures(which: str) -> dict[str, Any]:
     return {**(STARTING if which == "starting" else TUNED), **dice}
 
 
-def recorded_fine_tuning(monkeypatch, root: Path, *, one_class: bool = True) -> dict[str, Any]:
-    """A fine-tuning run of 6 new photos (``new dice``, each with its own bytes) and 4 known ones
+def recorded_fine_tuning(
+    monkeypatch, root: Path, *, one_class: bool = True, n_new: int = 6
+) -> dict[str, Any]:
+    """A fine-tuning run of ``n_new`` new photos (``new dice``, each with its own bytes, the faces
+    1 to 6 in turn) and 4 known ones
     (the recipe's real folder, listed twice), made under ``root``. Returns a dict: ``argv`` (to
     run, with ``--detector``, ``--replay`` and ``--holdout`` still to add), ``base``, ``data``,
     ``known``, ``work`` (work/NAME), ``out``, and once run ``detector`` (the data.yaml read as
@@ -108,6 +111,9 @@ def recorded_fine_tuning(monkeypatch, root: Path, *, one_class: bool = True) -> 
     monkeypatch.setattr(finetune, "_one_class", lambda onnx: one_class)  # a stand-in detector
 
     data = new_dice(root / "data")
+    for i in range(6, n_new):
+        label = yolo_folder(data, [f"p{i}"]) / "labels" / f"p{i}.txt"
+        label.write_text(f"{i % 6} 0.5 0.5 0.1 0.1\n")
     for i, photo in enumerate(sorted((data / "images").iterdir())):
         photo.write_bytes(f"new photo {i}".encode())  # each photo told apart by its bytes too
     base = starting_model(root / "base")
