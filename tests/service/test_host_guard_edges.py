@@ -1,15 +1,20 @@
 """The Host policy at its edges: malformed Host headers are refused, an address the service is
 told to listen on is served in any spelling of it, a machine's short name is served when it
 listens everywhere, an allowed name written with a final dot or a path is handled as said; a
-write with an Origin and no Host is cross-site."""
+write with an Origin and no Host is cross-site; a refusal carries the security headers."""
 
 from __future__ import annotations
 
 import socket
 
+import httpx
 import pytest
 
+from service.app import create_app
 from service.host_guard import HostGuardMiddleware, HostPolicy, check_allowed_host
+from service.settings import Settings
+
+from dicecam_testing.servers import LiveServer
 
 
 @pytest.mark.parametrize(
@@ -60,3 +65,17 @@ def test_a_write_with_an_origin_and_no_host_is_refused():
     assert refusal is not None and refusal[0] == 403
     assert "came from a page of 'http://evil.example'" in refusal[1]
     assert guard.refusal({**scope, "headers": []}) is None  # curl, the CLI: no Origin
+
+
+def test_a_refusal_carries_the_security_headers(tmp_path):
+    """The guard answers before the security-headers middleware: its 400 and 403 add them."""
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        rebound = c.get("/api/v1/health", headers={"Host": "rebound.evil.example"})
+        cross = c.post("/api/v1/calibration", json={}, headers={"Origin": "http://evil.example"})
+    for r, status in ((rebound, 400), (cross, 403)):
+        assert r.status_code == status, r.text
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["x-frame-options"] == "DENY"
+        assert r.headers["referrer-policy"] == "same-origin"
+        assert "default-src" in r.headers["content-security-policy"]
