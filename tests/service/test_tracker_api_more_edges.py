@@ -19,6 +19,15 @@ def test_a_good_token_under_another_scheme_is_refused(sqlite_tracker, join, sche
     assert r.status_code == 200, r.text  # the scheme in any case, as HTTP has it
 
 
+def test_a_token_after_several_spaces_is_taken(sqlite_tracker, join):
+    """One or more spaces may part the scheme from the token (RFC 9110's 1*SP)."""
+    http, _ = sqlite_tracker
+    token = join(http, "kenny")["Authorization"].removeprefix("Bearer ")
+    r = http.get("/api/v1/me", headers={"Authorization": f"Bearer   {token}"})
+    assert r.status_code == 200, r.text
+    assert r.json()["name"] == "kenny"
+
+
 @pytest.mark.parametrize("body", [["bob", "hunter2hunter2"], "bob", 7])
 @pytest.mark.parametrize("path", ["/api/v1/players", "/api/v1/tokens", "/api/v1/turns"])
 def test_a_body_that_is_no_json_object_is_refused_as_such(sqlite_tracker, join, path, body):
