@@ -161,13 +161,14 @@ def _propose(photo: bytes) -> dict[str, Any]:
         img = load_image(photo)
     except ImageError as exc:
         raise unreadable_photo(exc) from None
-    outline = _surface_model().outline(img.rgb, (img.width, img.height))
+    found = _surface_model().find(img.rgb, (img.width, img.height))
+    outline = found.outline
     if outline is None:
-        note = "no edge seen: the surface fills the frame (every die counts as on it)"
+        note = found.note
     elif not outline:
-        note = "no playing surface found: tap the corners of the surface"
+        note = f"{found.note}: tap the corners of the surface"
     else:
-        note = f"the learned outline ({len(outline)} corners): adjust it, then save"
+        note = f"{found.note}: adjust it, then save"
     return {
         "width": img.width,
         "height": img.height,
@@ -184,7 +185,8 @@ def _propose(photo: bytes) -> dict[str, Any]:
 )
 async def propose(request: Request) -> dict[str, Any]:
     """A photo (multipart ``photo``) -> ``outline`` in its pixels (null: the surface fills the
-    frame; []: none found), whatever calibration is stored."""
+    frame; []: none found, or the outline model is unsure of the photo: ``note`` says which),
+    whatever calibration is stored."""
     async with photo_admitted(request):
         roll = await parse_roll_input(request, photo_required=True)
         assert roll.photo is not None

@@ -90,7 +90,7 @@ def parse_points(items: list[str]) -> list[tuple[float, float]]:
     return points
 
 
-def _preview(rgb, outline, path: Path) -> None:  # type: ignore[no-untyped-def]
+def _preview(rgb, outline, path: Path, *, unsure: bool = False) -> None:  # type: ignore[no-untyped-def]
     import cv2
     import numpy as np
 
@@ -118,7 +118,13 @@ def _preview(rgb, outline, path: Path) -> None:  # type: ignore[no-untyped-def]
                 cv2.LINE_AA,
             )
     else:
-        text = "no edge seen: the surface fills the frame" if outline is None else "no surface seen"
+        text = (
+            "outline unsure: give --points"
+            if unsure
+            else "no edge seen: the surface fills the frame"
+            if outline is None
+            else "no surface seen"
+        )
         cv2.putText(img, text, (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (40, 40, 230), 2)
     from vision.atomic import atomic_write
 
@@ -186,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         except CalibrationError as exc:
             size = f" (photo is {w}x{h} pixels)" if args.normalised else ""
             raise UsageError(f"{exc}{size}") from None
-        outline = cal.outline(w, h)
+        outline, note, unsure = cal.outline(w, h), None, False
     else:
         settings = TableSettings()  # the outline the reader would draw: its model and gate
         if not args.model and settings.surface_model == "none":
@@ -200,19 +206,19 @@ def run(args: argparse.Namespace) -> int:
             )
         except SurfaceModelError as exc:
             raise UsageError(f"{exc}; or give the boundary with --points") from None
-        outline = model.outline(img.rgb, (w, h))
+        found = model.find(img.rgb, (w, h))
+        outline, note, unsure = found.outline, found.note, found.unsure
         cal = None
         if outline:
             cal = Calibration.from_pixels(outline, w, h, image=str(args.photo))
         elif args.accept:
-            why = "the surface fills the frame" if outline is None else "no surface was found"
-            raise UsageError(f"nothing to accept: {why}; give the boundary with --points")
+            raise UsageError(f"nothing to accept: {note}; give the boundary with --points")
 
     show = args.show
     if show is None and not args.points and not args.accept:
         show = Path(f"{Path(args.photo).stem}-calibration.png")
     if show is not None:
-        _preview(img.rgb, outline, show)
+        _preview(img.rgb, outline, show, unsure=unsure)
 
     stored = None
     if cal is not None and (args.points or args.accept):
@@ -227,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
         "points": [[x, y] for x, y in outline] if outline else outline,
         "stored": str(stored) if stored else None,
         "preview": str(show) if show else None,
+        "note": note,
     }
     if args.json:
         print(json.dumps(result))
@@ -238,9 +245,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"proposed boundary ({len(outline)} points): --points {pts}")
         print(f"store it:  dicecam calibrate {args.photo} --accept   (or edit the --points)")
     elif outline is None:
-        print("no edge seen: the surface fills the frame (every die counts as on it)")
+        print(note)
     else:
-        print("no playing surface found in the photo; give the boundary with --points")
+        print(f"{note}; give the boundary with --points")
     if show:
         print(f"preview: {show}")
     return 0

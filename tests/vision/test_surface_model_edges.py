@@ -5,56 +5,13 @@ the bounds its arguments are refused past."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 from vision.table import SurfaceModel, outline_mask, play_surface, surface_certainty
 
-onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-
-
-def _logit(p: float) -> float:
-    return math.log(p / (1 - p))
-
-
-def grid_model(
-    path,
-    weights,
-    bias,
-    *,
-    shape: tuple[int | str, int | str] = (32, 32),
-    meta: dict[str, str] | None = None,
-):
-    """A surface model: one 4x4 stride-4 convolution and a sigmoid, so layer ``k`` of each grid
-    cell is ``sigmoid(weights[k] . (mean of each input channel over the cell) + bias[k])``.
-    ``weights`` is (layers, channels); ``shape`` the input's (h, w), a name where it is free."""
-    weights = np.asarray(weights, np.float32)
-    layers, channels = weights.shape
-    kernel = np.repeat(np.repeat(weights[:, :, None, None] / 16, 4, 2), 4, 3)
-    inp = helper.make_tensor_value_info("image", TensorProto.FLOAT, ["b", channels, *shape])
-    out_hw = [s // 4 if isinstance(s, int) else f"{s}4" for s in shape]
-    out = helper.make_tensor_value_info("surface", TensorProto.FLOAT, ["b", layers, *out_hw])
-    nodes = [
-        helper.make_node("Conv", ["image", "k", "c"], ["z"], kernel_shape=[4, 4], strides=[4, 4]),
-        helper.make_node("Sigmoid", ["z"], ["surface"]),
-    ]
-    inits = [
-        numpy_helper.from_array(kernel.astype(np.float32), "k"),
-        numpy_helper.from_array(np.asarray(bias, np.float32), "c"),
-    ]
-    model = helper.make_model(
-        helper.make_graph(nodes, "grid", [inp], [out], inits),
-        opset_imports=[helper.make_opsetid("", 13)],
-    )
-    model.ir_version = 8
-    if meta:
-        helper.set_model_props(model, meta)
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
-    return path
+pytest.importorskip("onnx", reason="the onnx package builds the test models")
+from dicecam_testing.surface_models import grid_model, logit  # noqa: E402
 
 
 @pytest.fixture
@@ -169,7 +126,7 @@ def test_free_sides_and_no_metadata_read_the_photo_at_128(tmp_path):
 
 def test_the_threshold_decides_which_cells_are_surface(tmp_path):
     # red cells p = 0.6, others 0.4
-    path = grid_model(tmp_path / "m.onnx", [[_logit(0.6) - _logit(0.4), 0, 0]], [_logit(0.4)])
+    path = grid_model(tmp_path / "m.onnx", [[logit(0.6) - logit(0.4), 0, 0]], [logit(0.4)])
     rgb = _photo(LEFT_HALF)
     outline = SurfaceModel(path).outline(rgb)
     assert outline is not None and 150 <= max(x for x, _ in outline) <= 170
@@ -179,11 +136,11 @@ def test_the_threshold_decides_which_cells_are_surface(tmp_path):
 
 def _tray_model(path):
     """Three layers: red cells are tray (0.6) with some table (0.4); others are table (0.75)."""
-    table_red = _logit(0.4) - _logit(0.75)
+    table_red = logit(0.4) - logit(0.75)
     return grid_model(
         path,
-        [[0.0, 0.0, 0.0], [table_red, 0.0, 0.0], [40.0 + _logit(0.6), 0.0, 0.0]],
-        [0.0, _logit(0.75), -40.0],
+        [[0.0, 0.0, 0.0], [table_red, 0.0, 0.0], [40.0 + logit(0.6), 0.0, 0.0]],
+        [0.0, logit(0.75), -40.0],
     )
 
 

@@ -44,6 +44,7 @@ from vision.table.logic import (
 from vision.table.surface import (
     DEFAULT_SURFACE_MODEL,
     LAYERS,
+    SurfaceFinding,
     SurfaceModel,
     SurfaceModelError,
     play_surface,
@@ -64,6 +65,7 @@ __all__ = [
     "CalibrationError",
     "OffTableModel",
     "Outline",
+    "SurfaceFinding",
     "SurfaceModel",
     "SurfaceModelError",
     "TableReport",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,7 @@ __all__ = [
     "LAYERS",
     "MIN_SURFACE",
     "MIN_TRAY",
+    "SurfaceFinding",
     "SurfaceModel",
     "SurfaceModelError",
     "play_surface",
@@ -49,6 +51,33 @@ __all__ = [
 
 DEFAULT_SURFACE_MODEL = MODELS_DIR / "dicecam-surface.onnx"
 """The shipped outline model (in :data:`vision.config.MODELS_DIR`)."""
+
+
+@dataclass(frozen=True)
+class SurfaceFinding:
+    """What :meth:`SurfaceModel.find` saw in a photo: the outline, or why there is none."""
+
+    outline: Outline | None
+    """The surface polygon in photo pixels; None when the surface fills the frame (no edge
+    seen); ``[]`` when no surface was found (or only a speck), or the model is unsure."""
+    certainty: float
+    """:func:`surface_certainty` of the model's grid."""
+    unsure: bool
+    """The certainty is under the model's ``min_certainty``: the grid was not read at all."""
+
+    @property
+    def note(self) -> str:
+        """What was seen, in words a player reads (``dicecam calibrate``, the page)."""
+        if self.unsure:
+            return (
+                f"the learned outline is unsure of this photo (certainty {self.certainty:.2f}, "
+                "under DICECAM_SURFACE_MIN_CERTAINTY)"
+            )
+        if self.outline is None:
+            return "no edge seen: the surface fills the frame (every die counts as on it)"
+        if not self.outline:
+            return "no playing surface found in the photo"
+        return f"the learned outline ({len(self.outline)} corners)"
 
 
 LAYERS = 3
@@ -259,11 +288,23 @@ class SurfaceModel:
         (:func:`surface_certainty` under ``min_certainty``): a photo it cannot make sense of
         must not bust a roll (calibrate such a camera instead).
         """
+        return self.find(rgb, size, boxes=boxes).outline or None
+
+    def find(
+        self,
+        rgb: NDArray[np.uint8],
+        size: tuple[int, int] | None = None,
+        *,
+        boxes: Sequence[Sequence[float]] = (),
+    ) -> SurfaceFinding:
+        """:meth:`outline`, telling apart why there is none: the surface fills the frame
+        (``outline`` None), none was found (``[]``), or the model is unsure (``unsure``)."""
         import cv2
 
         prob = self.probability(rgb, boxes=boxes, size=size)
-        if surface_certainty(prob) < self.min_certainty:
-            return None
+        certainty = surface_certainty(prob)
+        if certainty < self.min_certainty:
+            return SurfaceFinding([], certainty, unsure=True)
         # a finer grid for a smoother polygon
         prob = cv2.resize(
             prob, (prob.shape[1] * 4, prob.shape[0] * 4), interpolation=cv2.INTER_LINEAR
@@ -277,7 +318,7 @@ class SurfaceModel:
             convex=self.convex,
             min_area=self.min_area,
         )
-        return outline or None
+        return SurfaceFinding(outline, certainty, unsure=False)
 
     def __repr__(self) -> str:
         return (
