@@ -57,6 +57,7 @@ def test_calibrate_says_the_model_was_unsure_not_that_the_surface_fills_the_fram
     photo = tmp_path / "half.png"
     _left_half_red(photo)
     out = tmp_path / "cal.json"
+    monkeypatch.chdir(tmp_path)  # a proposal's preview goes to the folder it runs in
     monkeypatch.setenv("DICECAM_SURFACE_MIN_CERTAINTY", "0.3")
     args = ["calibrate", str(photo), "--model", str(unsure_model), "--out", str(out)]
     assert main([*args, "--accept"]) == 2
@@ -66,6 +67,8 @@ def test_calibrate_says_the_model_was_unsure_not_that_the_surface_fills_the_fram
     assert main([*args, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["points"] == [] and "unsure" in shown["note"]
+    assert shown["preview"] == "half-calibration.png"
+    assert (tmp_path / "half-calibration.png").is_file()
     monkeypatch.setenv("DICECAM_SURFACE_MIN_CERTAINTY", "0.1")  # sure enough: the left half
     assert main([*args, "--accept"]) == 0
     assert "calibration stored" in capsys.readouterr().out and out.is_file()
