@@ -55,3 +55,6 @@ def test_a_refused_login_is_shown_at_the_password_input_once(sqlite_tracker, joi
     for both in ("name", "password"):
         assert 'aria-invalid="true"' in input_tag(r.text, both)
     assert "autofocus" in input_tag(r.text, "name")
+    summary = r.text.split('role="alert"')[1].split("</div>")[0]  # links to the focused input
+    (item,) = re.findall(r'<li><a href="(#\w+)">(\w+):', summary)
+    assert item == ("#name", "Player")
