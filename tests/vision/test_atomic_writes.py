@@ -230,3 +230,13 @@ def test_another_users_running_process_counts_as_running():
         sleeper.kill()
         sleeper.wait()
     assert not process_running(sleeper.pid)
+
+
+def test_text_naming_a_file_by_non_utf8_bytes_is_written_as_those_bytes(tmp_path: Path):
+    """A photo named in Latin-1 bytes comes to Python as surrogates (``os.fsdecode``): a list
+    of photos written with it holds the name's own bytes, the rest as UTF-8."""
+    from vision.atomic import atomic_write
+
+    name = os.fsdecode(b"d\xe9-1.jpg")  # 'd\udce9-1.jpg'
+    out = atomic_write(tmp_path / "labels.txt", f"{name} 5\n\u00e9\n")
+    assert out.read_bytes() == b"d\xe9-1.jpg 5\n\xc3\xa9\n"
