@@ -56,3 +56,20 @@ def test_the_camera_page_login_says_a_remote_429_with_a_retry_after_of_too_many_
     assert r.status_code == 429, r.text  # it answered 500, the client's int() failing
     assert r.json()["detail"].startswith(DETAIL + " (the tracker at ")
     assert "retry-after" not in r.headers
+
+
+def test_the_camera_page_login_passes_on_a_remote_429s_retry_after(serve, tmp_path):
+    """A remote tracker's 429 with ``Retry-After: 120`` reaches the camera page as the service's
+    own 429 with the same ``Retry-After`` (the page says how long to wait), its detail saying
+    that the tracker counts every login sent through the service as from the service."""
+    remote = serve(throttling("120"))
+    settings = Settings(data_dir=tmp_path, tracker_url=remote.url)
+    server = serve(create_app(settings, reader=QueueReader(), tracker_app=None))
+    body = {"name": "heather", "password": "hunter2hunter2"}
+    r = httpx.post(f"{server.url}/api/v1/tracker/tokens", json=body, timeout=30)
+    assert r.status_code == 429, r.text
+    assert r.headers["retry-after"] == "120"
+    assert r.json()["detail"] == (
+        f"{DETAIL} (the tracker at {remote.url.rstrip('/')} counts every login sent through this "
+        "service as from the service's address)"
+    )
