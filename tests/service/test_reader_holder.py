@@ -4,6 +4,9 @@ once and no longer reported as failing."""
 
 from __future__ import annotations
 
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -79,3 +82,53 @@ def test_a_model_fixed_loads_after_the_wait_once_and_its_old_failure_is_forgotte
     assert health["loaded"] is True and health["error"] is None
     assert c.post("/read", files=photo()).json()["values"] == [2, 2]
     assert flaky.factory.calls == 2  # loaded once, kept
+
+
+class CountingReader(QueueReader):
+    """Reports one die per photo and counts its reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def read(self, image, expected_dice=None):
+        self.reads += 1
+        self.rolls.append(dice([1]))
+        return super().read(image, expected_dice)
+
+
+def test_two_first_photos_at_once_load_the_model_once():
+    loaded = []
+    gate = threading.Event()
+
+    def slow_factory() -> QueueReader:
+        loaded.append(1)
+        gate.wait(5)  # the second photo arrives while the first loads the model
+        return CountingReader()
+
+    svc = ReaderService(factory=slow_factory)
+    photos = [jpeg(), jpeg()]
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(svc.read, photos[0])
+        while not loaded:
+            time.sleep(0.01)
+        second = pool.submit(svc.read, photos[1])
+        time.sleep(0.2)
+        gate.set()
+        assert first.result().values == [1] and second.result().values == [1]
+    assert len(loaded) == 1 and svc.get().reads == 2
+
+
+def test_the_readings_kept_are_the_most_recently_used():
+    reader = CountingReader()
+    svc = ReaderService(reader=reader)
+    svc.cache_size = 2
+    a, b, c = jpeg(), jpeg(), jpeg()
+    for p in (a, b, a, c):  # a read again: b is the least recently used when c comes
+        svc.read(p)
+    assert reader.reads == 3
+    svc.read(a)
+    svc.read(c)
+    assert reader.reads == 3  # both kept
+    svc.read(b)
+    assert reader.reads == 4  # b was let go of
