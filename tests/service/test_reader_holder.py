@@ -62,6 +62,7 @@ def test_a_broken_model_is_a_503_tried_again_only_after_a_while_and_no_turn_is_l
     assert flaky.factory.calls == 1
     health = c.get("/health").json()["reader"]
     assert health["loaded"] is False and "truncated" in health["error"]
+    assert health["configured_model"] is None  # a reader given by the caller: no model file
     # the turn lost nothing, and typed values play it meanwhile
     assert c.get(f"/turns/{t['id']}").json()["rolls"] == 0
     t = c.post(f"/turns/{t['id']}/rolls", json={"values": [1, 2, 2, 3, 5, 6]}).json()
