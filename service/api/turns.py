@@ -230,6 +230,8 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(body.game))
+    if not body.player.strip():  # a turn of nobody's: the tracker could not count it
+        raise HTTPException(422, "expected a player's name, got only spaces")
     try:  # saved to the database: on a worker thread, the file may be busy a while
         session = await run_in_threadpool(
             partial(

@@ -232,3 +232,12 @@ def test_turn_store_lets_go_of_photos_and_old_turns():
     store.start("jeff", "greed")
     with pytest.raises(Exception, match="no turn with id"):
         store.get(t.id)
+
+
+def test_a_turn_for_a_name_of_only_spaces_is_refused(server):
+    # it started a turn of player '' (201), which no tracker can count
+    for name in ("   ", "\t \n"):
+        r = server.client.post("/api/v1/turns", json={"player": name})
+        assert r.status_code == 422, r.text
+        assert r.json() == {"detail": "expected a player's name, got only spaces"}
+    assert start(server, player="  tom  ")["player"] == "tom"
