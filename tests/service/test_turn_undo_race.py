@@ -107,3 +107,18 @@ def test_the_page_takes_back_only_the_keep_it_shows(chromium, tmp_path, serve):
         now = other_tab.get(f"/turns/{turn_id}").json()
     assert now["take_back"]["dice"] == [1, 1] and now["turn_points"] == 200
     expect(page.get_by_role("button", name="Take back keep 1 1")).to_be_visible()
+
+
+@pytest.mark.parametrize("path", ["keep", "undo", "bank"])
+def test_a_move_chosen_on_more_moves_than_the_turn_has_is_refused(service, path):
+    # a view the turn never had (a move that another server's failed save undid): as stale as
+    # one with fewer moves; a check of 'fewer' only let the move through
+    turn_id = post(service, "/turns", player="cy", game="morning-roll").json()["id"]
+    post(service, f"/turns/{turn_id}/rolls", values=[1, 1, 5, 2, 3, 4]).raise_for_status()
+    post(service, f"/turns/{turn_id}/keep", dice=[1]).raise_for_status()
+    now = service.get(f"/turns/{turn_id}").json()
+    body = {"dice": [1]} if path == "keep" else {}
+    r = post(service, f"/turns/{turn_id}/{path}?moves={now['moves'] + 1}", **body)
+    assert r.status_code == 409, r.text
+    assert f"expected a move after {now['moves'] + 1} moves" in r.json()["detail"]
+    assert service.get(f"/turns/{turn_id}").json() == now
