@@ -156,3 +156,48 @@ def test_queueing_a_known_turn_again_answers_the_entry_the_outbox_keeps(
     assert (after.state, after.created_at) == ("delivered", played)
     assert after.result == stored and stored["score"] == 600
     assert [t["score"] for t in http.get("/api/v1/players/ann/turns").json()["turns"]] == [600]
+
+
+@pytest.mark.parametrize(("hours", "state"), [(22 - 1 / 3600, "pending"), (22, "rejected")])
+def test_a_turn_that_fails_22_hours_or_more_after_it_was_played_is_refused_as_late(
+    clock, tmp_path: Path, unused_port: int, hours: float, state: str
+):
+    """The tracker down when a turn is tried: one played a second short of 22 hours ago stays
+    queued for a later try; one played 22 hours ago (``LATE_AFTER_S``, the line
+    ``refuse_late`` draws too) can no longer count and is refused here, kept in rejected/."""
+    down = f"http://127.0.0.1:{unused_port}"
+    turn = TurnSubmission(player="ann", score=600)
+    with TrackerClient(down, token="t", outbox_dir=tmp_path, clock=clock) as client:
+        client.queue(turn)
+        clock.set(clock() + timedelta(hours=hours))
+        report = client.deliver_pending(force=True)
+        kept = client.outbox.find(turn.idempotency_key)
+    assert kept.state == state and kept.attempts == 1
+    if state == "rejected":
+        assert report.rejected == {turn.idempotency_key: kept.last_error} and not report.pending
+        assert kept.last_error.startswith("not entered: the turn was played 22 hours ago")
+        assert (
+            f"could not be delivered since (cannot reach the tracker at {down}" in kept.last_error
+        )
+    else:
+        assert report.pending == [turn.idempotency_key] and not report.rejected
+        assert kept.last_error.startswith(f"cannot reach the tracker at {down}")
+
+
+def test_a_turn_waiting_for_its_next_try_is_reported_with_why(tmp_path: Path, unused_port: int):
+    """``deliver_pending`` without ``force`` leaves a turn in its backoff alone (no new try)
+    and says why it waits: the error of its last try, as the outbox keeps it."""
+    down = f"http://127.0.0.1:{unused_port}"
+    turn = TurnSubmission(player="ann", score=600)
+    with TrackerClient(down, token="t", outbox_dir=tmp_path, backoff=600) as client:
+        client.queue(turn)
+        first = client.deliver_pending(force=True)
+        why = first.pending_errors[turn.idempotency_key]
+        waiting = client.deliver_pending()
+        kept = client.outbox.find(turn.idempotency_key)
+    assert why.startswith(f"cannot reach the tracker at {down}")
+    assert (waiting.pending, waiting.pending_errors) == (
+        [turn.idempotency_key],
+        {turn.idempotency_key: why},
+    )
+    assert (kept.attempts, kept.last_error) == (1, why)
