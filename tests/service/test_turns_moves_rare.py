@@ -107,3 +107,29 @@ def test_every_die_off_the_table_is_a_roll_typed_or_corrected(server):
             c.post(f"/score?game={game}", json={"values": [1, 5], "off_table": 1}),
         ):
             assert score.status_code < 500, score.text
+
+
+def test_a_photo_roll_sent_before_another_tabs_roll_and_keep_is_refused_unchanged(tmp_path):
+    # while the photo was read (for six dice), another tab rolled a straight and kept it: six
+    # dice to roll again, so only the turn's rolls tell the photo is of the roll before
+    reader = HeldReader()
+    app = create_app(Settings(data_dir=tmp_path), reader=reader, tracker_app=None, submitter=None)
+    with LiveServer(app) as srv, httpx.Client(base_url=srv.url + "/api/v1", timeout=30) as c:
+        url = "/turns/" + c.post("/turns", json={"player": "ann"}).json()["id"]
+        reader.rolls.append(dice([5, 2, 2, 3, 4, 6]))
+        answers: list[httpx.Response] = []
+        photo = {"photo": ("roll.jpg", jpeg(720), "image/jpeg")}
+        rolling = threading.Thread(
+            target=lambda: answers.append(c.post(f"{url}/rolls?rolls=0&moves=0", files=photo))
+        )
+        rolling.start()
+        assert reader.reading.wait(20)
+        c.post(f"{url}/rolls", json={"values": [1, 2, 3, 4, 5, 6]}).raise_for_status()
+        kept = c.post(f"{url}/keep", json={"dice": [1, 2, 3, 4, 5, 6]})
+        assert kept.status_code == 200 and kept.json()["dice_left"] == 6, kept.text
+        reader.release.set()
+        rolling.join(20)
+        r = answers[0]
+        assert r.status_code == 409, r.text
+        assert "expected a move after roll 0, the turn has had 1" in r.json()["detail"]
+        assert c.get(url).json() == kept.json()  # the straight's keep stands, no roll added
