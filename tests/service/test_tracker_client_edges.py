@@ -201,3 +201,26 @@ def test_a_turn_waiting_for_its_next_try_is_reported_with_why(tmp_path: Path, un
         {turn.idempotency_key: why},
     )
     assert (kept.attempts, kept.last_error) == (1, why)
+
+
+def test_retargeting_moves_another_players_turn_too_for_their_own_deliver(
+    sqlite_tracker, join, tmp_path: Path, unused_port: int
+):
+    """``--retarget`` with one player's token sends that player's turns queued for a wrong URL
+    and moves the other players' ones to this tracker too (their URL was as wrong), unsent:
+    the other player's own ``deliver``, without ``--retarget``, then sends theirs."""
+    http, _ = sqlite_tracker
+    tokens = {p: join(http, p)["Authorization"][7:] for p in ("ann", "bob")}
+    wrong = f"http://127.0.0.1:{unused_port}"
+    with TrackerClient(wrong, outbox_dir=tmp_path) as client:
+        keys = {p: client.queue(TurnSubmission(player=p, score=600)).key for p in tokens}
+    url = str(http.base_url).rstrip("/")
+    with TrackerClient(url, token=tokens["ann"], outbox_dir=tmp_path) as client:
+        report = client.deliver_pending(force=True, retarget=True)
+        moved = client.outbox.find(keys["bob"])
+    assert list(report.delivered) == [keys["ann"]]
+    assert report.other_players == {keys["bob"]: "bob"}
+    assert (moved.state, moved.base_url, moved.attempts) == ("pending", url, 0)
+    with TrackerClient(url, token=tokens["bob"], outbox_dir=tmp_path) as client:
+        report = client.deliver_pending(force=True)
+    assert list(report.delivered) == [keys["bob"]] and not report.other_trackers
