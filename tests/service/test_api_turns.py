@@ -241,3 +241,17 @@ def test_a_turn_for_a_name_of_only_spaces_is_refused(server):
         assert r.status_code == 422, r.text
         assert r.json() == {"detail": "expected a player's name, got only spaces"}
     assert start(server, player="  tom  ")["player"] == "tom"
+
+
+def test_a_keep_that_scores_both_ways_is_taken_as_the_player_chooses(server):
+    # four 1s and two 5s under the three-pairs option (M4): 2500 with the forced re-roll
+    # (M5), or 2000 + 100 to bank; forced_reroll of the body was not passed on
+    c = server.client
+    for forced, points, must_roll in ((False, 2100, False), (True, 2500, True)):
+        r = c.post("/api/v1/turns", json={"player": "tom", "rules": {"three_pairs_any": True}})
+        t = roll(server, r.json()["id"], [1, 1, 1, 1, 5, 5])
+        body = {"dice": [1, 1, 1, 1, 5, 5], "forced_reroll": forced}
+        t = c.post(f"/api/v1/turns/{t['id']}/keep", json=body).json()
+        assert (t["turn_points"], t["must_roll"]) == (points, must_roll), t
+        banked = c.post(f"/api/v1/turns/{t['id']}/bank")
+        assert banked.status_code == (409 if must_roll else 200), banked.text
