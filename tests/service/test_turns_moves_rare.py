@@ -133,3 +133,32 @@ def test_a_photo_roll_sent_before_another_tabs_roll_and_keep_is_refused_unchange
         assert r.status_code == 409, r.text
         assert "expected a move after roll 0, the turn has had 1" in r.json()["detail"]
         assert c.get(url).json() == kept.json()  # the straight's keep stands, no roll added
+
+
+def test_a_bank_that_waited_for_the_turn_while_it_rolled_on_is_refused(tmp_path):
+    # the bank passed the check of ?rolls= and waited for the turn's lock while another move
+    # (here a roll and its keep, made under the lock) went on: checked again under the lock, it
+    # is refused, not banked on a roll the player never saw
+    with turns_service(tmp_path) as srv:
+        c = srv.client
+        url = "/turns/" + c.post("/turns", json={"player": "ann"}).json()["id"]
+        c.post(f"{url}/rolls", json={"values": [1, 2, 3, 4, 6, 6]}).raise_for_status()
+        seen = c.post(f"{url}/keep", json={"dice": [1]}).json()
+        session = srv.app.state.turns.get(seen["id"])
+        answers: list[httpx.Response] = []
+        with session.lock:
+            banking = threading.Thread(
+                target=lambda: answers.append(
+                    c.post(f"{url}/bank?rolls={seen['rolls']}&moves={seen['moves']}")
+                )
+            )
+            banking.start()
+            banking.join(1.0)  # the bank waits for the lock
+            assert not answers
+            session.roll([5, 2, 3, 3, 4])
+            session.keep([5])
+        banking.join(20)
+        assert answers[0].status_code == 409, answers[0].text
+        assert "expected a move after roll 1, the turn has had 2" in answers[0].json()["detail"]
+        now = c.get(url).json()
+        assert now["over"] is False and now["turn_points"] == 150  # nothing banked
