@@ -113,6 +113,63 @@ def test_two_requests_reading_back_one_game_at_once_lose_no_move(tmp_path: Path)
     store.close()
 
 
+class Announced:
+    """A lock that says when the thread named ``second`` starts waiting on it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.second_waits = threading.Event()
+
+    def __enter__(self) -> None:
+        if threading.current_thread().name == "second":
+            self.second_waits.set()
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def test_a_request_waiting_on_another_ones_read_back_gets_that_copy(tmp_path: Path):
+    db = SheetDatabase(tmp_path / "turns.sqlite3")
+    store = SheetStore(db, max_games=1)
+    sheet_id = store.start(SOLITAIRE, "ann").id
+    store.start(SOLITAIRE, "bob")  # ann's sheet is in the file only
+    store._reading = reading = Announced()
+    loaded, go = threading.Event(), threading.Event()
+    load = db.load
+
+    def slow_load(*args, **kw):
+        """The first request's read-back is slow to hold what it read."""
+        out = load(*args, **kw)
+        if threading.current_thread().name == "first":
+            loaded.set()
+            go.wait(5.0)
+        return out
+
+    db.load = slow_load
+    got: dict[str, SheetSession] = {}
+
+    def get() -> None:
+        got[threading.current_thread().name] = store.get(sheet_id, SOLITAIRE)
+
+    first = threading.Thread(target=get, name="first")
+    first.start()
+    assert loaded.wait(5.0)
+    second = threading.Thread(target=get, name="second")
+    second.start()  # finds it nowhere in memory and waits on the first one's read-back
+    assert reading.second_waits.wait(5.0)
+    go.set()
+    first.join(5.0), second.join(5.0)
+    db.load = load
+    assert got["second"] is got["first"]  # the copy the first read back, not a second one
+    sheet = got["first"]
+    with sheet.lock:
+        sheet.roll([1, 2, 3, 4, 5])
+        store.save(sheet)  # the copy the store gives: saved, not refused as changed
+    assert store.get(sheet_id, SOLITAIRE).awaiting == "split"
+    store.close()
+
+
 def test_a_game_read_back_into_a_memory_full_of_unsent_turns_is_served(tmp_path: Path):
     db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
     store = TurnStore(Outbox(), max_turns=2, database=db)
@@ -171,6 +228,20 @@ def test_a_restart_loads_no_more_sheets_than_memory_holds(tmp_path: Path):
     restarted = SheetStore(db, max_games=2)
     assert counted.loaded == 2 and list(restarted._items) == ids[-2:]
     restarted.close()
+
+
+def test_a_restart_loads_the_games_moved_last_not_those_started_last(tmp_path: Path):
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(max_turns=20, database=db)
+    first = store.start("ann", "greed")
+    later = [store.start(f"p{i}", "greed").id for i in range(3)]
+    first.roll([1, 1, 1, 2, 3])  # the game started first is the one moved last
+    store.save(first)
+    db.dispose()
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    restarted = TurnStore(max_turns=2, database=db)
+    assert list(restarted._items) == [later[-1], first.id]  # least recently saved first
+    db.dispose()
 
 
 def full_service(tmp_path: Path):
