@@ -185,3 +185,49 @@ def test_a_sweep_deletes_day_old_games_memory_let_go_of_with_their_photos(tmp_pa
         store.get(old_id)
     assert store.get(fresh.id).player == "bob"
     db.dispose()
+
+
+def test_a_game_started_a_day_after_another_deletes_its_row_and_photos(tmp_path: Path):
+    clock = Clock()
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(database=db, clock=clock)
+    old = store.start("ann", "greed", tracker_token="ann-token")
+    old.roll([1, 3, 4, 6, 2], photo=b"\xff\xd8\xff ann's roll")
+    store.save(old)
+    assert len(list(db.photo_dir.glob(f"{old.id}-*.photo"))) == 1
+    clock.now += 25 * HOUR  # no sweep ran meanwhile
+    fresh = store.start("bob", "greed")  # memory drops ann's day-old turn: the file does too
+    assert [row.id for row in db.load(lambda row, _: row, since=0)] == [fresh.id]
+    assert not list(db.photo_dir.glob(f"{old.id}-*.photo"))
+    db.dispose()
+
+
+def test_a_game_unused_for_exactly_the_hour_may_go_and_one_exactly_a_day_old_stays():
+    clock = Clock()
+    store = SheetStore(max_games=1, clock=clock)
+    first = store.start("low-high", "ann")
+    clock.now += HOUR  # an hour unused, to the second: it may go (idle_s at least)
+    second = store.start("low-high", "bob")
+    with pytest.raises(TurnError, match="no low-high turn"):
+        store.get(first.id, "low-high")
+    clock.now += 24 * HOUR  # bob's game started a day ago, to the second
+    assert store.sweep() == 0  # dropped only once over a day old, as the file's rows are
+    assert store.get(second.id, "low-high").player == "bob"
+    clock.now += 1
+    assert store.sweep() == 1
+
+
+def test_a_day_old_game_is_neither_listed_open_nor_read_back_before_a_sweep(tmp_path: Path):
+    clock = Clock()
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(max_turns=1, database=db, clock=clock)
+    in_file = store.start("ann", "greed").id  # memory lets go of it for the next one
+    held = store.start("ann", "greed").id
+    assert list(store._items) == [held]
+    assert {t.id for t in store.open_of("ann")} == {in_file, held}
+    clock.now += 24 * HOUR + 1  # both a day old; no sweep ran, no game started
+    assert store.open_of("ann") == []
+    with pytest.raises(TurnError, match="no turn with id") as gone:
+        store.get(in_file)
+    assert gone.value.status == 404
+    db.dispose()
