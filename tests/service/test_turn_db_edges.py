@@ -91,3 +91,22 @@ def test_a_row_that_cannot_be_played_again_is_skipped_and_the_others_load(
     assert f"turn {bad.id} could not be restored and is skipped" in caplog.text
     restarted.database.dispose()
     db.dispose()
+
+
+def test_a_finished_turn_of_another_layout_is_not_listed_as_finished(tmp_path: Path):
+    from sqlalchemy import update
+
+    from service.turn_db import FORMAT, TurnRow
+
+    db = TurnDatabase(tmp_path / "turns.sqlite3", tmp_path / "photos")
+    store = TurnStore(database=db)
+    ours, newer = store.start("ann", MORNING_ROLL), store.start("bob", MORNING_ROLL)
+    for turn in (ours, newer):
+        turn.roll([2, 2, 3, 4, 6, 6])  # bust: finished, never handed over
+        store.save(turn)
+    with db.engine.begin() as c:  # written by a newer dicecam: not loaded, so not pending
+        c.execute(update(TurnRow).where(TurnRow.id == newer.id).values(format=FORMAT + 1))
+    assert [turn_id for turn_id, _ in db.finished(since=0)] == [ours.id]
+    restarted = TurnStore(max_turns=1, database=db)  # its one place: the unsent turn it loads
+    assert list(restarted._items) == [ours.id]
+    db.dispose()
