@@ -120,6 +120,8 @@ def _get(request: Request, game: str, game_id: str, seen_rolls: int | None = Non
 
 
 async def _start(request: Request, game: str, body: NewGame) -> dict[str, Any]:
+    if not body.player.strip():  # a game of nobody's, as a turn's (POST /api/v1/turns)
+        raise HTTPException(422, "expected a player's name, got only spaces")
     try:  # saved to the database: on a worker thread, the file may be busy a while
         session = await run_in_threadpool(
             _store(request).start, game, body.player.strip(), body.rules

@@ -233,3 +233,12 @@ def test_a_split_chosen_on_a_roll_the_sheet_left_while_it_waited_is_refused(tmp_
         assert "expected a move after roll 1, the sheet has had 2" in answer[0].json()["detail"]
         view = c.get(f"/api/v1/sheets/{sid}").json()
         assert (view["rolls"], view["awaiting"], len(view["history"])) == (2, "split", 1)
+
+
+def test_a_sheet_or_low_high_turn_for_a_name_of_only_spaces_is_refused(server):
+    """They started a game of player '' (201), as a turn did before it was refused the same."""
+    for path in ("/api/v1/sheets", "/api/v1/low-high/turns"):
+        for name in ("   ", "\t \n"):
+            refused = post(server.client, path, 422, json={"player": name})
+            assert refused == {"detail": "expected a player's name, got only spaces"}, path
+        assert post(server.client, path, 201, json={"player": "  tom  "})["player"] == "tom"
