@@ -148,7 +148,11 @@ class ReaderService:
                 self._failed_at is not None
                 and time.monotonic() - self._failed_at < self.retry_after_s
             ):
-                raise HTTPException(503, f"the dice reader is unavailable: {self._failure}")
+                raise HTTPException(
+                    503,
+                    f"the dice reader is unavailable ({self._failure}); type the values by hand "
+                    "meanwhile",
+                )
             try:
                 self._reader = self._factory()
             except Exception as exc:
