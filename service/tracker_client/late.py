@@ -7,7 +7,7 @@ the camera page): kept whole, never sent to count on another day."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from service.tracker_client.outbox import Outbox, OutboxEntry
@@ -52,9 +52,17 @@ def not_entered(why: str) -> str:
 def late(entry: OutboxEntry, age: float, why: str) -> str:
     """The reason a turn queued ``age`` seconds ago, that cannot be delivered now, is refused."""
     return not_entered(
-        f"the turn was played {age / 3600:.0f} hours ago (queued {entry.created_at[:16]} UTC) "
-        f"and {why}, and the tracker takes a turn on the day it was played only"
+        f"the turn was played {age / 3600:.0f} hours ago (queued {_in_utc(entry.created_at)} "
+        f"UTC) and {why}, and the tracker takes a turn on the day it was played only"
     )
+
+
+def _in_utc(created_at: str) -> str:
+    """A queueing time to the minute in UTC (a client's clock may give another zone)."""
+    try:
+        return datetime.fromisoformat(created_at).astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
+    except (TypeError, ValueError):
+        return created_at[:16]
 
 
 def refuse_late(outbox: Outbox, now: datetime, keep: Collection[str] = ()) -> dict[str, str]:

@@ -49,3 +49,19 @@ def test_a_turn_queued_after_now_by_a_clock_set_back_is_sent_as_just_played(tmp_
     assert with_age(played, NOW) == {"score": 50, "age_s": 90.0}
     naive = OutboxEntry("n", "http://t", {"score": 50}, created_at="2027-03-02T08:00:00")
     assert (age_s(naive, NOW), with_age(naive, NOW)) == (None, {"score": 50})
+
+
+def test_the_reason_gives_the_queueing_time_in_utc_whatever_zone_it_was_written_in(
+    tmp_path: Path,
+):
+    """A client whose clock gives another zone wrote ``created_at`` in it: the reason said that
+    local time with "UTC" after it (09:00 in Berlin was shown as "09:00 UTC")."""
+    from zoneinfo import ZoneInfo
+
+    box = Outbox(tmp_path)
+    berlin = (NOW - timedelta(hours=30)).astimezone(ZoneInfo("Europe/Berlin"))
+    queued(box, "berlin", berlin.isoformat())  # 2027-03-01T04:00:00+01:00
+    queued(box, "utc", (NOW - timedelta(hours=30)).isoformat())
+    refused = refuse_late(box, NOW)
+    for key in ("berlin", "utc"):
+        assert "(queued 2027-03-01T03:00 UTC)" in refused[key], refused[key]
