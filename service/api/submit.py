@@ -13,9 +13,13 @@ import httpx
 
 from service.turns import TurnSession
 
-__all__ = ["Every", "TrackerSubmitter", "as_jpeg", "embedded_tracker_url"]
+__all__ = ["EVIDENCE_ROLLS", "Every", "TrackerSubmitter", "as_jpeg", "embedded_tracker_url"]
 
 log = logging.getLogger("dicecam.service")
+
+EVIDENCE_ROLLS = 60
+"""Rolls of a turn whose evidence a tracker keeps (its ``MAX_ROLLS``): a longer turn of hot dice
+is sent with its whole score and the evidence of its first rolls."""
 
 
 def as_jpeg(photo: bytes | None, max_bytes: int = 1_500_000) -> bytes | None:
@@ -125,8 +129,18 @@ class TrackerSubmitter:
             player=session.player,
             score=session.points,
             idempotency_key=_key(session),
-            rolls=rolls[:60],
+            rolls=rolls[:EVIDENCE_ROLLS],
         )
+        if len(rolls) > EVIDENCE_ROLLS:
+            log.warning(
+                "turn %s of %s has %d rolls: the tracker keeps the evidence of %d, so the first "
+                "%d are sent (the score counts them all)",
+                session.id,
+                session.player,
+                len(rolls),
+                EVIDENCE_ROLLS,
+                EVIDENCE_ROLLS,
+            )
         with self.client(session.tracker_url, token=session.tracker_token) as client:
             receipt = self._receipt(lambda: client.submit_turn(submission))
         assert receipt is not None  # submit_turn answers the stored turn or raises

@@ -6,11 +6,12 @@ outbox. A real tracker (or a proxy in front of one that is down) on a real serve
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
 
-from service.api.submit import TrackerSubmitter
+from service.api.submit import EVIDENCE_ROLLS, TrackerSubmitter
 from service.tracker.schemas import MAX_ROLLS
 from service.turn_store import TurnStore
 from service.turns import MORNING_ROLL
@@ -18,7 +19,7 @@ from service.turns import MORNING_ROLL
 STRAIGHT = [1, 2, 3, 4, 5, 6]
 
 
-def test_a_turn_of_61_rolls_is_sent_with_its_first_60(sqlite_tracker, join, tmp_path: Path):
+def test_a_turn_of_61_rolls_is_sent_with_its_first_60(sqlite_tracker, join, tmp_path: Path, caplog):
     """A Morning Roll turn of hot dice can go on past the 60 rolls whose evidence the tracker
     keeps (``MAX_ROLLS``): the turn is sent, with its whole score, and its first 60 rolls, not
     refused for the 61st."""
@@ -31,8 +32,15 @@ def test_a_turn_of_61_rolls_is_sent_with_its_first_60(sqlite_tracker, join, tmp_
         turn.roll(values)
         turn.keep(values)  # all six score: hot dice, roll them all again
     turn.bank()
-    store.finish(turn)
+    with caplog.at_level(logging.WARNING, "dicecam.service"):
+        store.finish(turn)
     assert turn.submission["status"] == "submitted", turn.submission
+    assert EVIDENCE_ROLLS == MAX_ROLLS  # the add-on's cut is the tracker's limit
+    said = [r.getMessage() for r in caplog.records if "rolls: the tracker keeps" in r.getMessage()]
+    assert said == [
+        f"turn {turn.id} of ann has 61 rolls: the tracker keeps the evidence of 60, so the first "
+        "60 are sent (the score counts them all)"
+    ], caplog.text
     stored = turn.submission["turn"]
     assert stored["score"] == turn.points == 60 * 2500 + 8000  # the 61st roll counts too
     assert [r["values"] for r in stored["rolls"]] == [STRAIGHT] * MAX_ROLLS
