@@ -25,6 +25,7 @@ from service.api.turns import (
     check_seen,
     int_from_to,
     move_errors,
+    player_name,
     refused_roll,
     start_errors,
 )
@@ -120,12 +121,9 @@ def _get(request: Request, game: str, game_id: str, seen_rolls: int | None = Non
 
 
 async def _start(request: Request, game: str, body: NewGame) -> dict[str, Any]:
-    if not body.player.strip():  # a game of nobody's, as a turn's (POST /api/v1/turns)
-        raise HTTPException(422, "expected a player's name, got only spaces")
+    player = player_name(body.player)
     try:  # saved to the database: on a worker thread, the file may be busy a while
-        session = await run_in_threadpool(
-            _store(request).start, game, body.player.strip(), body.rules
-        )
+        session = await run_in_threadpool(_store(request).start, game, player, body.rules)
     except TurnError as exc:
         raise HTTPException(exc.status, str(exc)) from None
     return session.to_dict()
@@ -308,11 +306,10 @@ async def open_games(
     on the device that started it). A finished game is not listed."""
     if game is not None and game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(game))
-    if not player.strip():
-        raise HTTPException(422, "expected a player's name, got only spaces")
+    name = player_name(player)
     held = [*request.app.state.turns.open_of(player), *_store(request).open_of(player)]
     held.sort(key=lambda s: s.created, reverse=True)
     return OpenGames(
-        player=player.strip(),
+        player=name,
         games=[_open_game(request, s) for s in held if game is None or s.game == game],
     )

@@ -28,6 +28,7 @@ __all__ = [
     "check_seen",
     "int_from_to",
     "move_errors",
+    "player_name",
     "refused_roll",
     "router",
     "start_errors",
@@ -226,17 +227,24 @@ def _view(request: Request, session: TurnSession) -> dict[str, Any]:
     return session.to_dict()
 
 
+def player_name(name: str) -> str:
+    """``name`` without its outer blanks; 422 for one of only blanks (a game of nobody's: no
+    tracker could count it)."""
+    if not name.strip():
+        raise HTTPException(422, "expected a player's name, got only spaces")
+    return name.strip()
+
+
 @router.post("", status_code=201, summary="Start a turn", responses=start_errors(400, 413, 422))
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(body.game))
-    if not body.player.strip():  # a turn of nobody's: the tracker could not count it
-        raise HTTPException(422, "expected a player's name, got only spaces")
+    player = player_name(body.player)
     try:  # saved to the database: on a worker thread, the file may be busy a while
         session = await run_in_threadpool(
             partial(
                 _store(request).start,
-                body.player.strip(),
+                player,
                 body.game,
                 tracker_url=tracker_url(request),
                 tracker_token=body.tracker_token,
