@@ -5,7 +5,8 @@ turn handed over again (its receipt could not be saved) is counted once, through
 entry and the tracker's idempotency key, both keyed by the turn's id.
 
 A real tracker on a real server, a store on a real SQLite file; a save is made to fail as in
-``test_store_saves`` (a database that cannot be written)."""
+``test_store_saves`` (a database that cannot be
+written, or whose file can grow no more)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from service.turn_db import TurnDatabase
 from service.turn_store import TurnStore
 from service.turns import MORNING_ROLL, TurnError, TurnSession
 
-from dicecam_testing.sqlite_pragmas import READ_ONLY, read_only
+from dicecam_testing.sqlite_pragmas import FULL, READ_ONLY, full, read_only
 from dicecam_testing.turns import QueueReader
 from dicecam_testing.waiting import wait_for
 
@@ -44,6 +45,10 @@ class WatchedLock:
 
     def __exit__(self, *exc: object) -> None:
         self._lock.release()
+
+
+BIG = {"note": "x" * 5000}
+"""A reading larger than a page of the file: saved, it takes a new one."""
 
 
 def make_store(data: Path) -> TurnStore:
@@ -251,3 +256,46 @@ def test_a_turn_no_tracker_takes_whose_note_could_not_be_saved_says_nothing_of_a
         unwritable.close()
         held = http.get(url).json()  # the bank was saved
         assert (held["over"], held["outcome"]) == (True, "banked")
+
+
+def test_a_login_that_waited_on_a_move_undone_by_a_failed_save_goes_to_the_files_copy(
+    tmp_path: Path, sqlite_tracker, join
+):
+    # Ann started her turn before logging in, and logs in from the page while a roll's save
+    # fails: the roll is undone (the file's copy takes the turn's place) while the login waits
+    # for the turn's lock. The login must land on the copy the store gives now
+    # (SessionStore._moving), so the turn she plays on is sent with her token: let go of (or
+    # given to the undone copy, whose save is refused), it was lost, and her bank was 'not
+    # logged in to the tracker when the turn ended: add it by hand', though she had logged in.
+    http, _ = sqlite_tracker
+    token = join(http, "ann")["Authorization"].split()[1]
+    url = str(http.base_url).rstrip("/")  # as the store keeps it
+    store = make_store(tmp_path)
+    turn = store.start("ann", MORNING_ROLL, tracker_url=url)
+    assert turn.tracker_token is None
+    turn.lock = WatchedLock()
+    logins: list[int] = []
+
+    with turn.lock:  # the roll route
+        turn.roll([1, 1, 1, 2, 3, 4], reading=BIG)
+        login = run_beside(turn, lambda: logins.append(store.relogin("ann", url, token, [turn.id])))
+        assert turn.lock.asked.is_set()  # the login waits for the roll's lock
+        with full(store.database), pytest.raises(TurnError, match=FULL) as failed:
+            store.save(turn)  # the file still reads: its copy takes the turn's place
+        assert "its last move was undone" in str(failed.value)
+    login.join(10)
+    assert not login.is_alive() and logins == [0]
+
+    now = store.get(turn.id)
+    assert now is not turn and now.rolls == [] and now.tracker_token == token
+    store.database.dispose()
+    restarted = make_store(tmp_path)  # the token was saved with the file's copy
+    now = restarted.get(turn.id)
+    assert now.rolls == [] and now.tracker_token == token
+    now.roll([1, 1, 1, 5, 2, 3])  # she plays on, as told: the roll again
+    now.keep([1, 1, 1, 5])
+    now.bank()
+    finish_as_the_route_does(restarted, now)
+    assert now.submission["status"] == "submitted", now.submission
+    assert [t["score"] for t in history(http, "ann")] == [now.points] == [1050]
+    restarted.database.dispose()
