@@ -5,8 +5,7 @@ turn handed over again (its receipt could not be saved) is counted once, through
 entry and the tracker's idempotency key, both keyed by the turn's id.
 
 A real tracker on a real server, a store on a real SQLite file; a save is made to fail as in
-``test_store_saves`` (a database that cannot be
-written, or whose file can grow no more)."""
+``test_store_saves`` (a database that cannot be written, or whose file can grow no more)."""
 
 from __future__ import annotations
 
