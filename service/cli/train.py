@@ -179,7 +179,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--device",
         default="cpu",
-        help="where the detector trains: cpu, or a CUDA GPU by its number (0) (default cpu)",
+        help="where the detector and the face classifier train: cpu, or a CUDA GPU by its number "
+        "(0) (default cpu)",
     )
     p.set_defaults(func=run)
 
@@ -343,7 +344,7 @@ def _check_fine_tuning(args: argparse.Namespace) -> None:
 
 
 def _check_device(device: str) -> None:
-    """Refuse a device the detector cannot train on before any data is rendered."""
+    """Refuse a device the detector and face classifier cannot train on, before any data is rendered."""
     if device == "cpu":
         return
     if not (device.isascii() and device.isdecimal()):  # '²' is a digit int() refuses

@@ -69,7 +69,7 @@ def test_the_device_reaches_ultralytics_with_loader_processes_on_a_gpu(
 
 @needs_torch
 @pytest.mark.parametrize("device", ["cpu", "0"])
-def test_fine_tuning_trains_its_detector_on_the_device_asked_for(
+def test_fine_tuning_trains_its_detector_and_classifier_on_the_device_asked_for(
     tmp_path, monkeypatch, capsys, device
 ):
     """`--from` trains a detector too: it went to the CPU whatever --device said."""
@@ -81,7 +81,7 @@ def test_fine_tuning_trains_its_detector_on_the_device_asked_for(
 
     from dicecam_testing.finetune import new_dice, stand_in_training, starting_model
 
-    stand_in_training(monkeypatch)
+    training = stand_in_training(monkeypatch)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     asked: list[str] = []
 
@@ -104,3 +104,4 @@ def test_fine_tuning_trains_its_detector_on_the_device_asked_for(
     code, _, err = run(capsys, *argv, "--device", device)
     assert code == 0, err
     assert asked == [device]
+    assert training["faces"]["device"] == device  # the face classifier's step too

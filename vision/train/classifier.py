@@ -249,9 +249,14 @@ def train_classifier(
     n_classes: int = N_CLASSES,
     tune_last: bool = False,
     blur: float = 0.0,
+    device: str = "cpu",
     log=print,
 ):
     """Train the face classifier on crops (N x S x S x 3 BGR uint8) and return the model.
+
+    ``device``: ``"cpu"`` or a CUDA GPU by its number (``"0"``). The crops, their shuffling and
+    their augmentation stay on the CPU (the same random draws either way); each batch is
+    trained on the device, and the model comes back on the CPU, ready to export.
 
     ``blur``: share of the crops blurred in each epoch (:func:`blur_crops`; 0: none, and the
     random draws are those of a model trained before the option came).
@@ -268,11 +273,14 @@ def train_classifier(
     generator = torch.Generator().manual_seed(seed)
     model = load_classifier(init) if init is not None else FaceNet(width, n_classes)
     n_classes = model.n_classes
+    dev = _torch_device(device)
+    model.to(dev)
     x_all = _to_tensor(crops)
     y_all = torch.from_numpy(np.asarray(classes, np.int64))
     counts = torch.bincount(y_all, minlength=n_classes).float()
     weights = torch.where(counts > 0, (counts.sum() / counts.clamp(min=1)) ** 0.5, 0.0)
     loss_fn = nn.CrossEntropyLoss(weight=weights / weights[counts > 0].mean(), label_smoothing=0.05)
+    loss_fn.to(dev)
     members = getattr(model, "members", None)
     frozen = list(members[:-1]) if tune_last and members is not None else []
     for member in frozen:
@@ -290,8 +298,8 @@ def train_classifier(
         total, correct, loss_sum = 0, 0, 0.0
         for i in range(0, len(perm), batch):
             idx = perm[i : i + batch]
-            xb = _augment(x_all[idx], generator, blur)
-            yb = y_all[idx]
+            xb = _augment(x_all[idx], generator, blur).to(dev)
+            yb = y_all[idx].to(dev)
             logits = model(xb)
             loss = loss_fn(logits, yb)
             opt.zero_grad()
@@ -308,16 +316,27 @@ def train_classifier(
     model.eval()
     for member in frozen:
         member.requires_grad_(True)
-    return model
+    return model.to("cpu")
+
+
+def _torch_device(device: str):
+    """The torch device of a ``--device`` value: ``"cpu"``, or a CUDA GPU's number (``"0"``)."""
+    import torch
+
+    return torch.device(f"cuda:{device}" if device.isascii() and device.isdecimal() else device)
 
 
 def evaluate_classifier(model, crops: np.ndarray, classes: np.ndarray) -> float:
     import torch
 
     model.eval()
+    dev = next(model.parameters()).device
     with torch.no_grad():
         preds = torch.cat(
-            [model(_to_tensor(crops[i : i + 512])).argmax(1) for i in range(0, len(crops), 512)]
+            [
+                model(_to_tensor(crops[i : i + 512]).to(dev)).argmax(1).cpu()
+                for i in range(0, len(crops), 512)
+            ]
         )
     return float((preds.numpy() == np.asarray(classes)).mean())
 

@@ -315,6 +315,7 @@ def _finetune(recipe: Recipe, args: argparse.Namespace) -> Path:
         replay_dirs=replay,  # every real photo the model knew, not only the detector's sample
         replay_share=FACES_REPLAY_SHARE,
         tune_last=True,  # a joined classifier: its first members keep the known dice read
+        device=getattr(args, "device", "cpu"),
     )
     _copy_side_models(base, onnx)
     calibrate_verifier(base, [train_dir / "images"], verify_model_for(onnx))

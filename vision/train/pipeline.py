@@ -100,6 +100,7 @@ def train_faces(
     seed: int = 0,
     join: list[Path] | None = None,
     tune_last: bool = False,
+    device: str = "cpu",
     log=print,
 ) -> Path:
     """Train the face classifier on crops of every labelled die and export it to ONNX.
@@ -109,6 +110,7 @@ def train_faces(
     ``replay_share`` of each epoch. ``join``: classifiers (``.pt``) the trained one is joined
     with (:func:`vision.train.classifier.join_classifiers`: the mean of their probabilities is
     what is exported). ``tune_last``: starting from a joined model, train its last member only.
+    ``device``: where it trains, ``"cpu"`` or a CUDA GPU by its number (``"0"``).
     The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later;
     the ONNX file is quantized to int8 when the recipe says so (``faces.int8``, the default),
     calibrated on the training crops.
@@ -148,6 +150,7 @@ def train_faces(
         seed=seed,
         tune_last=tune_last,
         blur=recipe.faces.blur,
+        device=device,
         log=log,
     )
     if join:

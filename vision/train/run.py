@@ -188,6 +188,7 @@ def _steps(
             init=init,
             seed=args.seed,
             join=getattr(args, "faces_join", None),
+            device=getattr(args, "device", "cpu"),
         )
         print(f"face classifier -> {faces}")
     if stage in ("all", "card"):

@@ -42,6 +42,7 @@ def stand_in_training(monkeypatch) -> dict[str, Any]:
     calls: dict[str, Any] = {"interrupt": False, "signal": None}
 
     def train_faces(recipe, dirs, out_onnx, **kw) -> None:
+        calls["faces"] = kw  # what the classifier's step was asked (its device, say)
         if calls["interrupt"]:
             raise KeyboardInterrupt
         if calls["signal"] is not None:
