@@ -49,3 +49,63 @@ def test_photos_without_a_label_file_are_passed_over(tmp_path):
     assert [p.name for p, _ in iter_yolo_items([tmp_path / "images"])] == ["a.png"]
     crops, classes = load_crops([tmp_path / "images"], jitter=2, size=24)
     assert len(crops) == 3 and classes.tolist() == [0, 0, 0]
+
+
+def test_a_crop_holds_its_die_in_the_middle_and_jittered_ones_stay_on_it(tmp_path):
+    # the white square 20-60 x 20-60 of a 200 x 100 photo: x and y scale by its width and height
+    _photo(tmp_path, "a", "2 0.2 0.4 0.2 0.4\n")
+    crops, _ = load_crops([tmp_path / "images"], jitter=8, size=32, seed=1)
+    assert len(crops) == 9
+    first = crops[0].astype(int)
+    assert first[8:24, 8:24].min() == 255  # the die fills the middle
+    assert first[:2, :2].max() < 100  # the margin around it shows the table
+    for crop in crops[1:]:  # a detector's errors are a few pixels, not a die's width
+        assert crop[13:19, 13:19].min() == 255
+
+
+def test_photo_count_suffix_case_and_boxes_too_small_to_read(tmp_path):
+    for name in ("a", "b", "c"):
+        _photo(tmp_path, name, "1 0.2 0.4 0.2 0.4\n")
+    (tmp_path / "images" / "c.png").rename(tmp_path / "images" / "c.PNG")
+    assert len(load_crops([tmp_path / "images"], jitter=0)[0]) == 3
+    assert len(load_crops([tmp_path / "images"], jitter=0, max_images=2)[0]) == 2
+    # a box under 3 px a side (2 x 4 px here) gives no crop; one of 4 px does
+    _photo(tmp_path, "d", "3 0.5 0.5 0.01 0.04\n3 0.5 0.5 0.02 0.04\n")
+    crops, classes = load_crops([tmp_path / "images"], jitter=0)
+    assert classes.tolist() == [1, 1, 1, 3]
+
+
+def test_the_cocked_class_is_the_last_and_an_unreadable_photo_is_passed_over(tmp_path):
+    _photo(tmp_path, "a", "6 0.2 0.4 0.2 0.4\n")
+    assert load_crops([tmp_path / "images"], jitter=0)[1].tolist() == [6]
+    (tmp_path / "images" / "broken.png").write_bytes(b"not a png")
+    (tmp_path / "labels" / "broken.txt").write_text("1 0.5 0.5 0.2 0.2\n")
+    assert load_crops([tmp_path / "images"], jitter=0)[1].tolist() == [6]
+    _photo(tmp_path, "seven", "7 0.2 0.4 0.2 0.4\n")
+    with pytest.raises(DatasetError, match=r"seven.txt: expected classes 0-6.*got class 7"):
+        load_crops([tmp_path / "images"], jitter=0)
+
+
+def test_a_washed_out_face_gives_no_crop_but_a_cocked_die_still_does(tmp_path):
+    import json
+
+    _photo(tmp_path, "a", "2 0.2 0.4 0.2 0.4\n6 0.6 0.4 0.2 0.4\n4 0.8 0.4 0.2 0.4\n")
+    (tmp_path / "meta").mkdir()
+    dice = [
+        {"state": "table", "face_contrast": 1.0},  # washed out: no crop
+        {"state": "cocked", "face_contrast": 1.0},  # leaning: told by its shape
+        {"state": "table", "face_contrast": 200.0},
+    ]
+    (tmp_path / "meta" / "a.json").write_text(json.dumps({"dice": dice}))
+    assert load_crops([tmp_path / "images"], jitter=0)[1].tolist() == [6, 4]
+
+
+def test_no_dice_give_empty_arrays_of_the_crop_shape(tmp_path):
+    _photo(tmp_path, "a", "")
+    crops, classes = load_crops([tmp_path / "images"], size=24)
+    assert (crops.shape, crops.dtype, classes.shape, classes.dtype) == (
+        (0, 24, 24, 3),
+        np.uint8,
+        (0,),
+        np.int64,
+    )
