@@ -181,6 +181,11 @@ def video_frames(
         read = index + 1
         if camera:
             raise VideoError(f"{name} stopped giving frames after {read}")
+        if read == 0 and info.total_frames:
+            raise VideoError(
+                f"{name}: no frame decodes, of the {info.total_frames} its header declares "
+                "(truncated or corrupt)"
+            )
         if read == 0:
             raise VideoError(f"{name}: no frame decodes (an empty, truncated or corrupt video)")
         if info.total_frames - read > _SHORT_OF:
