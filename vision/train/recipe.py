@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vision.config import CHECKOUT, shipped_folder
 
@@ -37,14 +37,21 @@ def recipe_path(path: str | Path) -> Path:
     return REPO / path
 
 
-class SynthRecipe(BaseModel):
+class _Section(BaseModel):
+    """A part of the recipe: a key it does not know (``epoch:`` for ``epochs:``) is refused,
+    not trained past with the default in its place."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class SynthRecipe(_Section):
     n: int = Field(2400, ge=0)
     seed: int = 1
     size: tuple[int, int] = (640, 640)
     val_fraction: float = Field(0.1, ge=0.0, lt=1.0)
 
 
-class DetectorRecipe(BaseModel):
+class DetectorRecipe(_Section):
     model: str = "yolo11n.yaml"
     """An ultralytics architecture name, or a yaml/checkpoint path relative to the repository."""
     imgsz: int = Field(320, ge=32)
@@ -61,7 +68,7 @@ class DetectorRecipe(BaseModel):
         return str(path) if path.is_file() else self.model
 
 
-class FacesRecipe(BaseModel):
+class FacesRecipe(_Section):
     epochs: int = Field(14, ge=1)
     batch: int = Field(128, ge=1)
     lr: float = Field(3e-3, gt=0)
@@ -76,7 +83,7 @@ class FacesRecipe(BaseModel):
     training crops; the ``.pt`` beside it stays float32."""
 
 
-class TestRecipe(BaseModel):
+class TestRecipe(_Section):
     """A synthetic test set from a seed never used for training, rendered for the card."""
 
     n: int = Field(200, ge=0)
@@ -84,7 +91,7 @@ class TestRecipe(BaseModel):
     size: tuple[int, int] = (640, 640)
 
 
-class Recipe(BaseModel):
+class Recipe(_Section):
     name: str = "dicecam-reader"
     synth: SynthRecipe = SynthRecipe()
     test: TestRecipe = TestRecipe()
@@ -134,7 +141,13 @@ def _hand_written(field: str, path: Path | None) -> str | None:
 
 
 def load_recipe(path: str | Path | None = None) -> Recipe:
-    """Read a recipe YAML (default: the shipped reader's)."""
+    """Read a recipe YAML (default: the shipped reader's).
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a mapping, a key the recipe does not have, or a value out of its range,
+            said in one line naming the key.
+    """
     import yaml
 
     path = Path(path) if path is not None else DEFAULT_RECIPE
@@ -143,4 +156,24 @@ def load_recipe(path: str | Path | None = None) -> Recipe:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of recipe fields, got {type(data).__name__}")
-    return Recipe.model_validate(data)
+    try:
+        return Recipe.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"{path}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    """The first mistake pydantic found in a recipe, in one line: the key, what was expected
+    there and what came."""
+    errors = exc.errors()
+    error = errors[0]
+    key = ".".join(map(str, error["loc"]))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if error["type"] == "extra_forbidden":
+        section: type[BaseModel] = Recipe
+        for part in error["loc"][:-1]:
+            section = section.model_fields[str(part)].annotation  # type: ignore[assignment]
+        known = ", ".join(section.model_fields)
+        return f"unknown recipe key {key}: expected one of {known}{more}"
+    said = error["msg"][:1].lower() + error["msg"][1:]
+    return f"{key}: {said}, got {error['input']!r}{more}"
