@@ -244,3 +244,17 @@ def test_a_fine_tuned_reader_lowers_the_die_checks_threshold_to_keep_its_new_dic
     # a reader with no die check has nothing to calibrate
     verify_model_for(base).unlink()
     assert calibrate_verifier(base, [new / "images"], tmp_path / "x.onnx") is None
+
+
+def test_the_die_check_is_found_beside_its_detector_and_crops_as_the_shipped_one_was_trained(
+    tmp_path,
+):
+    shipped = REPO / "models" / "dicecam-reader.onnx"
+    assert verify_model_for(shipped) == shipped.with_name("dicecam-reader-verify.onnx")
+    assert verify_model_for(tmp_path / "reader.v2.onnx").name == "reader.v2-verify.onnx"
+    if not verify_model_for(shipped).is_file():
+        pytest.skip("no die check shipped")
+    trained = VerifyModel(verify_model_for(shipped))
+    # a die check without the metadata (an older export) crops as the shipped one was trained
+    plain = VerifyModel(models.bright_is_a_die(tmp_path / "plain.onnx"))
+    assert plain.context == trained.context == float(trained.metadata["context"])
