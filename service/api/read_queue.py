@@ -80,9 +80,12 @@ class ReadQueue:
         return cls(settings.read_workers, settings.read_queue, settings.upload_idle_s)
 
     def retry_after(self) -> int:
-        """Seconds until a worker is likely free for one more photo (at least 1)."""
-        rounds = math.ceil((self.in_flight + 1) / self.workers)
-        return max(1, math.ceil(rounds * self._read_s))
+        """Seconds until a place is likely free for a photo refused now (at least 1): the queue
+        is full, and a place frees when the first photo in it is answered, within about a read
+        (the reads' moving average) with every worker busy. The refused photo's own read, and
+        the photos waiting, are not counted: sent again then, it is admitted and waits in the
+        queue for a worker."""
+        return max(1, math.ceil(self._read_s))
 
     @asynccontextmanager
     async def ticket(self) -> AsyncIterator[None]:
