@@ -124,3 +124,53 @@ def test_one_reader_serves_several_threads_at_once(shipped, backend):
     with ThreadPoolExecutor(max_workers=6) as pool:
         together = list(pool.map(lambda p: [(d.value, d.box) for d in reader.read(p).dice], photos))
     assert together == alone
+
+
+def test_threads_and_providers_reach_the_runtime(shipped):
+    ort = open_detector(shipped, threads=3, backend="onnxruntime")
+    assert ort._sessions[0].get_session_options().intra_op_num_threads == 3
+    # the default CPU provider leaves the choice to the backend; any other list is onnxruntime's
+    cpu = open_detector(shipped, backend="openvino", providers=["CPUExecutionProvider"])
+    assert cpu.backend == "openvino"
+    with pytest.warns(UserWarning, match="CUDAExecutionProvider"):  # no CUDA here: CPU
+        gpu = open_detector(
+            shipped, backend="openvino", providers=["CUDAExecutionProvider", "CPUExecutionProvider"]
+        )
+    assert gpu.backend == "onnxruntime"
+    blob = np.random.default_rng(2).random((1, 3, 64, 96), dtype=np.float32)
+    ov = open_detector(shipped, threads=1, backend="openvino")
+    ov.run(blob)
+    (request,) = ov._static.values()
+    assert request.get_compiled_model().get_property("INFERENCE_NUM_THREADS") == 1
+    two = open_detector(shipped, threads=2, backend="openvino")
+    two.run(blob)
+    assert two._static[blob.shape].get_compiled_model().get_property("INFERENCE_NUM_THREADS") == 2
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_an_output_is_the_callers_and_the_next_run_leaves_it_alone(shipped, backend):
+    detector = open_detector(shipped, backend=backend)
+    rng = np.random.default_rng(3)
+    first, second = (rng.random((1, 3, 96, 128), dtype=np.float32) for _ in range(2))
+    out = detector.run(first)
+    kept = out.copy()
+    assert not np.array_equal(detector.run(second), kept)
+    np.testing.assert_array_equal(out, kept)  # not a view of the runtime's reused memory
+
+
+def test_a_model_file_written_over_in_place_gets_a_new_build(shipped, tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    monkeypatch.setattr(backends_module, "_compiled", {})
+    copy = tmp_path / "reader.onnx"
+    shutil.copyfile(shipped, copy)
+    blob = np.random.default_rng(4).random((1, 3, 64, 64), dtype=np.float32)
+    open_detector(copy, backend="openvino").run(blob)
+    builds = len(backends_module._compiled)
+    open_detector(copy, backend="openvino").run(blob)  # the same file: its builds again
+    assert len(backends_module._compiled) == builds
+    stat = copy.stat()  # the same path and size, saved again (a fine-tuned model's new weights)
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    open_detector(copy, backend="openvino").run(blob)
+    assert len(backends_module._compiled) == 2 * builds
