@@ -94,9 +94,10 @@ class ReadQueue:
         limit = self.workers + self.waiting
         if self.in_flight >= limit:
             wait = self.retry_after()
+            busy = "1 photo is" if self.in_flight == 1 else f"{self.in_flight} photos are"
             raise HTTPException(
                 503,
-                f"the reader is busy: {self.in_flight} photos are being read or waiting "
+                f"the reader is busy: {busy} being read or waiting "
                 f"(at most {self.workers} read at once and {self.waiting} wait: "
                 f"DICECAM_READ_WORKERS, DICECAM_READ_QUEUE); send the photo again in {wait} s",
                 headers={"Retry-After": str(wait)},

@@ -72,6 +72,7 @@ def test_retry_after_follows_the_reads_timed_not_the_photos_waiting(waiting):
     alone, error = asyncio.run(scenario())
     assert alone == 2
     assert error.status_code == 503 and error.headers == {"Retry-After": "2"}
-    assert f"{1 + waiting} photos are being read or waiting" in error.detail
+    busy = "1 photo is" if waiting == 0 else f"{1 + waiting} photos are"
+    assert f"the reader is busy: {busy} being read or waiting" in error.detail
     assert "send the photo again in 2 s" in error.detail
     assert queue.in_flight == 0
