@@ -119,3 +119,22 @@ def test_a_turns_file_elsewhere_gets_a_lock_of_its_own(tmp_path):
     refused = pytest.raises(UsageError, match="already uses .*elsewhere")
     with serve_lock(first), refused, serve_lock(other):
         pass
+
+
+def test_a_lock_held_before_its_holder_wrote_where_it_listens_names_what_it_knows(tmp_path):
+    """A server between its lock and its port check has written only its pid; a lock file
+    held by a process that wrote nothing names no pid: neither shows an empty address."""
+    import fcntl
+
+    lock = tmp_path / "serve.lock"
+    with serve_lock([lock]), pytest.raises(UsageError) as refused, serve_lock([lock]):
+        pass  # the first's address not written yet
+    said = str(refused.value)
+    assert f"another dicecam serve (pid {os.getpid()}) already uses {tmp_path} " in said
+    empty = tmp_path / "empty" / "serve.lock"
+    empty.parent.mkdir()
+    with open(empty, "w") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(UsageError) as refused, serve_lock([empty]):
+            pass
+    assert str(refused.value).startswith(f"another dicecam serve already uses {empty.parent} ")
