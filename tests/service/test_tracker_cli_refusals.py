@@ -63,3 +63,40 @@ def test_a_turn_the_tracker_refuses_is_said_listed_and_a_failure(
     assert err.startswith(f"rejected {refused}: ")
     code, out, _ = run(capsys, "outbox", "list", "--outbox-dir", str(outbox))
     assert code == 0 and [json.loads(line)["state"] for line in out.splitlines()] == ["rejected"]
+
+
+def test_deliver_takes_its_tracker_and_token_from_the_settings(
+    capsys, tmp_path, sqlite_tracker, join, monkeypatch
+):
+    """``DICECAM_TRACKER_URL`` and ``DICECAM_TRACKER_TOKEN`` stand for ``--url`` and ``--token``:
+    without the token read, deliver refused as if none was given (exit 2)."""
+    from service.tracker_client import TrackerClient, TurnSubmission
+
+    http, _ = sqlite_tracker
+    url = str(http.base_url).rstrip("/")
+    token = join(http, "ann")["Authorization"].removeprefix("Bearer ")
+    outbox = tmp_path / "outbox"
+    with TrackerClient(url, outbox_dir=outbox) as client:
+        client.queue(TurnSubmission(player="ann", score=75))  # refused: sent all the same
+    monkeypatch.setenv("DICECAM_TRACKER_URL", url)
+    monkeypatch.setenv("DICECAM_TRACKER_TOKEN", token)
+    code, out, _ = run(capsys, "outbox", "deliver", "--outbox-dir", str(outbox))
+    assert (code, out) == (1, "delivered 0, rejected 1, still queued 0\n")
+
+
+def test_a_turn_queued_for_another_tracker_is_counted_queued_and_a_failure(
+    capsys, tmp_path, sqlite_tracker, join
+):
+    """Left for the tracker it was queued for, it is still queued: said so, and exit 1."""
+    from service.tracker_client import TrackerClient, TurnSubmission
+
+    http, _ = sqlite_tracker
+    url = str(http.base_url).rstrip("/")
+    token = join(http, "ann")["Authorization"].removeprefix("Bearer ")
+    outbox = tmp_path / "outbox"
+    with TrackerClient(NOWHERE, outbox_dir=outbox) as client:
+        client.queue(TurnSubmission(player="ann", score=300))
+    argv = ["--url", url, "--token", token, "--outbox-dir", str(outbox)]
+    code, out, err = run(capsys, "outbox", "deliver", *argv)
+    assert (code, out) == (1, "delivered 0, rejected 0, still queued 1\n")
+    assert f"queued for the tracker at {NOWHERE} (deliver it with --url {NOWHERE}" in err
