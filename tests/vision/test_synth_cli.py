@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import cv2
+import pytest
 
 from service.cli import main
 
@@ -104,3 +105,82 @@ def test_synth_preview_draws_the_images_of_the_options(tmp_path):
     drawn = cv2.imread(str(numerals))
     assert (drawn == cv2.imread(str(tmp_path / "expected.png"))).all()
     assert not (drawn == cv2.imread(str(plain))).all()
+
+
+def _files(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_synth_gives_write_dataset_every_option_it_was_given(tmp_path, capsys):
+    """The dataset --out writes is the one write_dataset renders with the same options: none
+    dropped on the way (a share left out rendered the default scenes)."""
+    from vision.synth import write_dataset
+
+    options = {
+        "seed": 3,
+        "start": 1,
+        "val_fraction": 0.5,
+        "face_kind": "emblem",
+        "lean_share": 1.0,
+        "pieces_share": 1.0,
+        "elevation": (30.0, 40.0),
+        "wide_styles": 1.0,
+        "stone_share": 1.0,
+    }
+    args = ["synth", "--n", "2", "--size", "96", "64", "--quiet", "--out", str(tmp_path / "cli")]
+    args += ["--seed", "3", "--start", "1", "--val-fraction", "0.5", "--face-kind", "emblem"]
+    args += ["--lean-share", "1", "--pieces-share", "1", "--elevation", "30", "40"]
+    args += ["--wide-styles", "1", "--stone-share", "1"]
+    assert main(args) == 0
+    assert "wrote 2 images (1 train, 1 val)" in capsys.readouterr().out
+    write_dataset(tmp_path / "direct", 2, size=(96, 64), **options)
+    written = _files(tmp_path / "cli")
+    assert written == _files(tmp_path / "direct")
+    image = next(name for name in written if name.endswith(".jpg"))
+    assert cv2.imread(str(tmp_path / "cli" / image)).shape == (64, 96, 3)  # W H: 96 wide
+    write_dataset(tmp_path / "plain", 2, size=(96, 64), seed=3, start=1, val_fraction=0.5)
+    assert written.keys() == _files(tmp_path / "plain").keys()
+    assert written != _files(tmp_path / "plain")  # the options do change what is drawn
+
+
+def test_synth_takes_the_ends_of_each_range(tmp_path, capsys):
+    out = tmp_path / "d"
+    args = ["synth", "--n", "1", "--quiet", "--size", "64", "64", "--val-fraction", "0"]
+    assert main([*args, "--elevation", "90", "90", "--out", str(out)]) == 0, capsys.readouterr()
+    assert "wrote 1 images (1 train, 0 val)" in capsys.readouterr().out
+    sheet = tmp_path / "s.jpg"
+    assert main([*args, "--tile", "64", "--cols", "1", "--preview", str(sheet)]) == 0
+    assert cv2.imread(str(sheet)) is not None
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--workers", "0"], "--workers must be at least 1, got 0"),
+        (["--val-fraction", "1"], "--val-fraction must be in [0, 1), got 1.0"),
+        (["--val-fraction", "-0.1"], "--val-fraction must be in [0, 1), got -0.1"),
+        (["--size", "64", "4097"], "--size must be between 64 and 4096 pixels a side, got 64 4097"),
+        (["--size", "63", "64"], "--size must be between 64 and 4096 pixels a side, got 63 64"),
+        (["--elevation", "4", "10"], "--elevation must be LO HI with 5 <= LO <= HI <= 90"),
+        (["--elevation", "10", "91"], "--elevation must be LO HI with 5 <= LO <= HI <= 90"),
+        (["--start", "-1"], "--start must be 0 or more, got -1"),
+        (["--tile", "63"], "--tile must be between 64 and 2048 pixels, got 63"),
+        (["--tile", "2049"], "--tile must be between 64 and 2048 pixels, got 2049"),
+        (["--cols", "0"], "--cols must be at least 1, got 0"),
+        (["--wide-styles", "1.5"], "--wide-styles must be between 0 and 1, got 1.5"),
+        (["--lean-share", "-0.5"], "--lean-share must be between 0 and 1, got -0.5"),
+    ],
+)
+def test_synth_refuses_an_option_out_of_its_range_in_one_line(tmp_path, capsys, argv, said):
+    out = tmp_path / "d"
+    assert main(["synth", "--n", "1", "--out", str(out), *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_synth_refuses_a_preview_in_a_folder_that_is_not_there(tmp_path, capsys):
+    sheet = tmp_path / "nowhere" / "s.png"
+    assert main(["synth", "--preview", str(sheet)]) == 2
+    assert f"--preview folder does not exist: {sheet.parent}" in capsys.readouterr().err
+    assert not sheet.parent.exists()
