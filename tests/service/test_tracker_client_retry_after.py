@@ -73,3 +73,23 @@ def test_the_camera_page_login_passes_on_a_remote_429s_retry_after(serve, tmp_pa
         f"{DETAIL} (the tracker at {remote.url.rstrip('/')} counts every login sent through this "
         "service as from the service's address)"
     )
+
+
+@pytest.mark.parametrize(
+    ("header", "when"), [("120", "in 120 s"), ("soon", "after the wait it names")]
+)
+def test_submit_whose_login_is_throttled_queues_the_turn_and_says_when(
+    serve, tmp_path, capsys, header, when
+):
+    """``dicecam submit --password``: a 429 at the login queues the turn and says when to
+    deliver it: the Retry-After's seconds when it gives them."""
+    from dicecam_testing.cli import run_in_process
+
+    remote = serve(throttling(header))
+    outbox = tmp_path / "outbox"
+    argv = ["submit", "--player", "ann", "--password", "pass-word-1", "--score", "300"]
+    code, out, err = run_in_process(capsys, *argv, "--url", remote.url, "--outbox-dir", str(outbox))
+    assert code == 1 and out == ""
+    assert err.startswith("queued in the outbox, not delivered yet (could not log in): ")
+    assert err.endswith(f"; deliver it with `dicecam outbox deliver` {when}\n")
+    assert len(list((outbox / "pending").glob("*.json"))) == 1
