@@ -1,8 +1,9 @@
 """The camera page when the service hangs, in Debian's chromium (Playwright): every call is given
 up after the page's time-out (``?timeout_s=`` on its address, shortened here), the page says the
 service did not answer in time and gives its controls back; a move whose answer never came is
-not sent twice (the turn is read again first), and live mode keeps at most one frame in flight.
-The service is real; a gate in front of it holds the chosen routes until the test opens it.
+not sent twice (the turn is read again first), and live mode keeps at most one frame in flight;
+a photo waits longer than a move, and an answer that stalls mid-body times out too. The service
+is real; a gate in front of it holds the chosen routes (or a body) until the test opens it.
 """
 
 from __future__ import annotations
@@ -242,3 +243,91 @@ def test_calibration_calls_that_hang_time_out_and_leave_the_corners_to_save_agai
     page.click("#calib-save")
     expect(page.locator("#calib-status")).to_have_text("calibrated: 4 corners")
     assert not errors, errors
+
+
+def test_a_photo_is_waited_for_longer_than_a_move(chromium, gated):
+    """A photo sent (a FormData body) waits TIMEOUT_S.photo for its reading, any other call
+    TIMEOUT_S.call: a reading answered after the call's time-out is still shown."""
+    from playwright.sync_api import expect
+
+    server, gate = gated
+    page = chromium.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.evaluate(
+        "async () => { const m = await import('/static/page.js');"
+        " m.TIMEOUT_S.photo = 20; m.TIMEOUT_S.call = 1; }"
+    )
+    gate.hold("/api/v1/read", "/api/v1/score")
+    with page.expect_request(lambda r: r.url.endswith("/api/v1/read")):
+        page.set_input_files(
+            "#file",
+            files=[{"name": "r.jpg", "mimeType": "image/jpeg", "buffer": server.sample.jpeg}],
+        )
+    page.wait_for_timeout(2500)  # past the call's time-out, well within the photo's
+    note = page.locator("#reading-note")
+    assert LATE not in note.inner_text()
+    gate.release()
+    expect(page.locator("#dice .die")).to_have_count(6)
+    assert LATE not in note.inner_text()
+
+    gate.hold("/api/v1/score")  # a roll typed in is a call: given up after 1 s
+    page.fill("#typed", "1 5 2 3 4 6")
+    page.press("#typed", "Enter")
+    expect(page.locator("#message")).to_contain_text(f"{LATE} (1 s)")
+    gate.release()
+    assert not errors, errors
+
+
+class StalledBody:
+    """ASGI wrapper of ``app``: the answer to a path ending with ``path`` sends its headers and
+    all its body but the last byte, then stalls until :meth:`release` (a connection that hangs
+    mid-answer)."""
+
+    def __init__(self, app, path: str) -> None:
+        self.app, self.path, self.go = app, path, threading.Event()
+
+    def release(self) -> None:
+        self.go.set()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith(self.path):
+            await self.app(scope, receive, send)
+            return
+
+        async def stalled(message) -> None:
+            body = message.get("body", b"")
+            if message["type"] == "http.response.body" and len(body) > 1:
+                most = len(body) - 1
+                await send({"type": "http.response.body", "body": body[:most], "more_body": True})
+                await anyio.to_thread.run_sync(self.go.wait, 30)
+                message = {**message, "body": body[most:]}
+            await send(message)
+
+        await self.app(scope, receive, stalled)
+
+
+def test_an_answer_that_stalls_mid_body_times_out_as_one_that_never_came(chromium, tmp_path):
+    """The headers came (200) but not the rest of the body: given up at the time-out and said
+    so, not taken as an empty answer."""
+    from playwright.sync_api import expect
+
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    stall = StalledBody(app, "/api/v1/score")
+    with LiveServer(stall) as server:
+        page = chromium.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/?timeout_s=5")  # the headers come well within it
+        page.fill("#typed", "1 5 2 3 4 6")
+        try:
+            with page.expect_response(lambda r: "/api/v1/score" in r.url) as answer:
+                page.press("#typed", "Enter")
+            assert answer.value.status == 200  # the headers came ...
+            expect(page.locator("#message")).to_contain_text(  # ... the body did not
+                f"{LATE} (5 s): nothing on this page is lost, try again.", timeout=15_000
+            )
+        finally:
+            stall.release()
+        assert not errors, errors
