@@ -106,8 +106,8 @@ def _check_model(flag: Path | None) -> None:
         DiceReader(model, warmup=False)
     except ModelError as exc:
         raise UsageError(f"{expected}: {exc}") from None
-    except ValueError:  # another DICECAM_* setting: the reader names it at the first photo
-        pass
+    except ValueError as exc:  # a DICECAM_* setting this model cannot take: the reader names it
+        raise UsageError(str(exc)) from None
     if flag is not None:
         os.environ["DICECAM_MODEL"] = str(flag.resolve())
 

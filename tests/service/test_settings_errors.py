@@ -88,6 +88,28 @@ def test_a_bad_variable_is_one_line_naming_it(
     assert f"{name}: " in line and expected in line and repr(value) in line, line
 
 
+def test_a_size_the_served_model_cannot_take_stops_serve_at_its_start(
+    tmp_path, monkeypatch, capsys, no_server
+):
+    """A --model exported with a fixed 320x320 input and DICECAM_IMGSZ=640 (a size the settings
+    take): serve said ok and answered every photo 503."""
+    pytest.importorskip("onnx", reason="the onnx package builds the test model")
+    from dicecam_testing import onnx_models
+
+    fixed = onnx_models.make_model(
+        tmp_path / "fixed.onnx", onnx_models.raw_preds([(160, 128, 20, 20, {4: 0.9})])
+    )
+    monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DICECAM_PORT", "0")
+    monkeypatch.setenv("DICECAM_IMGSZ", "640")
+    assert main(["serve", "--model", str(fixed)]) == 2
+    line = _one_line(capsys)
+    assert "DICECAM_IMGSZ: " in line and "fixed 320x320 input" in line and "imgsz 640" in line
+    monkeypatch.setenv("DICECAM_IMGSZ", "320")  # its own size: served
+    with pytest.raises(AssertionError, match="started serving"):
+        main(["serve", "--model", str(fixed)])
+
+
 def _taken_port() -> socket.socket:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
