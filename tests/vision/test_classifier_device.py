@@ -56,12 +56,12 @@ KW = {"epochs": 6, "batch": 32, "width": 0.5, "seed": 1, "lr": 0.01, "log": lamb
 LEARNT = 0.6  # of fresh crops read right after 6 epochs (chance: 1 in 6; a GPU's draws differ)
 
 
-def test_on_the_cpu_it_learns_and_every_batch_stays_there(monkeypatch):
+def test_on_the_cpu_every_batch_stays_there(monkeypatch):
     seen = _watched(monkeypatch)
-    crops, classes = _dice(240)
-    model = train_classifier(crops, classes, device="cpu", **KW)
-    assert set(seen) == {"cpu"}
-    assert evaluate_classifier(model, *_dice(120, seed=1)) >= LEARNT
+    crops, classes = _dice(64)
+    model = train_classifier(crops, classes, device="cpu", **{**KW, "epochs": 1})
+    assert seen and set(seen) == {"cpu"}
+    assert {p.device.type for p in model.parameters()} == {"cpu"}
 
 
 @needs_cuda
