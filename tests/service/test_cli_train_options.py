@@ -153,3 +153,19 @@ def test_missing_float_weights_are_a_usage_error_only_for_the_int8_step(
     assert code == 2 and f"no float weights at {tmp_path / 'x.pt'}" in err
     with pytest.raises(FileNotFoundError):
         run(capsys, "train", "--stage", "faces", "--work", str(tmp_path / "w"))
+
+
+def test_fine_tuning_fills_in_the_defaults_its_help_gives(capsys, tmp_path, monkeypatch):
+    """--from without --holdout, --replay or --detector: 0.2, 300 and auto, as --help says."""
+    import vision.train.finetune as finetune
+
+    from dicecam_testing.finetune import new_dice, starting_model
+
+    seen: dict[str, argparse.Namespace] = {}
+    monkeypatch.setattr(finetune, "check_starting_model", lambda base: None)
+    monkeypatch.setattr(finetune, "finetune", lambda recipe, args: seen.update(args=args) or 0)
+    base, data = starting_model(tmp_path / "base"), new_dice(tmp_path / "data")
+    argv = ["train", "--from", str(base), "--data", str(data), "--out", str(tmp_path / "out")]
+    assert run(capsys, *argv)[0] == 0
+    args = seen["args"]
+    assert (args.holdout, args.replay, args.detector, args.freeze) == (0.2, 300, "auto", None)
