@@ -107,9 +107,9 @@ def train_faces(
 
     ``replay_dirs``: dice the model already reads (fine-tuning), mixed in so it does not forget
     them; the ``train_dirs`` crops are repeated until the replay crops are about
-    ``replay_share`` of each epoch. ``join``: classifiers (``.pt``) the trained one is joined
-    with (:func:`vision.train.classifier.join_classifiers`: the mean of their probabilities is
-    what is exported). ``tune_last``: starting from a joined model, train its last member only.
+    ``replay_share`` of each epoch (0: none). ``join``: classifiers (``.pt``) the trained one is
+    joined with (:func:`vision.train.classifier.join_classifiers`: the mean of their
+    probabilities is what is exported). ``tune_last``: starting from a joined model, train its last member only.
     ``device``: where it trains, ``"cpu"`` or a CUDA GPU by its number (``"0"``).
     The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later;
     the ONNX file is quantized to int8 when the recipe says so (``faces.int8``, the default),
@@ -128,9 +128,9 @@ def train_faces(
 
     x, y = load_crops(train_dirs, jitter=recipe.faces.jitter)
     log(f"face classifier: {len(x)} crops from {len(train_dirs)} folders")
-    if replay_dirs and len(x):
-        if not 0.0 <= replay_share < 1.0:
-            raise ValueError(f"expected 0 <= replay_share < 1, got {replay_share}")
+    if replay_dirs and not 0.0 <= replay_share < 1.0:
+        raise ValueError(f"expected 0 <= replay_share < 1, got {replay_share}")
+    if replay_dirs and len(x) and replay_share > 0:  # a share of 0: no replay crops
         rx, ry = load_crops(replay_dirs, jitter=0)
         repeat = max(1, round(len(rx) * (1 - replay_share) / (replay_share * len(x))))
         x = np.concatenate([np.tile(x, (repeat, 1, 1, 1)), rx])
