@@ -50,8 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--show",
         metavar="OUT.png",
         type=Path,
-        help="write the photo with the boundary drawn (default, a proposal not stored: "
-        "PHOTO-calibration.png in the current folder)",
+        help="write the photo with the boundary drawn here (default: PHOTO-calibration.png in "
+        "the current folder for a proposal; none when --points or --accept stores a boundary)",
     )
     p.add_argument(
         "--out",

@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="every photo shows N dice: the reader fits its dice to N, and the photos it still "
         "reads short are listed first for review",
     )
-    _add_write_options(p)
+    _add_write_options(p, version="the model file's name, such as dicecam-reader")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
     p.set_defaults(func=run)
@@ -99,12 +99,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     conv.add_argument(
         "--to", choices=FORMATS, required=True, dest="to_fmt", help="label format to write"
     )
-    _add_write_options(conv)
+    _add_write_options(conv, version="dicecam")
     conv.add_argument("--overwrite", action="store_true", help="write into a non-empty --out")
     conv.set_defaults(func=run_convert)
 
 
-def _add_write_options(p: argparse.ArgumentParser) -> None:
+def _add_write_options(p: argparse.ArgumentParser, *, version: str) -> None:
     p.add_argument(
         "--images",
         choices=("copy", "link", "none"),
@@ -119,8 +119,8 @@ def _add_write_options(p: argparse.ArgumentParser) -> None:
         "--model-version",
         default=None,
         metavar="NAME",
-        help="Label Studio predictions model_version (default: the model's name; dicecam for "
-        "convert)",
+        help="the model name Label Studio shows for the pre-annotations (their model_version; "
+        f"default: {version})",
     )
     p.add_argument(
         "--cocked-class",

@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         metavar="URL",
         help="sqlite:///file or postgresql+psycopg://... (default DICECAM_TRACKER_DATABASE_URL, "
-        "else <data dir>/tracker.sqlite3)",
+        "else tracker.sqlite3 in the data dir: DICECAM_DATA_DIR, else ~/.dicecam)",
     )
     add_admin_options(p)  # --create-admin, --timezone, --reset-password
     p.set_defaults(func=run_tracker)

@@ -67,7 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         dest="from_model",
         type=Path,
         default=None,
-        help="fine-tune this model (NAME.onnx with NAME.pt and NAME-faces.pt beside it)",
+        metavar="MODEL",
+        help="fine-tune this model: NAME.onnx (or NAME) with its detector checkpoint NAME.pt "
+        "beside it; the face classifier goes on from NAME-faces.pt when that is there too, "
+        "else it is trained anew",
     )
     p.add_argument(
         "--epochs", type=int, default=None, help="detector epochs (overrides the recipe)"
