@@ -247,13 +247,27 @@ def run_submit(args: argparse.Namespace) -> int:
         )
         return 1
     except TrackerUnavailable as exc:
-        print(f"queued in the outbox, not delivered yet: {exc}", file=sys.stderr)
+        print(
+            f"queued in the outbox, not delivered yet: {exc}; {_deliver_later(exc)}",
+            file=sys.stderr,
+        )
         return 1
     except TrackerRejected as exc:
         print(f"refused: {exc.detail}", file=sys.stderr)
         return 1
     print(f"stored: {result['player']} {result['score']} on {result['day']} (turn {result['id']})")
     return 0
+
+
+def _deliver_later(exc: Exception) -> str:
+    """How to deliver a turn ``submit`` queued: once the tracker is back, or, queued for an
+    address that answered as no tracker does (``exc`` raised while that was found), with the
+    tracker's address and ``--retarget``."""
+    from service.tracker_client import TrackerNotFound
+
+    if isinstance(exc.__context__, TrackerNotFound):
+        return "send it to the tracker with `dicecam outbox deliver --url TRACKER --retarget`"
+    return "deliver it with `dicecam outbox deliver` once the tracker is back"
 
 
 def run_outbox(args: argparse.Namespace) -> int:

@@ -64,6 +64,25 @@ def test_deliver_while_the_tracker_is_down_keeps_the_turns(
     assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
 
 
+def test_a_turn_submitted_while_the_tracker_is_down_says_how_to_deliver_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with bound_socket() as held:  # a port of this test's on which nothing listens
+        url = f"http://127.0.0.1:{held.getsockname()[1]}"
+        outbox = ["--outbox-dir", str(tmp_path / "outbox"), "--token", "a-token"]
+        submit = ["submit", "--url", url, "--player", "ann", "--score", "600", *outbox]
+        assert main(submit) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"queued in the outbox, not delivered yet: cannot reach the tracker at {url}"
+    )
+    assert err.rstrip().endswith(
+        "deliver it with `dicecam outbox deliver` once the tracker is back"
+    )
+    assert len(err.strip().splitlines()) == 1
+    assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
+
+
 def test_a_turn_sent_to_the_service_stays_queued_for_its_tracker(
     service_url: str, midday_zone: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -79,6 +98,9 @@ def test_a_turn_sent_to_the_service_stays_queued_for_its_tracker(
     err = capsys.readouterr().err
     assert err.startswith("queued in the outbox, not delivered yet: expected a tracker at "), err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    # it says how to send it on (it said nothing, and a second submit queued a second turn)
+    hint = "send it to the tracker with `dicecam outbox deliver --url TRACKER --retarget`"
+    assert err.rstrip().endswith(hint), err
     assert len(list((tmp_path / "outbox" / "pending").glob("*.json"))) == 1
     assert main(["outbox", "deliver", "--url", tracker, "--retarget", *outbox]) == 0
     assert "delivered 1, rejected 0, still queued 0" in capsys.readouterr().out
