@@ -1,4 +1,5 @@
-"""The benchmark commands README.md and docs/*.md quote name scripts and options that exist.
+"""The benchmark commands the docs (README.md, docs/, models/, datasets/) quote name scripts and
+options that exist.
 
 Static: the scripts are read, not run (tests/benchmarks is out of the default test run).
 """
@@ -12,7 +13,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "tests" / "benchmarks"
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [
+    REPO / "README.md",
+    *sorted((REPO / "docs").glob("*.md")),
+    *sorted((REPO / "models").glob("*.md")),
+    *sorted((REPO / "datasets").rglob("*.md")),
+]
 
 # a code span naming a benchmark script, and the rest of the span (its options)
 COMMAND = re.compile(r"`([^`]*?)\b(bench_\w+)\.py([^`]*)`")

@@ -1,6 +1,6 @@
 """The ``dicecam`` and ``python -m vision.train.X`` commands the docs quote run as written.
 
-README.md, docs/*.md and the model cards (models/*.md) quote commands in code spans and fenced
+README.md, docs/*.md, the model cards (models/*.md) and datasets/**/*.md quote commands in code spans and fenced
 code blocks. Each is checked against the real argparse parser, without running it: the
 subcommand exists, every ``--option`` is one the (sub)command takes, spelled out in full, and a
 value given to an option (or positional) with choices is one of them. Upper-case words (``SET``,
@@ -35,6 +35,7 @@ DOCS = [
     REPO / "README.md",
     *sorted((REPO / "docs").glob("*.md")),
     *sorted((REPO / "models").glob("*.md")),
+    *sorted((REPO / "datasets").rglob("*.md")),  # synth.md, README.md, the card's recipe parts
 ]
 
 FENCE = re.compile(r"^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", re.M | re.S)
