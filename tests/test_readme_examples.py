@@ -134,3 +134,23 @@ def test_the_readme_reading_example_runs_as_shown(
     values, bust = capsys.readouterr().out.rsplit("]", 1)
     assert sorted(json.loads(values + "]")) == sorted(truth[photo]["values"])
     assert bust.strip() == "False"
+
+
+def test_the_readme_names_every_field_of_a_json_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's account of `dicecam read --json` names each field a line holds, and no other."""
+    prose = " ".join(readme_section("Reading dice").split())
+    said = re.search(
+        r"Each line of `--json` holds (.*?) a photo that cannot be read gives (`.*?`)", prose
+    )
+    assert said, "README no longer says what a line of `dicecam read --json` holds"
+    named = set(re.findall(r"`([a-z_]+)`", said.group(1)))
+    monkeypatch.setenv("DICECAM_BACKEND", "onnxruntime")
+    (tmp_path / "notes.jpg").write_text("not a photo")
+    photos = [str(SAMPLES / "roll-s21-014.jpg"), str(tmp_path / "notes.jpg")]
+    assert main(["read", "--json", *photos]) == 1
+    reading, unreadable = map(json.loads, capsys.readouterr().out.splitlines())
+    fields = set(reading) | {key for die in reading["dice"] for key in die}
+    assert named == fields
+    assert said.group(2) == "`{" + ", ".join(f'"{k}"' for k in unreadable) + "}`"
