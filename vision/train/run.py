@@ -93,6 +93,11 @@ def train_reader(recipe: Recipe, args: argparse.Namespace) -> int:
             f"expected the face classifier's float weights at {faces_pt}: the int8 build is "
             "made from them (train them with --stage faces)"
         )
+    if stage == "card" and not (out / f"{name}.onnx").is_file():  # before rendering any data
+        raise FileNotFoundError(
+            f"expected the model at {out / f'{name}.onnx'}: --stage card measures it and writes "
+            "its card (make it with --stage detector and --stage faces, or with no --stage)"
+        )
     if stage != "all":
         before = _model_state(out, name)
         try:
