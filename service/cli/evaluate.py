@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "as roboflow-dice): report the false busts the reader calls on them"
         ),
     )
-    p.add_argument(
+    told = p.add_mutually_exclusive_group()  # the count a photo holds, or the dice rolled
+    told.add_argument(
         "--expect-count",
         action="store_true",
         help=(
@@ -56,13 +57,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "does during a turn: it then keeps the likeliest dice, or adds faint ones, to that count"
         ),
     )
-    p.add_argument(
+    told.add_argument(
         "--expect-rolled",
         action="store_true",
         help=(
             "tell the reader how many dice were rolled (a synthetic photo's sidecar counts them "
             "all, hidden and out of the photo too; the labels' count without one), as a turn "
-            "does: a die the photo does not show is missing, a bust, and the busts count it"
+            "does: a die the photo does not show is missing, a bust, and the busts count it (not with "
+            "--expect-count)"
         ),
     )
     add_reader_options(p)

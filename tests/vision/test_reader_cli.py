@@ -241,6 +241,12 @@ def test_eval_expect_rolled_counts_a_die_out_of_the_photo_as_a_caught_bust(
     assert data["table"]["all_busts_caught"] == 1 and data["table"]["bust_rolls"] == 0
     assert main(["eval", str(ds), "--model", str(model), "--expect-rolled"]) == 0
     assert "any die off     100.00%  (1/1 rolls" in capsys.readouterr().out
+    # told both the photo's count and the dice rolled, the second won without a word: refused
+    with pytest.raises(SystemExit) as stopped:
+        main(["eval", str(ds), "--model", str(model), "--expect-count", "--expect-rolled"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --expect-rolled: not allowed with argument --expect-count" in err, err
 
 
 def test_eval_all_on_table_reports_false_busts(model, tmp_path, capsys, monkeypatch):
