@@ -177,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("expected PHOTO (a photo from the fixed camera), or --clear")
     if args.points and args.accept:
         raise UsageError("expected --points or --accept, not both")
+    if args.normalised and not args.points:  # it would be dropped without a word
+        raise UsageError("expected --points with --normalised (it says they are fractions)")
     try:
         img = load_image(args.photo)
     except ImageError as exc:

@@ -40,6 +40,15 @@ def test_clear_says_whether_a_calibration_was_removed(photo, tmp_path, capsys):
     assert not out.exists()
 
 
+def test_normalised_without_points_is_refused_and_proposes_nothing(photo, tmp_path, capsys):
+    """It was dropped without a word: a proposal came as if it had not been given."""
+    show = tmp_path / "p.png"
+    assert main(["calibrate", str(photo), "--normalised", "--show", str(show)]) == 2
+    err = capsys.readouterr().err
+    assert "expected --points with --normalised (it says they are fractions)" in err
+    assert not show.exists()
+
+
 def test_points_take_a_semicolon_and_exactly_two_numbers():
     assert parse_points(["40;30", "600,25.5"]) == [(40.0, 30.0), (600.0, 25.5)]
     with pytest.raises(UsageError, match=r"expected --points as X,Y pairs .*got '1,2,3'"):
