@@ -198,8 +198,12 @@ def _steps(
         print(f"face classifier -> {faces}")
     if stage in ("all", "card"):
         evaluations = {}
-        if prepared.synth_dir is not None:
+        if prepared.synth_dir is not None and _has_photos(prepared.synth_dir / "images" / "val"):
             evaluations["synthetic val"] = evaluate_model(onnx, prepared.synth_dir, split="val")
+        elif prepared.synth_dir is not None:  # a few photos at the recipe's val_fraction: none
+            print(
+                f"synthetic val: no photo in {prepared.synth_dir / 'images' / 'val'}, not measured"
+            )
         test = synth_test_set(recipe, args.work.resolve())
         if test is not None:
             evaluations[f"synthetic test (seed {recipe.test.seed}, held out)"] = evaluate_model(
@@ -233,6 +237,15 @@ def _steps(
             overview=recipe.card_overview_text(),
         )
         print(f"model card -> {card}")
+
+
+def _has_photos(folder: Path) -> bool:
+    """Whether ``folder`` holds a photo (its subfolders too)."""
+    from vision.io import TRAINING_SUFFIXES
+
+    return folder.is_dir() and any(
+        p.suffix.lower() in TRAINING_SUFFIXES for p in folder.rglob("*") if p.is_file()
+    )
 
 
 def _ship_soup(checkpoints: list[Path], work: Path, onnx: Path, *, imgsz: int) -> int:
