@@ -172,7 +172,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.labelling import find_photos, label_folder
 
     if not args.photos.is_dir():
-        raise UsageError(f"PHOTOS must be a folder of photos, got {str(args.photos)!r}")
+        what = "a file" if args.photos.exists() else "no such folder"
+        raise UsageError(f"PHOTOS must be a folder of photos, got {str(args.photos)!r} ({what})")
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise UsageError(f"--conf must be between 0 and 1, got {args.conf}")
     if args.expect is not None and args.expect < 1:
