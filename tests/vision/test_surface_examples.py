@@ -98,3 +98,34 @@ def test_flips_happen_both_ways_over_a_batch():
     left = surface[:, :, :8].sum((1, 2)) > surface[:, :, 8:].sum((1, 2))
     top = surface[:, :8].sum((1, 2)) > surface[:, 8:].sum((1, 2))
     assert 0 < left.sum() < 24 and 0 < top.sum() < 24
+
+
+def test_a_split_gives_rgb_photos_their_regions_and_the_map_of_labelled_dice_only(tmp_path):
+    import json
+
+    from vision.train.surface_data import load_surface_split
+
+    root = tmp_path / "s"
+    (root / "images" / "train").mkdir(parents=True)
+    (root / "meta" / "train").mkdir(parents=True)
+    photo = np.zeros((80, 160, 3), np.uint8)
+    photo[..., 0] = 250  # blue, as OpenCV writes it (BGR)
+    cv2.imwrite(str(root / "images" / "train" / "a.jpg"), photo)
+    meta = {
+        "width": 160,
+        "height": 80,
+        "outline": [[0, 0], [80, 0], [80, 80], [0, 80]],  # the left half of the photo
+        "table_outline": [[0, 0], [80, 0], [80, 80], [0, 80]],
+        "dice": [
+            {"labelled": True, "box": [130, 30, 150, 50]},  # right, near the middle
+            {"labelled": False, "box": [10, 5, 30, 25]},  # hidden past labelling: no map
+        ],
+    }
+    (root / "meta" / "train" / "a.json").write_text(json.dumps(meta))
+    images, codes = load_surface_split(root, "train", size=32, dice=True)
+    assert images.shape == (1, 32, 32, 4) and codes.shape == (1, 32, 32)
+    assert images[0, 16, 16, 2] > 200 and images[0, 16, 16, 0] < 50  # RGB: blue last
+    assert (codes[0, :, :14] == TABLE_IN_PLAY).all() and (codes[0, :, 18:] == OFF).all()
+    where = images[0, ..., 3]
+    assert where[:, 25:31].max() == 255  # the labelled die, 28 of 32 across
+    assert where[:, :16].max() == 0  # nothing where the hidden one lies
