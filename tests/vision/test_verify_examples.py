@@ -111,3 +111,17 @@ def test_real_photos_add_background_boxes_as_false_ones(tmp_path):
     added = figures[3]["train_false"] - figures[1]["train_false"]
     assert added == 2 * len(train_photos)
     assert figures[3]["train_boxes"] - figures[1]["train_boxes"] == added
+
+
+@pytest.mark.parametrize("keep", [0.0, -0.5, 1.5])
+def test_a_keep_that_is_not_a_share_is_refused_before_anything_runs(tmp_path, keep):
+    # keep 0 took the die past the last one (IndexError after mining and training), 1.5 a
+    # threshold from the wrong end of the dice, without a word
+    from vision.train.verify import calibrate_verifier, train_verifier
+
+    message = f"keep must be a share of the dice, more than 0 and at most 1, got {keep}"
+    with pytest.raises(ValueError, match=message):
+        train_verifier([tmp_path / "nowhere"], tmp_path / "v.onnx", keep=keep)
+    with pytest.raises(ValueError, match=message):
+        calibrate_verifier(tmp_path / "none.onnx", [], tmp_path / "v.onnx", keep=keep)
+    assert not (tmp_path / "v.onnx").exists()

@@ -65,9 +65,12 @@ def train_verifier(
     of the mined crops, reused when present. Returns the figures for the model card.
 
     Raises:
-        ValueError: the mined boxes hold no die or no false one.
+        ValueError: ``keep`` is not a share (more than 0, at most 1); the mined boxes hold no
+            die or no false one.
     """
     from vision import DiceReader
+
+    _check_keep(keep)
 
     from .classifier import train_classifier
     from .offtable import save_context_model, share_at, val_probabilities
@@ -160,7 +163,11 @@ def calibrate_verifier(
 
     Retraining the check on a few dozen photos was tried and made it forget the false boxes it
     had learned (see the model card), so only its threshold moves.
+
+    Raises:
+        ValueError: ``keep`` is not a share (more than 0, at most 1).
     """
+    _check_keep(keep)
 
     from vision import DiceReader
     from vision.verify import VerifyModel, verify_model_for
@@ -191,6 +198,11 @@ def calibrate_verifier(
         f"({dropped} of {len(p)} new dice were under the old one)"
     )
     return {"dice": len(p), "dropped_before": dropped, "threshold": threshold}
+
+
+def _check_keep(keep: float) -> None:
+    if not 0 < keep <= 1:
+        raise ValueError(f"keep must be a share of the dice, more than 0 and at most 1, got {keep}")
 
 
 def _keeping(p: np.ndarray, keep: float) -> float:
