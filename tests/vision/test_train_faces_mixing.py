@@ -141,3 +141,18 @@ def test_the_onnx_file_is_int8_when_the_recipe_says_so_and_the_pt_stays_float(
     assert all(p.dtype == torch.float32 for p in saved.parameters())
     state = trained[0]["model"].state_dict()
     assert all(torch.equal(v, state[k]) for k, v in saved.state_dict().items())
+
+
+@pytest.mark.slow
+def test_shipping_a_detector_keeps_its_checkpoint_beside_the_export(tmp_path: Path):
+    pytest.importorskip("ultralytics", reason="exporting a detector needs ultralytics")
+    import onnxruntime as ort
+
+    from vision.train.pipeline import ship_detector
+
+    weights = Path(__file__).resolve().parents[2] / "models" / "dicecam-reader.pt"
+    out = ship_detector(weights, tmp_path / "d.onnx", imgsz=128)
+    assert out == tmp_path / "d.onnx"
+    assert out.with_suffix(".pt").read_bytes() == weights.read_bytes()  # fine-tuned from later
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    assert session.get_modelmeta().custom_metadata_map["imgsz"] == "[128, 128]"
