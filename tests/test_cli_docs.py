@@ -1,10 +1,10 @@
 """The ``dicecam`` and ``python -m vision.train.X`` commands the docs quote run as written.
 
-README.md, docs/*.md, the model cards (models/*.md) and datasets/**/*.md quote commands in code spans and fenced
-code blocks. Each is checked against the real argparse parser, without running it: the
-subcommand exists, every ``--option`` is one the (sub)command takes, spelled out in full, and a
-value given to an option (or positional) with choices is one of them. Upper-case words (``SET``,
-``N``), ``...`` and ``<...>`` are placeholders and stand for any value.
+README.md, docs/*.md, the model cards (models/*.md) and datasets/**/*.md quote commands in code
+spans and fenced code blocks. Each is checked against the real argparse parser, without running
+it: the subcommand exists, every ``--option`` is one the (sub)command takes, spelled out in
+full, and a value given to an option (or positional) with choices is one of them. Upper-case
+words (``SET``, ``N``), ``...`` and ``<...>`` are placeholders and stand for any value.
 
 A model card records how a shipped model was made; an option a later version renamed or removed
 stays in its commands, and the card says so with a marker the test reads::

@@ -63,8 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=(
             "tell the reader how many dice were rolled (a synthetic photo's sidecar counts them "
             "all, hidden and out of the photo too; the labels' count without one), as a turn "
-            "does: a die the photo does not show is missing, a bust, and the busts count it (not with "
-            "--expect-count)"
+            "does: a die the photo does not show is missing, a bust, and the busts count it "
+            "(not with --expect-count)"
         ),
     )
     add_reader_options(p)

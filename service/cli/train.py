@@ -347,7 +347,8 @@ def _check_fine_tuning(args: argparse.Namespace) -> None:
 
 
 def _check_device(device: str) -> None:
-    """Refuse a device the detector and face classifier cannot train on, before any data is rendered."""
+    """Refuse a device the detector and face classifier cannot train on, before any data is
+    rendered."""
     if device == "cpu":
         return
     if not (device.isascii() and device.isdecimal()):  # '²' is a digit int() refuses

@@ -109,7 +109,8 @@ def train_faces(
     them; the ``train_dirs`` crops are repeated until the replay crops are about
     ``replay_share`` of each epoch (0: none). ``join``: classifiers (``.pt``) the trained one is
     joined with (:func:`vision.train.classifier.join_classifiers`: the mean of their
-    probabilities is what is exported). ``tune_last``: starting from a joined model, train its last member only.
+    probabilities is what is exported). ``tune_last``: starting from a joined model, train its
+    last member only.
     ``device``: where it trains, ``"cpu"`` or a CUDA GPU by its number (``"0"``).
     The torch weights are saved beside the ONNX file (``.pt``) so it can be fine-tuned later;
     the ONNX file is quantized to int8 when the recipe says so (``faces.int8``, the default),
