@@ -29,6 +29,7 @@ from vision import (
 from vision.types import Die
 
 from dicecam_testing.cli import DICECAM, ROOT, interrupt_when
+from dicecam_testing.video import write_clip
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
@@ -40,19 +41,6 @@ FORMATS = [("MJPG", ".avi"), ("mp4v", ".mp4")]
 
 def photo(name: str) -> np.ndarray:
     return cv2.imread(str(SAMPLES / name))
-
-
-def write_clip(
-    path: Path, frames: Sequence[np.ndarray], *, fps: float = 10, fourcc: str = "MJPG"
-) -> Path:
-    h, w = frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), fps, (w, h))
-    if not writer.isOpened():
-        pytest.skip(f"this OpenCV build writes no {fourcc} video")
-    for frame in frames:
-        writer.write(frame)
-    writer.release()
-    return path
 
 
 def blank(n: int) -> list[np.ndarray]:

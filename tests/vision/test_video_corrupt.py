@@ -19,22 +19,13 @@ import pytest
 from service.cli import main
 from vision import VideoError, VideoInfo, video_frames
 
+from dicecam_testing.video import write_clip
+
 REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
 SAMPLES = REPO / "datasets" / "samples"
 TRUTH = json.loads((SAMPLES / "truth.json").read_text(encoding="utf-8"))
 A, B = "roll-s21-009.jpg", "roll-s21-014.jpg"
-
-
-def write_clip(path: Path, frames: list[np.ndarray], fourcc: str) -> Path:
-    h, w = frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), 10, (w, h))
-    if not writer.isOpened():
-        pytest.skip(f"this OpenCV build writes no {fourcc} video")
-    for frame in frames:
-        writer.write(frame)
-    writer.release()
-    return path
 
 
 def noise(n: int) -> list[np.ndarray]:
@@ -44,7 +35,7 @@ def noise(n: int) -> list[np.ndarray]:
 
 def cut_mp4(path: Path) -> Path:
     """An MP4 of 20 frames cut at 90%: its index (moov), written last, is lost."""
-    data = write_clip(path.with_name("whole.mp4"), noise(20), "mp4v").read_bytes()
+    data = write_clip(path.with_name("whole.mp4"), noise(20), fourcc="mp4v").read_bytes()
     assert data.rfind(b"moov") > len(data) * 0.9  # what this test relies on
     path.write_bytes(data[: len(data) * 9 // 10])
     return path
@@ -58,7 +49,7 @@ def zeros(path: Path) -> Path:
 def undecodable_avi(path: Path, first_bad: int = 0) -> Path:
     """An MJPG AVI of 20 frames whose header and index are whole, and whose frames from
     ``first_bad`` on hold zeros where their JPEG data was."""
-    data = bytearray(write_clip(path, noise(20), "MJPG").read_bytes())
+    data = bytearray(write_clip(path, noise(20), fourcc="MJPG").read_bytes())
     movi, idx1 = data.index(b"movi"), data.index(b"idx1")
     chunks = [movi + m.start() for m in re.finditer(rb"00dc", bytes(data[movi:idx1]))]
     assert len(chunks) == 20
@@ -72,7 +63,7 @@ def undecodable_avi(path: Path, first_bad: int = 0) -> Path:
 
 def undecodable_mp4(path: Path) -> Path:
     """An MP4 whose index is whole and whose frame data (mdat) is all zeros."""
-    data = bytearray(write_clip(path, noise(20), "mp4v").read_bytes())
+    data = bytearray(write_clip(path, noise(20), fourcc="mp4v").read_bytes())
     mdat, moov = data.index(b"mdat"), data.rindex(b"moov")
     data[mdat + 4 : moov - 4] = bytes(moov - 4 - mdat - 4)
     path.write_bytes(bytes(data))
@@ -158,7 +149,9 @@ def test_dicecam_read_says_each_bad_video_and_reads_the_rest_of_the_batch(tmp_pa
     if not MODEL.is_file():
         pytest.skip(f"shipped model not committed yet: {MODEL}")
     roll = cv2.imread(str(SAMPLES / A))
-    clip = write_clip(tmp_path / "roll.avi", [np.full_like(roll, 90)] * 2 + [roll] * 6, "MJPG")
+    clip = write_clip(
+        tmp_path / "roll.avi", [np.full_like(roll, 90)] * 2 + [roll] * 6, fourcc="MJPG"
+    )
     bad = {
         "cut": cut_mp4(tmp_path / "cut.mp4"),
         "zeros": zeros(tmp_path / "zeros.mkv"),
