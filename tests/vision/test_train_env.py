@@ -17,6 +17,7 @@ SCRIPT = (
     "prepare_ultralytics(threads=1)\n"
     "cfg = os.environ['YOLO_CONFIG_DIR']\n"
     "print(cfg, os.path.isfile(os.path.join(cfg, 'Arial.ttf')))\n"
+    "print(os.path.isfile(os.path.join(cfg, 'Arial.Unicode.ttf')), os.environ['YOLO_OFFLINE'])\n"
 )
 
 
@@ -38,12 +39,15 @@ def _run(env: dict[str, str]) -> list[str]:
 )
 def test_its_private_config_folder_goes_with_the_process_and_a_given_one_stays(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "YOLO_CONFIG_DIR"}
-    cfg, had_font = _run(env)
+    env.pop("YOLO_OFFLINE", None)
+    cfg, had_font, had_unicode, offline = _run(env)
     assert Path(cfg).name.startswith("dicecam-yolo-") and had_font == "True"  # used, then
     assert not Path(cfg).exists()  # removed at exit
+    # ultralytics fetches Arial.Unicode.ttf for labels past ASCII, and checks online unless told
+    assert had_unicode == "True" and offline == "1"
     given = tmp_path / "yolo"
-    cfg, had_font = _run({**env, "YOLO_CONFIG_DIR": str(given)})
-    assert Path(cfg) == given and had_font == "True"
+    cfg, had_font, had_unicode, _ = _run({**env, "YOLO_CONFIG_DIR": str(given)})
+    assert Path(cfg) == given and had_font == "True" and had_unicode == "True"
     assert (given / "Arial.ttf").is_file()  # the caller's folder is the caller's to remove
 
 
