@@ -80,7 +80,9 @@ def test_the_cocked_class_is_the_last_and_an_unreadable_photo_is_passed_over(tmp
     assert load_crops([tmp_path / "images"], jitter=0)[1].tolist() == [6]
     (tmp_path / "images" / "broken.png").write_bytes(b"not a png")
     (tmp_path / "labels" / "broken.txt").write_text("1 0.5 0.5 0.2 0.2\n")
-    assert load_crops([tmp_path / "images"], jitter=0)[1].tolist() == [6]
+    unreadable: list = []
+    assert load_crops([tmp_path / "images"], jitter=0, unreadable=unreadable)[1].tolist() == [6]
+    assert unreadable == [tmp_path / "images" / "broken.png"]  # for the caller to say
     _photo(tmp_path, "seven", "7 0.2 0.4 0.2 0.4\n")
     with pytest.raises(DatasetError, match=r"seven.txt: expected classes 0-6.*got class 7"):
         load_crops([tmp_path / "images"], jitter=0)

@@ -156,3 +156,22 @@ def test_shipping_a_detector_keeps_its_checkpoint_beside_the_export(tmp_path: Pa
     assert out.with_suffix(".pt").read_bytes() == weights.read_bytes()  # fine-tuned from later
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     assert session.get_modelmeta().custom_metadata_map["imgsz"] == "[128, 128]"
+
+
+def test_a_labelled_photo_it_cannot_read_is_said_not_passed_over(sets, trained, tmp_path: Path):
+    """Its dice drop out of the training: the log names it (it said nothing)."""
+    import shutil
+
+    from vision.train.pipeline import train_faces
+
+    new, _ = sets
+    folder = tmp_path / "new"
+    shutil.copytree(new.parent, folder)
+    broken = folder / "images" / "broken.png"
+    broken.write_bytes(b"not a png")
+    (folder / "labels" / "broken.txt").write_text("1 0.5 0.5 0.2 0.2\n")
+    logs: list[str] = []
+    train_faces(_recipe(), [folder / "images"], tmp_path / "f.onnx", log=logs.append)
+    said = [line for line in logs if "not readable" in line]
+    assert said == [f"face classifier: 1 labelled photo not readable, left out: {broken}"]
+    assert len(trained) == 1  # trained on the photos it could read

@@ -37,8 +37,12 @@ def load_crops(
     seed: int = 0,
     size: int = CROP_SIZE,
     max_images: int | None = None,
+    unreadable: list[Path] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, size, size, 3 uint8 BGR) and classes (N,) from YOLO folders.
+
+    A labelled photo OpenCV cannot read gives no crop; its path is added to ``unreadable``
+    when that list is given, for the caller to say.
 
     Each die gives ``1 + jitter`` crops: the labelled box, then boxes shifted and scaled at random
     the way a detector's boxes err. Labels are read as ``dicecam eval`` reads them
@@ -58,6 +62,8 @@ def load_crops(
             break
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if image is None:
+            if unreadable is not None:
+                unreadable.append(image_path)
             continue
         h, w = image.shape[:2]
         item = load_labels(image_path)

@@ -127,17 +127,25 @@ def train_faces(
     )
     from .crops import load_crops
 
-    x, y = load_crops(train_dirs, jitter=recipe.faces.jitter)
+    unreadable: list[Path] = []
+    x, y = load_crops(train_dirs, jitter=recipe.faces.jitter, unreadable=unreadable)
     log(f"face classifier: {len(x)} crops from {len(train_dirs)} folders")
     if replay_dirs and not 0.0 <= replay_share < 1.0:
         raise ValueError(f"expected 0 <= replay_share < 1, got {replay_share}")
     if replay_dirs and len(x) and replay_share > 0:  # a share of 0: no replay crops
-        rx, ry = load_crops(replay_dirs, jitter=0)
+        rx, ry = load_crops(replay_dirs, jitter=0, unreadable=unreadable)
         repeat = max(1, round(len(rx) * (1 - replay_share) / (replay_share * len(x))))
         x = np.concatenate([np.tile(x, (repeat, 1, 1, 1)), rx])
         y = np.concatenate([np.tile(y, repeat), ry])
         log(f"face classifier: + {len(rx)} replay crops, new crops repeated {repeat}x")
-    val = load_crops(val_dirs, jitter=0) if val_dirs else None
+    val = load_crops(val_dirs, jitter=0, unreadable=unreadable) if val_dirs else None
+    if unreadable:  # their dice are left out: say which, not nothing
+        more = f" (and {len(unreadable) - 3} more)" if len(unreadable) > 3 else ""
+        names = ", ".join(str(p) for p in unreadable[:3])
+        photos = (
+            "1 labelled photo" if len(unreadable) == 1 else f"{len(unreadable)} labelled photos"
+        )
+        log(f"face classifier: {photos} not readable, left out: {names}{more}")
     model = train_classifier(
         x,
         y,
