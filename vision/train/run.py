@@ -198,7 +198,7 @@ def _steps(
         print(f"face classifier -> {faces}")
     if stage in ("all", "card"):
         evaluations = {}
-        if prepared.synth_dir is not None and _has_photos(prepared.synth_dir / "images" / "val"):
+        if prepared.synth_dir is not None and _has_val_photos(prepared.synth_dir):
             evaluations["synthetic val"] = evaluate_model(onnx, prepared.synth_dir, split="val")
         elif prepared.synth_dir is not None:  # a few photos at the recipe's val_fraction: none
             print(
@@ -239,13 +239,14 @@ def _steps(
         print(f"model card -> {card}")
 
 
-def _has_photos(folder: Path) -> bool:
-    """Whether ``folder`` holds a photo (its subfolders too)."""
-    from vision.io import TRAINING_SUFFIXES
+def _has_val_photos(dataset: Path) -> bool:
+    """Whether the evaluation finds a photo in ``dataset``'s val split (by its own rule)."""
+    from vision.yolo_dataset import DatasetError, find_images
 
-    return folder.is_dir() and any(
-        p.suffix.lower() in TRAINING_SUFFIXES for p in folder.rglob("*") if p.is_file()
-    )
+    try:
+        return bool(find_images(dataset, "val")[0])
+    except DatasetError:
+        return False
 
 
 def _ship_soup(checkpoints: list[Path], work: Path, onnx: Path, *, imgsz: int) -> int:
