@@ -90,7 +90,9 @@ def parse_points(items: list[str]) -> list[tuple[float, float]]:
     return points
 
 
-def _preview(rgb, outline, path: Path, *, unsure: bool = False) -> None:  # type: ignore[no-untyped-def]
+def _preview(  # type: ignore[no-untyped-def]
+    rgb, outline, path: Path, *, unsure: bool = False
+) -> None:
     import cv2
     import numpy as np
 
