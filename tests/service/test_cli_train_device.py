@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import types
 from pathlib import Path
 
 import pytest
 
 from dicecam_testing.cli import run_in_process as run
+from dicecam_testing.yolo import recording_ultralytics
 
 needs_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None, reason="the train extra (torch)"
@@ -37,32 +37,17 @@ def test_a_gpu_this_machine_lacks_is_refused_before_rendering(tmp_path, capsys):
     assert not work.exists()
 
 
-class _FakeYolo:
-    calls: list[dict] = []
-
-    def __init__(self, model: str) -> None:
-        self.model = model
-
-    def train(self, **kwargs) -> None:
-        self.calls.append(kwargs)
-        weights = Path(kwargs["project"]) / kwargs["name"] / "weights"
-        weights.mkdir(parents=True)
-        (weights / "last.pt").write_bytes(b"weights")
-
-
 @pytest.mark.parametrize(("device", "loaders"), [("cpu", False), ("0", True)])
 def test_the_device_reaches_ultralytics_with_loader_processes_on_a_gpu(
     tmp_path, monkeypatch, device, loaders
 ):
     import vision.train.detector as detector
 
-    fake = types.SimpleNamespace(YOLO=_FakeYolo)
-    monkeypatch.setattr(detector, "prepare_ultralytics", lambda: fake)
+    calls = recording_ultralytics(monkeypatch)
     monkeypatch.setattr(detector.os, "cpu_count", lambda: 16)
-    _FakeYolo.calls.clear()
     final = detector.train_detector(tmp_path / "data.yaml", tmp_path / "out", device=device)
     assert final == tmp_path / "out" / "train" / "weights" / "last.pt"
-    (call,) = _FakeYolo.calls
+    (call,) = calls
     assert call["device"] == device
     assert call["workers"] == (8 if loaders else 0)
 
