@@ -87,6 +87,32 @@ def test_the_export_takes_any_batch_and_carries_its_metadata(tmp_path):
     x = np.random.default_rng(0).random((2, 4, 64, 64), np.float32)
     (y,) = session.run(None, {"image": x})
     assert y.shape == (2, 1, 16, 16)
-    net.eval()  # the export hands the net back in training mode (torch.onnx restores it)
+    net.eval()  # a fresh net is in training mode, and the export hands it back so
     with torch.no_grad():
         np.testing.assert_allclose(y, torch.sigmoid(net(torch.from_numpy(x))).numpy(), atol=1e-4)
+
+
+def test_the_export_hands_the_net_back_in_the_mode_it_came_in(tmp_path):
+    """A caller going on with the net after an export (reading a photo, training on) finds it as
+    it was: torch.onnx would put it back in its wrapper's training mode, where a forward pass
+    reads batch statistics and overwrites the running ones the model was trained to."""
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    net = build_net(1, 0.5).eval()
+    out = export_surface(net, tmp_path / "s.onnx", input_size=64)
+    assert not any(m.training for m in net.modules())
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    before = [m.running_mean.clone() for m in norms]
+    x = np.random.default_rng(1).random((2, 3, 64, 64), np.float32)
+    with torch.no_grad():
+        read = torch.sigmoid(net(torch.from_numpy(x))).numpy()
+    for norm, mean in zip(norms, before, strict=True):
+        torch.testing.assert_close(norm.running_mean, mean, rtol=0, atol=0)
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, {"image": x})[0], read, atol=1e-4)
+    # a net in training with one part frozen in eval mode comes back so, part by part
+    net.train()
+    net.e1.eval()
+    export_surface(net, tmp_path / "s.onnx", input_size=64)
+    assert net.training and net.e2.training and not net.e1.training and not net.e1[1].training

@@ -112,8 +112,8 @@ def export_surface(
     """Export to ONNX: input ``image`` (B, C, S, S) float RGB 0..1 (C = ``channels``: 3, or 4 with
     the dice map) with S = ``input_size``,
     output ``surface`` (B, L, S/4, S/4) probabilities: the playing surface (L = 1) or the
-    layers off, table, tray (L = 3); ``metadata`` goes into the custom metadata map."""
-    import onnx
+    layers off, table, tray (L = 3); ``metadata`` goes into the custom metadata map. The net
+    comes back in the mode it was given in (the export itself runs in eval mode)."""
     import torch
 
     class WithProbabilities(torch.nn.Module):
@@ -126,10 +126,28 @@ def export_surface(
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    net.eval()
+    # torch.onnx puts the module it exports back in that module's mode: a fresh wrapper's is
+    # training, which would turn the caller's net to training (batch statistics, dropout)
+    modes = {m: m.training for m in net.modules()}
+    wrapper = WithProbabilities(net).eval()
+    try:
+        _export(wrapper, out, metadata, input_size=input_size, channels=channels)
+    finally:  # the net is handed back in the mode it came in, module by module
+        for module, training in modes.items():
+            module.training = training
+    return out
+
+
+def _export(
+    wrapper: Any, out: Path, metadata: dict[str, Any] | None, *, input_size: int, channels: int
+) -> None:
+    """Write ``wrapper`` (in eval mode) to ``out`` with the outline model's metadata."""
+    import onnx
+    import torch
+
     with replacing(out) as part:  # exported, then given its metadata, then put in place
         torch.onnx.export(
-            WithProbabilities(net),
+            wrapper,
             torch.zeros(1, channels, input_size, input_size),
             str(part),
             input_names=["image"],
@@ -149,4 +167,3 @@ def export_surface(
             entry = model.metadata_props.add()
             entry.key, entry.value = key, value
         onnx.save(model, str(part))
-    return out
