@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     reader = _make_reader(args.model, args.conf)
     model_path = getattr(reader, "model_path", None)
     version = args.model_version or (Path(model_path).stem if model_path else "dicecam-reader")
-    with _staged(args.out) as folder:
+    with _staged(args.out, "dicecam label") as folder:
         run_ = label_folder(
             args.photos,
             reader,
@@ -222,15 +222,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _staged(out: Path) -> Iterator[Path]:
+def _staged(out: Path, command: str) -> Iterator[Path]:
     """A hidden folder beside a new (or empty) ``out`` to write into, put in place as ``out``
     when the block ends: a run stopped before (Ctrl-C, a full disk, a refused label) leaves no
     half-written ``out``, and a failed write is said at its place in ``out`` (the staging
     folder is gone by then). An ``out`` with files in it already (``--overwrite``) is written
-    in place."""
+    in place. The staging folder a killed run left is removed, said on stderr by ``command``."""
     from vision.atomic import replace_file
 
-    _remove_dead_stages(out)
+    for stage, pid in _remove_dead_stages(out):
+        print(
+            f"{command}: removed {stage}, the unfinished output of an earlier run (process "
+            f"{pid}) stopped before it was done; none of it had reached --out {out}: this run "
+            "writes it all",
+            file=sys.stderr,
+        )
     if out.is_dir() and any(out.iterdir()):
         yield out
         return
@@ -255,14 +261,16 @@ def _staged(out: Path) -> Iterator[Path]:
         raise
 
 
-def _remove_dead_stages(out: Path) -> None:
+def _remove_dead_stages(out: Path) -> list[tuple[Path, int]]:
     """Remove the staging folders ``.OUT.PID.partial`` beside ``out`` of runs killed before
-    they put theirs in place (SIGKILL, a power cut): a copy of the photos each. One whose
-    process still runs stays; on Windows, where no process is looked up, every one stays."""
+    they put theirs in place (SIGKILL, a power cut): a copy of the photos each; returns them
+    with their process ids. One whose process still runs stays; on Windows, where no process
+    is looked up, every one stays."""
     from vision.atomic import process_running
 
+    removed: list[tuple[Path, int]] = []
     if os.name != "posix" or not out.parent.is_dir():
-        return
+        return removed
     prefix = f".{out.name}."
     for stage in out.parent.iterdir():
         pid = stage.name[len(prefix) : -len(".partial")]
@@ -271,6 +279,9 @@ def _remove_dead_stages(out: Path) -> None:
         if not pid.isdigit() or int(pid) == os.getpid() or process_running(int(pid)):
             continue
         shutil.rmtree(stage, ignore_errors=True)
+        if not stage.exists():
+            removed.append((stage, int(pid)))
+    return removed
 
 
 def _said_in_out(exc: OSError, stage: Path, out: Path) -> OSError | None:
@@ -320,7 +331,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(f"expected labelled photos in {args.source}, got none")
     images = "copy" if args.copy else "link"
     try:
-        with _staged(args.out) as folder:
+        with _staged(args.out, "dicecam labels import") as folder:
             written = write_training_folder(
                 photos, folder, images=images, cocked_class=args.cocked_class
             )
@@ -354,7 +365,7 @@ def run_convert(args: argparse.Namespace) -> int:
     photos = _read(args)
     options = _write_kwargs(args, args.model_version or "dicecam")
     try:
-        with _staged(args.out) as folder:
+        with _staged(args.out, "dicecam labels convert") as folder:
             written = write_labels(photos, folder, args.to_fmt, **options)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from exc

@@ -113,15 +113,24 @@ def test_a_killed_label_overwrite_keeps_every_photo_its_earlier_labels_name(
 
 def test_a_killed_label_run_leaves_no_staging_folder_once_run_again(photos: Path, tmp_path: Path):
     """A new --out is written in a hidden staging folder beside it; a killed run's (a copy of
-    every photo, for yolo) is removed by the next run, not left to fill the disk."""
+    every photo, for yolo) is removed by the next run, not left to fill the disk, and the next
+    run says so (before, it removed it without a word: nothing told the user that the earlier
+    run had been cut short and that this one labels every photo again)."""
     out = tmp_path / "labelled"
     args = ["label", str(photos), "--out", str(out), "--format", "yolo", "--no-progress"]
     killed = _dicecam(tmp_path, *args, kill_at=6)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert not out.exists()  # nothing half-made at --out
-    assert [p.name for p in tmp_path.glob(".labelled.*.partial")] != []  # what it left
+    left = list(tmp_path.glob(".labelled.*.partial"))  # what it left: .labelled.PID.partial
+    assert len(left) == 1, left
+    pid = int(left[0].name.split(".")[2])
     done = _dicecam(tmp_path, *args)
     assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"dicecam label: removed {left[0]}, the unfinished output of an earlier run (process "
+        f"{pid}) stopped before it was done; none of it had reached --out {out}: this "
+        "run writes it all\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killer", "labelled", "photos"]
     assert filecmp.cmp(out / "images" / "train" / SAMPLES[0].name, SAMPLES[0], shallow=False)
 
