@@ -196,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         from vision.labelling.progress import ProgressBar
 
         n = args.n if args.n is not None else 1000
+        _say_rewritten(args.out, n, args.seed, args.start, args.val_fraction)
         # redrawn on a terminal; a line a tenth of the run in a log
         bar = None if args.quiet else ProgressBar(n, desc="synth", stream=sys.stderr)
         s = write_dataset(
@@ -219,3 +220,21 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {s.images} images ({s.train} train, {s.val} val), {s.dice} dice, {s.labelled} labelled ({states}) to {s.out}/data.yaml"
         )
     return 0
+
+
+def _say_rewritten(out: Path, n: int, seed: int, start: int, val_fraction: float) -> None:
+    """Say on stderr how many of the ``n`` images asked ``out`` holds already (a run stopped
+    part way, or the same set asked again): they are written again, not kept as they are."""
+    from vision.synth.dataset import sample_name, sample_split
+
+    held = sum(
+        (out / "images" / sample_split(i, val_fraction) / f"{sample_name(seed, i)}.jpg").is_file()
+        for i in range(start, start + n)
+    )
+    if held:
+        print(
+            f"dicecam synth: {out} already holds {held} of the {n} images asked (seed {seed}, "
+            f"images {start} to {start + n - 1}; a run stopped part way?): writing all {n} "
+            "again, the same images for the same options",
+            file=sys.stderr,
+        )

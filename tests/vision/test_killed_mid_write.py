@@ -175,11 +175,12 @@ def test_a_calibrate_stopped_writing_its_preview_keeps_the_earlier_one(
         assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 
-@pytest.mark.parametrize("kill_at", [2, 8])
-def test_a_killed_synth_run_again_writes_the_same_set(tmp_path: Path, kill_at: int):
+@pytest.mark.parametrize(("kill_at", "held"), [(2, 0), (8, 2)])  # data.yaml, then 3 an image
+def test_a_killed_synth_run_again_writes_the_same_set(tmp_path: Path, kill_at: int, held: int):
     """Killed part way, ``dicecam synth`` leaves each photo whole beside its labels; the same
     command writes the set an uninterrupted run writes, byte for byte (its hidden temporaries
-    of the killed run aside)."""
+    of the killed run aside), and says how many of the images asked were there already and
+    that it writes them again (before, not a word: a rerun neither resumed nor said so)."""
     args = ["synth", "--n", "5", "--size", "96", "96", "--seed", "3", "--quiet"]
     args += ["--val-fraction", "0.4"]
     assert _dicecam(tmp_path, *args, "--out", "whole").returncode == 0
@@ -188,7 +189,14 @@ def test_a_killed_synth_run_again_writes_the_same_set(tmp_path: Path, kill_at: i
     cut = tmp_path / "cut"
     for photo in cut.glob("images/*/*.jpg"):
         assert (cut / "labels" / photo.parent.name / f"{photo.stem}.txt").is_file()
-    assert _dicecam(tmp_path, *args, "--out", "cut").returncode == 0
+    done = _dicecam(tmp_path, *args, "--out", "cut")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"dicecam synth: cut already holds {held} of the 5 images asked (seed 3, images 0 to 4; "
+        "a run stopped part way?): writing all 5 again, the same images for the same options\n"
+        if held
+        else ""
+    )
     again = {n: h for n, h in _files(cut).items() if not Path(n).name.startswith(".")}
     assert again == _files(tmp_path / "whole")
 
