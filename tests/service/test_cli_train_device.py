@@ -62,9 +62,13 @@ def test_fine_tuning_trains_its_detector_and_classifier_on_the_device_asked_for(
 
     import vision.train.detector as detector
     import vision.train.finetune as finetune
-    import vision.train.pipeline as pipeline
 
-    from dicecam_testing.finetune import new_dice, stand_in_training, starting_model
+    from dicecam_testing.finetune import (
+        new_dice,
+        stand_in_shipping,
+        stand_in_training,
+        starting_model,
+    )
 
     training = stand_in_training(monkeypatch)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
@@ -74,14 +78,8 @@ def test_fine_tuning_trains_its_detector_and_classifier_on_the_device_asked_for(
         asked.append(kwargs["device"])
         return Path(out_dir) / "best.pt"
 
-    def ship_detector(weights, onnx, *, imgsz):
-        Path(onnx).parent.mkdir(parents=True, exist_ok=True)
-        Path(onnx).write_bytes(b"tuned detector")
-        Path(onnx).with_suffix(".pt").write_bytes(b"tuned weights")
-        return onnx
-
     monkeypatch.setattr(detector, "train_detector", train_detector)
-    monkeypatch.setattr(pipeline, "ship_detector", ship_detector)
+    stand_in_shipping(monkeypatch)
     monkeypatch.setattr(finetune, "_one_class", lambda onnx: True)  # a stand-in detector
     argv = ["train", "--from", str(starting_model(tmp_path / "base"))]
     argv += ["--data", str(new_dice(tmp_path / "data")), "--out", str(tmp_path / "out")]

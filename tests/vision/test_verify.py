@@ -17,6 +17,7 @@ from vision.verify import VERIFY_THRESHOLD, VerifyModel, verify_model_for
 
 onnx = pytest.importorskip("onnx", reason="the onnx package builds the test models")
 from dicecam_testing import onnx_models as models  # noqa: E402
+from dicecam_testing.die_check import starting_reader  # noqa: E402
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
@@ -220,11 +221,7 @@ def test_a_fine_tuned_reader_lowers_the_die_checks_threshold_to_keep_its_new_dic
 
     # a starting reader: the shipped detector and face classifier, and a die check that takes
     # only bright crops for dice, at a threshold of 0.5
-    base = tmp_path / "base" / "reader.onnx"
-    base.parent.mkdir()
-    for suffix in (".onnx", "-faces.onnx"):
-        shutil.copy(REPO / "models" / f"dicecam-reader{suffix}", base.with_name(f"reader{suffix}"))
-    models.bright_is_a_die(verify_model_for(base), threshold="0.5", context="1.5", task="t")
+    base = starting_reader(tmp_path / "base")
     new = tmp_path / "new"
     write_dataset(new, 6, seed=5, size=(320, 240), val_fraction=0.0)
     out = tmp_path / "reader-ft-verify.onnx"

@@ -12,11 +12,9 @@ import pytest
 
 pytest.importorskip("torch", reason="the train extra (torch) trains the die check")
 
-from vision.verify import VerifyModel, verify_model_for  # noqa: E402
+from vision.verify import VerifyModel  # noqa: E402
 
-from dicecam_testing import onnx_models as models  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
+from dicecam_testing.die_check import starting_reader  # noqa: E402
 
 
 def _crops(n_dice: int, n_false: int) -> tuple[np.ndarray, np.ndarray]:
@@ -68,11 +66,7 @@ def test_calibration_lowers_the_threshold_but_never_raises_it(tmp_path):
     from vision.synth import write_dataset
     from vision.train.verify import calibrate_verifier
 
-    base = tmp_path / "base" / "reader.onnx"
-    base.parent.mkdir()
-    for suffix in (".onnx", "-faces.onnx"):
-        shutil.copy(REPO / "models" / f"dicecam-reader{suffix}", base.with_name(f"reader{suffix}"))
-    models.bright_is_a_die(verify_model_for(base), threshold="0.5", context="1.5", task="t")
+    base = starting_reader(tmp_path / "base")
     new = tmp_path / "new"
     write_dataset(new, 6, seed=5, size=(320, 240), val_fraction=0.0)
     out = tmp_path / "out-verify.onnx"

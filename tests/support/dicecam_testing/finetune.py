@@ -10,7 +10,7 @@ from typing import Any
 
 from .folders import yolo_folder
 
-__all__ = ["new_dice", "stand_in_training", "starting_model"]
+__all__ = ["new_dice", "stand_in_shipping", "stand_in_training", "starting_model"]
 
 
 def starting_model(folder: Path) -> Path:
@@ -57,3 +57,17 @@ def stand_in_training(monkeypatch) -> dict[str, Any]:
     monkeypatch.setattr(run, "evaluate_model", lambda *a, **kw: None)
     monkeypatch.setattr(verify, "calibrate_verifier", lambda *a, **kw: None)
     return calls
+
+
+def stand_in_shipping(monkeypatch) -> None:
+    """The trained detector's shipping stood in for: its ONNX file holds ``b"tuned detector"``
+    and its checkpoint beside it ``b"tuned weights"``."""
+    import vision.train.pipeline as pipeline
+
+    def ship_detector(weights, onnx, *, imgsz):
+        Path(onnx).parent.mkdir(parents=True, exist_ok=True)
+        Path(onnx).write_bytes(b"tuned detector")
+        Path(onnx).with_suffix(".pt").write_bytes(b"tuned weights")
+        return onnx
+
+    monkeypatch.setattr(pipeline, "ship_detector", ship_detector)

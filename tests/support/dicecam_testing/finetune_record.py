@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from .finetune import new_dice, stand_in_training, starting_model
+from .finetune import new_dice, stand_in_shipping, stand_in_training, starting_model
 from .folders import yolo_folder
 
 __all__ = ["STARTING", "TUNED", "own_name", "photos", "recorded_fine_tuning"]
@@ -80,12 +80,6 @@ def recorded_fine_tuning(
         seen["model_at_start"] = sorted(p.name for p in (work / "mine-ft" / "model").rglob("*"))
         return Path(out_dir) / "best.pt"
 
-    def ship_detector(weights, onnx, *, imgsz):
-        Path(onnx).parent.mkdir(parents=True, exist_ok=True)
-        Path(onnx).write_bytes(b"tuned detector")
-        Path(onnx).with_suffix(".pt").write_bytes(b"tuned weights")
-        return onnx
-
     def train_faces(recipe, dirs, out_onnx, **kw) -> None:
         trained = [Path(d) for d in dirs] + [Path(d) for d in kw.get("replay_dirs") or []]
         seen["faces"] = {"photos": photos(trained), "kwargs": kw}
@@ -104,7 +98,7 @@ def recorded_fine_tuning(
         photo.write_bytes(f"known photo {i}".encode())
     monkeypatch.setattr(Recipe, "real_dirs", lambda self: [known, known])
     monkeypatch.setattr(detector, "train_detector", train_detector)
-    monkeypatch.setattr(pipeline, "ship_detector", ship_detector)
+    stand_in_shipping(monkeypatch)
     monkeypatch.setattr(pipeline, "train_faces", train_faces)
     monkeypatch.setattr(verify, "calibrate_verifier", calibrate_verifier)
     monkeypatch.setattr(run, "evaluate_model", evaluate_model)
