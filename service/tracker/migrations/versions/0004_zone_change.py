@@ -20,6 +20,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("players") as batch:
-        batch.drop_column("timezone_from")
-        batch.drop_column("next_timezone")
+    # ALTER TABLE DROP COLUMN (SQLite 3.35+), not a batch: rebuilding ``players`` on SQLite
+    # drops the table, and with foreign keys on that deleted every token, turn and correction
+    op.drop_column("players", "timezone_from")
+    op.drop_column("players", "next_timezone")
