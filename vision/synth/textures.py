@@ -247,15 +247,18 @@ def face_texture(
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, thick)
         org = ((ss - tw) // 2, (ss + th) // 2)
         cv2.putText(ink8, text, org, cv2.FONT_HERSHEY_DUPLEX, scale, 255, thick, cv2.LINE_AA)
-        if value in (6, 9):
-            cv2.line(
-                ink8,
-                (ss // 3, int(ss * 0.84)),
-                (2 * ss // 3, int(ss * 0.84)),
-                255,
-                max(1, thick // 2),
-                cv2.LINE_AA,
-            )
+        # getTextSize's height overstates the digit's: centre the ink itself, with the bar that
+        # tells a 6 from an upside-down 9 a stroke's width under it (not over its bowl)
+        bar = max(1, thick // 2) if value in (6, 9) else 0
+        ys, xs = np.nonzero(ink8)
+        top, bottom = int(ys.min()), int(ys.max()) + 1
+        block = bottom - top + (thick + bar if bar else 0)
+        dx = (ss - int(xs.min()) - int(xs.max()) - 1) // 2
+        dy = (ss - block) // 2 - top
+        ink8 = cv2.warpAffine(ink8, np.float32([[1, 0, dx], [0, 1, dy]]), (ss, ss))
+        if bar:
+            y = bottom + dy + thick + bar // 2
+            cv2.line(ink8, (ss // 3, y), (2 * ss // 3, y), 255, bar, cv2.LINE_AA)
     elif kind == "emblem" and value == 1:
         pts = []
         for k in range(10):
