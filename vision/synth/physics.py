@@ -16,6 +16,8 @@ __all__ = ["DiePose", "Surface", "simulate"]
 
 GRAVITY = 9.81 / 0.016  # units (die edges) per second squared
 STEP = 1.0 / 120.0
+FLOOR = 1000.0
+"""Half extent of the floor, in units: far past where any die lands."""
 
 
 @dataclass(slots=True)
@@ -172,8 +174,12 @@ def simulate(
         tx, ty = surface.table
         slab = p.createCollisionShape(p.GEOM_BOX, halfExtents=[tx, ty, 1.0], physicsClientId=c)
         p.createMultiBody(0, slab, basePosition=[0, 0, -1.0], physicsClientId=c)
-        floor = p.createCollisionShape(p.GEOM_PLANE, physicsClientId=c)
-        p.createMultiBody(0, floor, basePosition=[0, 0, -surface.table_height], physicsClientId=c)
+        # a box, not a plane: dice sank about 0.4 into pybullet's plane and never came to rest
+        floor = p.createCollisionShape(
+            p.GEOM_BOX, halfExtents=[FLOOR, FLOOR, 1.0], physicsClientId=c
+        )
+        below = [0, 0, -surface.table_height - 1.0]
+        p.createMultiBody(0, floor, basePosition=below, physicsClientId=c)
         statics = []
         for centre, half in surface.rim_boxes():
             shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=list(half), physicsClientId=c)

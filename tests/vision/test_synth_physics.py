@@ -1,0 +1,161 @@
+"""Where the synthetic scenes' dice land (vision.synth.physics, a real pybullet simulation):
+resting flat on the table, on the floor past its edge, held in a tray by its rims, in the air
+when caught early, leaning on a die or a rim when propped."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from vision.synth.labels import COCKED_TILT_DEG, die_corners, die_state, top_face
+from vision.synth.physics import DiePose, Surface, simulate
+
+TABLE = Surface("table", (10.0, 8.0), 40.0)
+TRAY = Surface("tray", (20.0, 15.0), 40.0, interior=(4.0, 3.0), rim=(2.0, 0.5))
+
+
+def _throw(**changes) -> dict:
+    throw = {
+        "origin": (0.0, 0.0),
+        "velocity": (0.0, 0.0),
+        "spread": 0.5,
+        "spin": 5.0,
+        "height": 2.0,
+        "catch_step": None,
+        "lean": False,
+    }
+    return throw | changes
+
+
+def _state(pose: DiePose, surface: Surface) -> str:
+    return die_state(pose, surface, top_face(pose.rotation)[1])
+
+
+def test_rim_boxes_wall_in_the_interior_exactly_and_a_bare_table_has_none():
+    ix, iy, (h, t) = 4.0, 3.0, TRAY.rim
+    boxes = TRAY.rim_boxes()
+    assert all(
+        hz == pytest.approx(h / 2) and cz == pytest.approx(h / 2) for (_, _, cz), (*_, hz) in boxes
+    )
+    assert all(2 * max(hx, hy) <= 2.0 + 1e-9 for _, (hx, hy, _) in boxes)  # segments of 2 or less
+
+    def walls(x: float, y: float) -> int:
+        return sum(abs(x - cx) < hx and abs(y - cy) < hy for (cx, cy, _), (hx, hy, _) in boxes)
+
+    grid = np.linspace(-6.0, 6.0, 97) + 0.0123  # off every box edge
+    for x, y in itertools.product(grid, grid):
+        inside = abs(x) < ix and abs(y) < iy
+        within_rim = abs(x) < ix + t and abs(y) < iy + t
+        assert walls(x, y) == (0 if inside or not within_rim else 1), (x, y)
+    assert TABLE.rim_boxes() == []
+    assert Surface("tray", (20.0, 15.0), 40.0, interior=(4.0, 3.0)).rim_boxes() == []
+
+
+def test_the_playing_surface_is_the_tray_inside_and_a_die_beside_the_tray_is_off_it():
+    assert TRAY.play == (4.0, 3.0) and TABLE.play == (10.0, 8.0)
+    flat = np.eye(3)
+    beside = DiePose(np.array([6.0, 0.0, 0.5]), flat, 1.0, in_contact=True, moving=False)
+    inside = DiePose(np.array([3.0, 2.0, 0.5]), flat, 1.0, in_contact=True, moving=False)
+    assert die_state(beside, TRAY, 0.0) == "off_table"
+    assert die_state(inside, TRAY, 0.0) == "table"
+
+
+def test_dice_at_rest_lie_flat_on_the_table_top_and_keep_their_size():
+    for seed in range(3):
+        sizes = [1.0, 1.3]
+        poses = simulate(TABLE, sizes, _throw(), seed)
+        assert [p.size for p in poses] == pytest.approx(sizes)
+        for pose, size in zip(poses, sizes, strict=True):
+            r = pose.rotation
+            assert r @ r.T == pytest.approx(np.eye(3), abs=1e-6) and np.linalg.det(r) > 0
+            z = die_corners(pose)[:, 2]
+            assert z.min() == pytest.approx(0.0, abs=0.03) and z.max() == pytest.approx(
+                size, abs=0.03
+            )
+            assert top_face(r)[1] < 1.0
+            assert pose.in_contact and not pose.moving and _state(pose, TABLE) == "table"
+
+
+def test_a_die_dropped_past_the_table_edge_lands_on_the_floor_and_one_inside_stays_on():
+    tx = TABLE.table[0]
+    for seed in range(3):
+        (past,) = simulate(TABLE, [1.0], _throw(origin=(tx + 2.0, 0.0), spread=0.0), seed)
+        (near,) = simulate(TABLE, [1.0], _throw(origin=(tx - 3.0, 0.0), spread=0.0), seed)
+        assert die_corners(past)[:, 2].min() == pytest.approx(-TABLE.table_height, abs=0.03)
+        assert not past.moving and np.linalg.norm(past.velocity) < 0.3  # at rest on the floor
+        assert _state(past, TABLE) == "off_table"
+        assert die_corners(near)[:, 2].min() == pytest.approx(0.0, abs=0.03)
+        assert _state(near, TABLE) == "table"
+
+
+def test_a_trays_rims_keep_dice_thrown_low_at_them_inside():
+    throw = _throw(velocity=(40.0, 0.0), height=0.6, spread=0.3)
+    rimless = Surface("tray", TRAY.table, TRAY.table_height, interior=TRAY.interior)
+    out = 0
+    for seed in range(3):
+        for pose in simulate(TRAY, [1.0] * 3, throw, seed):
+            assert abs(pose.position[0]) < 4.0 and abs(pose.position[1]) < 3.0
+            assert _state(pose, TRAY) in ("table", "cocked")
+        out += sum(
+            _state(p, rimless) == "off_table" for p in simulate(rimless, [1.0] * 3, throw, seed)
+        )
+    assert out >= 3  # the same throw without rims leaves the tray
+
+
+def test_dice_go_the_way_they_are_thrown():
+    for seed in range(3):
+        right = simulate(TABLE, [1.0] * 3, _throw(origin=(-6.0, 0.0), velocity=(30.0, 0.0)), seed)
+        left = simulate(TABLE, [1.0] * 3, _throw(origin=(6.0, 0.0), velocity=(-30.0, 0.0)), seed)
+        assert np.mean([p.position[0] for p in right]) > -4.0
+        assert np.mean([p.position[0] for p in left]) < 4.0
+
+
+def test_the_same_seed_gives_the_same_poses_and_another_seed_others():
+    throw = _throw(velocity=(20.0, 5.0), spin=20.0, lean=True)
+    a, b = (simulate(TABLE, [1.0] * 4, throw, 7) for _ in range(2))
+    simulate(TRAY, [1.2] * 2, throw, 3)  # another scene in between changes nothing
+    c = simulate(TABLE, [1.0] * 4, throw, 7)
+    other = simulate(TABLE, [1.0] * 4, throw, 8)
+    for x, y, z in zip(a, b, c, strict=True):
+        assert np.array_equal(x.position, y.position) and np.array_equal(x.position, z.position)
+        assert np.array_equal(x.rotation, y.rotation)
+    assert not np.allclose([p.position for p in a], [p.position for p in other])
+
+
+def test_a_propped_die_leans_cocked_on_its_neighbour_showing_any_face():
+    cocked, values = 0, set()
+    for seed in range(6):
+        first, leaning = simulate(TABLE, [1.0, 1.0], _throw(lean=True), seed)
+        assert leaning.in_contact and not leaning.moving
+        assert np.linalg.norm(leaning.position[:2] - first.position[:2]) < 1.5
+        value, tilt = top_face(leaning.rotation)
+        cocked += tilt > COCKED_TILT_DEG and _state(leaning, TABLE) == "cocked"
+        values.add(value)
+    assert cocked >= 5
+    assert len(values) >= 3
+
+
+def test_a_propped_die_leans_cocked_on_a_rim_when_no_die_rests_in_the_tray():
+    cocked = 0
+    ix, iy = TRAY.interior
+    for seed in range(6):
+        thrown, leaning = simulate(TRAY, [1.0, 1.0], _throw(origin=(30.0, 0.0), lean=True), seed)
+        assert _state(thrown, TRAY) == "off_table"  # on the floor: nothing to lean on
+        x, y, _ = leaning.position
+        assert abs(x) < ix and abs(y) < iy
+        assert min(ix - abs(x), iy - abs(y)) < 1.0  # against a rim
+        cocked += _state(leaning, TRAY) == "cocked"
+    assert cocked >= 4
+
+
+def test_in_a_tray_a_propped_die_leans_sometimes_on_a_rim_and_sometimes_on_a_die():
+    on_rim = on_die = 0
+    ix, iy = TRAY.interior
+    for seed in range(10):
+        first, leaning = simulate(TRAY, [1.0, 1.0], _throw(lean=True), seed)
+        x, y, _ = leaning.position
+        on_die += np.linalg.norm(leaning.position[:2] - first.position[:2]) < 1.5
+        on_rim += min(ix - abs(x), iy - abs(y)) < 1.0
+    assert on_die >= 3 and on_rim >= 1
