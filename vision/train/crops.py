@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -15,7 +16,14 @@ from vision.yolo_dataset import DatasetError, load_labels, sibling_path
 
 from .classifier import N_CLASSES
 
-__all__ = ["CROP_SIZE", "crop_die", "iter_yolo_items", "load_crops"]
+__all__ = [
+    "CROP_SIZE",
+    "crop_die",
+    "iter_yolo_items",
+    "load_crops",
+    "read_photo",
+    "say_unreadable",
+]
 
 
 def iter_yolo_items(image_dirs: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
@@ -30,6 +38,28 @@ def iter_yolo_items(image_dirs: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
                 yield image, label
 
 
+def read_photo(path: Path, unreadable: list[Path] | None = None) -> np.ndarray | None:
+    """The photo at ``path`` (BGR uint8), or None when OpenCV cannot read it: its path is then
+    added to ``unreadable`` (when given), for the trainer to say (:func:`say_unreadable`)."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None and unreadable is not None:
+        unreadable.append(Path(path))
+    return image
+
+
+def say_unreadable(
+    unreadable: Sequence[Path], what: str, log: Callable[[str], Any] = print
+) -> None:
+    """Log how many labelled photos OpenCV could not read for ``what`` and which (three named,
+    then how many more): their dice are left out. Nothing when there are none."""
+    if not unreadable:
+        return
+    more = f" (and {len(unreadable) - 3} more)" if len(unreadable) > 3 else ""
+    names = ", ".join(str(p) for p in unreadable[:3])
+    photos = "1 labelled photo" if len(unreadable) == 1 else f"{len(unreadable)} labelled photos"
+    log(f"{what}: {photos} not readable, left out: {names}{more}")
+
+
 def load_crops(
     image_dirs: Iterable[Path],
     *,
@@ -42,7 +72,7 @@ def load_crops(
     """Crops (N, size, size, 3 uint8 BGR) and classes (N,) from YOLO folders.
 
     A labelled photo OpenCV cannot read gives no crop; its path is added to ``unreadable``
-    when that list is given, for the caller to say.
+    when that list is given, for the caller to say (:func:`say_unreadable`).
 
     Each die gives ``1 + jitter`` crops: the labelled box, then boxes shifted and scaled at random
     the way a detector's boxes err. Labels are read as ``dicecam eval`` reads them
@@ -60,10 +90,8 @@ def load_crops(
     for n, (image_path, label_path) in enumerate(iter_yolo_items(image_dirs)):
         if max_images is not None and n >= max_images:
             break
-        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        image = read_photo(image_path, unreadable)
         if image is None:
-            if unreadable is not None:
-                unreadable.append(image_path)
             continue
         h, w = image.shape[:2]
         item = load_labels(image_path)

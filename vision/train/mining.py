@@ -59,15 +59,16 @@ class MinedCrops:
 
 
 def synth_items(
-    root: str | Path, split: str
+    root: str | Path, split: str, *, unreadable: list[Path] | None = None
 ) -> Iterator[tuple[Path, np.ndarray, list[Box], list[Box]]]:
     """(photo, BGR image, labelled dice boxes, unlabelled dice boxes) of a `dicecam synth`
-    folder's split.
+    folder's split. A photo OpenCV cannot read is passed over, its path added to
+    ``unreadable`` (when given) for the trainer to say.
 
     Raises:
         FileNotFoundError: the folder has no ``meta/<split>`` sidecars.
     """
-    import cv2
+    from .crops import read_photo
 
     meta_dir = Path(root) / "meta" / split
     if not meta_dir.is_dir():
@@ -78,7 +79,7 @@ def synth_items(
         except (OSError, ValueError):
             continue
         path = Path(root) / "images" / split / f"{meta_path.stem}.jpg"
-        image = cv2.imread(str(path))
+        image = read_photo(path, unreadable)
         if image is None:
             continue
         labelled, hidden = [], []
@@ -110,17 +111,20 @@ def is_val_scene(scene: str, every: int = 10) -> bool:
 
 
 def yolo_items(
-    image_dir: str | Path, split: str | None, *, limit: int | None = None
+    image_dir: str | Path,
+    split: str | None,
+    *,
+    limit: int | None = None,
+    unreadable: list[Path] | None = None,
 ) -> Iterator[tuple[Path, np.ndarray, list[Box], list[Box]]]:
     """(photo, BGR image, labelled dice boxes, []) of a YOLO folder's photos that have labels
     (read as ``dicecam eval`` reads them: :func:`vision.yolo_dataset.load_labels`),
     for the ``train`` or ``val`` part of its scenes (:func:`is_val_scene`), or all of them
-    (``split`` None); at most ``limit`` photos."""
-    import cv2
-
+    (``split`` None); at most ``limit`` photos. A labelled photo OpenCV cannot read is passed
+    over, its path added to ``unreadable`` (when given) for the trainer to say."""
     from vision.yolo_dataset import load_labels
 
-    from .crops import iter_yolo_items
+    from .crops import iter_yolo_items, read_photo
 
     n = 0
     for path, _ in iter_yolo_items([Path(image_dir)]):
@@ -129,7 +133,9 @@ def yolo_items(
         if limit is not None and n >= limit:
             return
         labels = load_labels(path)
-        image = cv2.imread(str(path)) if labels.labels else None
+        if not labels.labels:
+            continue
+        image = read_photo(path, unreadable)
         if image is None:
             continue
         n += 1

@@ -48,15 +48,17 @@ def load_context_crops(
     positive: str = "off_table",
     context: float = CONTEXT,
     size: int = CROP,
+    unreadable: list[Path] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Context crops (N, size, size, 3 uint8 BGR) and labels (N,: 1 = the die's sidecar state
     is ``positive``: ``off_table`` for the off-table model, ``cocked`` for the cocked one).
-    Dice in the air are left out.
+    Dice in the air are left out. A photo OpenCV cannot read gives no crop; its path is added
+    to ``unreadable`` (when given) for the trainer to say.
 
     Raises:
         FileNotFoundError: a folder has no ``meta/<split>`` sidecars.
     """
-    import cv2
+    from .crops import read_photo
 
     crops: list[np.ndarray] = []
     labels: list[int] = []
@@ -69,7 +71,7 @@ def load_context_crops(
                 meta = json.loads(meta_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            image = cv2.imread(str(Path(root) / "images" / split / f"{meta_path.stem}.jpg"))
+            image = read_photo(Path(root) / "images" / split / f"{meta_path.stem}.jpg", unreadable)
             if image is None:
                 continue
             for die in meta.get("dice", []):
@@ -106,11 +108,15 @@ def fit_context_model(
         ValueError: the train splits hold no die of one of the two classes.
     """
     from .classifier import train_classifier
+    from .crops import say_unreadable
 
     t0 = time.perf_counter()
-    crops = {"positive": positive, "context": context, "size": size}
+    unreadable: list[Path] = []
+    crops = {"positive": positive, "context": context, "size": size, "unreadable": unreadable}
     x, y = load_context_crops(data, "train", limit=limit, **crops)
     vx, vy = load_context_crops(data, "val", **crops)
+    what = f"{positive.replace('_', '-')} model"
+    say_unreadable(unreadable, what, log)  # their dice are left out of it
     if not len(x) or y.min() == y.max():
         raise ValueError(
             f"expected dice both {both} in {list(map(str, data))}, "

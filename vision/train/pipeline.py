@@ -125,7 +125,7 @@ def train_faces(
         save_classifier,
         train_classifier,
     )
-    from .crops import load_crops
+    from .crops import load_crops, say_unreadable
 
     unreadable: list[Path] = []
     x, y = load_crops(train_dirs, jitter=recipe.faces.jitter, unreadable=unreadable)
@@ -139,13 +139,7 @@ def train_faces(
         y = np.concatenate([np.tile(y, repeat), ry])
         log(f"face classifier: + {len(rx)} replay crops, new crops repeated {repeat}x")
     val = load_crops(val_dirs, jitter=0, unreadable=unreadable) if val_dirs else None
-    if unreadable:  # their dice are left out: say which, not nothing
-        more = f" (and {len(unreadable) - 3} more)" if len(unreadable) > 3 else ""
-        names = ", ".join(str(p) for p in unreadable[:3])
-        photos = (
-            "1 labelled photo" if len(unreadable) == 1 else f"{len(unreadable)} labelled photos"
-        )
-        log(f"face classifier: {photos} not readable, left out: {names}{more}")
+    say_unreadable(unreadable, "face classifier", log)  # their dice are left out
     model = train_classifier(
         x,
         y,

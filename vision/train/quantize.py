@@ -44,9 +44,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -177,26 +177,27 @@ def die_model_crops(
     size: int = 48,
     photos: int = CALIBRATION_PHOTOS,
     seed: int = 0,
+    unreadable: list[Path] | None = None,
 ) -> NDArray[np.uint8]:
     """Calibration crops (N x ``size`` x ``size`` x 3 uint8 BGR) for a die model reading
     ``context`` times a die's side: from ``photos`` photos drawn (``seed``) from the YOLO
     folders ``data``, a crop at each labelled die and one at a random box sized like them.
+    A photo drawn that OpenCV cannot read gives no crop; its path is added to ``unreadable``
+    (when given) for the caller to say.
 
     Raises:
         ValueError: no labelled die in ``data``.
     """
-    import cv2
-
     from vision.table.dice import context_crop
     from vision.yolo_dataset import load_labels
 
-    from .crops import iter_yolo_items
+    from .crops import iter_yolo_items, read_photo
 
     items = [image for image, _ in iter_yolo_items(Path(d) for d in data)]
     rng = np.random.default_rng(seed)
     crops: list[NDArray[np.uint8]] = []
     for k in rng.permutation(len(items))[:photos]:
-        image = cv2.imread(str(items[k]))
+        image = read_photo(items[k], unreadable)
         if image is None:
             continue
         h, w = image.shape[:2]
@@ -218,11 +219,12 @@ def quantize_die_model(
     *,
     photos: int = CALIBRATION_PHOTOS,
     seed: int = 0,
+    log: Callable[[str], Any] = print,
 ) -> Path:
     """Rebuild the die model ``model`` (``NAME.onnx``, a :class:`~vision.table.dice.ContextDieModel`)
     as int8, in place: exported again from its float weights ``NAME.pt``, with the metadata the
     file carries, and calibrated on :func:`die_model_crops` of ``data``. Run again, it makes the
-    same file.
+    same file. Photos drawn that cannot be read are logged (:func:`~.crops.say_unreadable`).
 
     Raises:
         FileNotFoundError: ``model`` or its ``.pt`` is missing.
@@ -233,6 +235,7 @@ def quantize_die_model(
     from vision.table.dice import CONTEXT, CROP
 
     from .classifier import export_classifier, load_classifier
+    from .crops import say_unreadable
 
     model = Path(model)
     weights = model.with_suffix(".pt")
@@ -246,7 +249,11 @@ def quantize_die_model(
     meta = {p.key: p.value for p in shipped.metadata_props if p.key != INT8_METADATA}
     size = int(shipped.graph.input[0].type.tensor_type.shape.dim[2].dim_value or CROP)
     context = float(meta.get("context", CONTEXT))  # the runtime's default, as for the shipped one
-    crops = die_model_crops(data, context, size=size, photos=photos, seed=seed)
+    unreadable: list[Path] = []
+    crops = die_model_crops(
+        data, context, size=size, photos=photos, seed=seed, unreadable=unreadable
+    )
+    say_unreadable(unreadable, f"{model.name} calibration", log)  # their dice are left out
     with tempfile.TemporaryDirectory() as tmp:
         float_file = export_classifier(
             load_classifier(weights), Path(tmp) / "float.onnx", size=size
@@ -269,23 +276,23 @@ def surface_photos(
     *,
     photos: int = CALIBRATION_PHOTOS,
     seed: int = 0,
+    unreadable: list[Path] | None = None,
 ) -> NDArray[np.uint8]:
     """Calibration inputs for an outline model: ``photos`` photos drawn (``seed``) from the
     YOLO folders ``data``, each squeezed whole to ``size`` = (height, width) as
-    :class:`vision.table.SurfaceModel` squeezes it (N x h x w x 3 uint8 BGR).
+    :class:`vision.table.SurfaceModel` squeezes it (N x h x w x 3 uint8 BGR). A photo drawn
+    that OpenCV cannot read is passed over, its path added to ``unreadable`` (when given).
 
     Raises:
         ValueError: no readable photo in ``data``.
     """
-    import cv2
-
     from vision.table.surface import squeeze
 
-    from .crops import iter_yolo_items
+    from .crops import iter_yolo_items, read_photo
 
     items = [image for image, _ in iter_yolo_items(Path(d) for d in data)]
     rng = np.random.default_rng(seed)
-    picked = [cv2.imread(str(items[k])) for k in rng.permutation(len(items))[:photos]]
+    picked = [read_photo(items[k], unreadable) for k in rng.permutation(len(items))[:photos]]
     squeezed = [squeeze(image, size) for image in picked if image is not None]
     if not squeezed:
         raise ValueError(f"expected photos to calibrate on in {', '.join(map(str, data))}")
@@ -299,10 +306,12 @@ def quantize_surface_model(
     *,
     photos: int = CALIBRATION_PHOTOS,
     seed: int = 0,
+    log: Callable[[str], Any] = print,
 ) -> Path:
     """Quantize the float outline model ``model`` (the ONNX file :mod:`vision.train.surface`
     writes) to int8 into ``out`` (default: in place), calibrated on :func:`surface_photos`
-    of ``data``. Run again on the same float file, it makes the same file.
+    of ``data``. Run again on the same float file, it makes the same file. Photos drawn that
+    cannot be read are logged (:func:`~.crops.say_unreadable`).
 
     Raises:
         FileNotFoundError: ``model`` is missing.
@@ -327,7 +336,11 @@ def quantize_surface_model(
         )
     dims = graph.graph.input[0].type.tensor_type.shape.dim
     size = (int(dims[2].dim_value), int(dims[3].dim_value))
-    squeezed = surface_photos(data, size, photos=photos, seed=seed)
+    from .crops import say_unreadable
+
+    unreadable: list[Path] = []
+    squeezed = surface_photos(data, size, photos=photos, seed=seed, unreadable=unreadable)
+    say_unreadable(unreadable, f"{model.name} calibration", log)
     return quantize_classifier(
         model, squeezed, out, samples=len(squeezed), seed=seed, symbolic_shapes=False
     )

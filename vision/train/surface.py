@@ -40,6 +40,7 @@ import numpy as np
 
 from vision.atomic import replacing
 from vision.table.surface import LAYERS, play_surface
+from vision.train.crops import say_unreadable
 from vision.train.surface_data import (
     CACHE_RATIO,
     INPUT,
@@ -138,13 +139,18 @@ def train_surface(
     Path(out).parent.mkdir(parents=True, exist_ok=True)  # before training, not after it
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
-    parts = [load_surface_split(f, "train", cache, limit, dice=dice) for f in folders]
+    unreadable: list[Path] = []
+    parts = [
+        load_surface_split(f, "train", cache, limit, dice=dice, unreadable=unreadable)
+        for f in folders
+    ]
     synthetic = sum(len(im) for im, _ in parts)
-    parts += [load_real_surface(f, cache, limit, dice=dice) for f in real]
+    parts += [load_real_surface(f, cache, limit, dice=dice, unreadable=unreadable) for f in real]
     images = np.concatenate([im for im, _ in parts])
     masks = np.concatenate([m for _, m in parts])
     weight = np.where(np.arange(len(images)) < synthetic, 1.0, real_weight).astype(np.float32)
-    parts = [load_surface_split(f, "val", cache, dice=dice) for f in folders]
+    parts = [load_surface_split(f, "val", cache, dice=dice, unreadable=unreadable) for f in folders]
+    say_unreadable(unreadable, "outline model", log)  # left out of its training
     val_images = np.concatenate([im for im, _ in parts])
     val_masks = np.concatenate([m for _, m in parts])
     log(

@@ -53,6 +53,7 @@ def load_surface_split(
     limit: int | None = None,
     *,
     dice: bool = False,
+    unreadable: list[Path] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images (N, size, size, 3 uint8 RGB) and region codes (N, size, size uint8, see
     :func:`region_codes`) of a split. ``dice`` adds a fourth channel: the map of where the
@@ -60,12 +61,15 @@ def load_surface_split(
     as the reader's boxes would give it.
 
     Samples whose sidecar or image is missing or unreadable (a set still being written) are
-    skipped.
+    skipped; the path of an image that cannot be read is added to ``unreadable`` (when given),
+    for the trainer to say.
 
     Raises:
         FileNotFoundError: no ``meta/<split>`` folder (or no usable sample) under ``root``.
     """
     import cv2
+
+    from .crops import read_photo
 
     root = Path(root)
     meta_dir = root / "meta" / split
@@ -78,8 +82,10 @@ def load_surface_split(
         except (OSError, ValueError):
             continue
         img_path = root / "images" / split / f"{meta_path.stem}.jpg"
-        bgr = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-        if bgr is None or "outline" not in meta:
+        if "outline" not in meta:
+            continue
+        bgr = read_photo(img_path, unreadable)
+        if bgr is None:
             continue
         image = cv2.resize(bgr[..., ::-1], (size, size), interpolation=cv2.INTER_AREA)
         if dice:
@@ -99,6 +105,7 @@ def load_real_surface(
     limit: int | None = None,
     *,
     dice: bool = False,
+    unreadable: list[Path] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Real photos of dice that all lie on the playing surface (a YOLO folder: ``images/`` and
     ``labels/``), as images and region codes like :func:`load_surface_split`'s (``dice``: with
@@ -107,7 +114,7 @@ def load_real_surface(
     Nobody drew their outline, but a table top or tray floor is convex and every die rests on
     it, so the convex hull of the dice (each box grown by :data:`DIE_MARGIN`) is
     :data:`TABLE_IN_PLAY`; every other pixel is :data:`UNKNOWN`. Photos without dice, or that
-    cannot be read, are skipped.
+    cannot be read, are skipped (the latter added to ``unreadable``, when given).
 
     Raises:
         FileNotFoundError: no photo with labelled dice under ``root``.
@@ -116,14 +123,18 @@ def load_real_surface(
 
     from vision.yolo_dataset import find_images, load_labels
 
+    from .crops import read_photo
+
     images_found, _ = find_images(root, "train")
     images, masks = [], []
     for path in images_found:
         if limit is not None and len(images) >= limit:
             break
         item = load_labels(path)
-        bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if bgr is None or not item.labels:
+        if not item.labels:
+            continue
+        bgr = read_photo(path, unreadable)
+        if bgr is None:
             continue
         codes = np.full((size, size), UNKNOWN, np.uint8)
         corners = []

@@ -35,6 +35,7 @@ from vision.atomic import atomic_copy
 from vision.matching import match_dice
 from vision.verify import VERIFY_CONTEXT, VERIFY_THRESHOLD
 
+from .crops import say_unreadable
 from .mining import MINE_CONF, MinedCrops, mine_crops, synth_items, yolo_items
 from .offtable import train_main
 
@@ -84,14 +85,16 @@ def train_verifier(
     else:
         reader = DiceReader(model, conf=MINE_CONF, table=None, cocked=False, verify=False)
         parts = {}
+        unreadable: list[Path] = []
         for split in ("train", "val"):
             mined = MinedCrops()
             for root in data:
-                mine_crops(reader, synth_items(root, split), context=context, size=size, into=mined)
+                items = synth_items(root, split, unreadable=unreadable)
+                mine_crops(reader, items, context=context, size=size, into=mined)
             for folder in real:
                 mine_crops(
                     reader,
-                    yolo_items(folder, split),
+                    yolo_items(folder, split, unreadable=unreadable),
                     context=context,
                     size=size,
                     background=background,
@@ -99,6 +102,7 @@ def train_verifier(
                 )
             parts[split] = mined.arrays(size)
             log(f"{split}: {len(mined.labels)} boxes mined, {sum(mined.labels)} dice")
+        say_unreadable(unreadable, "die check", log)  # their dice are left out
         (x, y), (vx, vy) = parts["train"], parts["val"]
         if cache is not None:
             cache.parent.mkdir(parents=True, exist_ok=True)
@@ -180,12 +184,14 @@ def calibrate_verifier(
     start = VerifyModel(onnx)
     reader = DiceReader(base, table=None, cocked=False, verify=False)
     p: list[float] = []
+    unreadable: list[Path] = []
     for folder in new:
-        for _, image, labelled, _ in yolo_items(folder, None):
+        for _, image, labelled, _ in yolo_items(folder, None, unreadable=unreadable):
             rgb = image[..., ::-1].copy()
             boxes = [d.box for d in reader.read(rgb).dice]
             matched = [boxes[j] for _, j in match_dice(labelled, boxes)]
             p.extend(start.probability(rgb, matched).tolist())
+    say_unreadable(unreadable, "die check", log)  # their dice are left out
     threshold = start.threshold
     if p:
         threshold = round(max(min(threshold, _keeping(np.asarray(p), keep)), floor), 4)
