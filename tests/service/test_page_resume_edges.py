@@ -15,9 +15,10 @@ from dicecam_testing.page import wait_on_page
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_a_reload_resumes_the_turn_of_the_name_typed_in_another_case(
-    chromium, tmp_path: Path, serve
-):
+def _rolled_turn(chromium, serve, tmp_path: Path, player: str):
+    """A real service's camera page in a new context, with ``player``'s new turn rolled (typed
+    ``1 5 2 3 4 6``) and awaiting a keep. Returns the page, the errors it raises (a list that
+    grows) and the turn's id."""
     from playwright.sync_api import expect
 
     app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
@@ -25,13 +26,22 @@ def test_a_reload_resumes_the_turn_of_the_name_typed_in_another_case(
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(serve(app).url + "/")
-    page.fill("#player", "Heather")
+    page.fill("#player", player)
     page.click("#new-turn")
     expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
     turn_id = page.evaluate("window.dicecam.turn.id")
     page.fill("#typed", "1 5 2 3 4 6")
     page.press("#typed", "Enter")
     expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
+    return page, errors, turn_id
+
+
+def test_a_reload_resumes_the_turn_of_the_name_typed_in_another_case(
+    chromium, tmp_path: Path, serve
+):
+    from playwright.sync_api import expect
+
+    page, errors, turn_id = _rolled_turn(chromium, serve, tmp_path, "Heather")
     page.evaluate("localStorage.setItem('dicecam.player', 'heather')")  # typed so next time
     page.reload()
     expect(page.locator("#message")).to_contain_text("Resumed heather's turn")
@@ -47,18 +57,7 @@ def test_a_reload_while_the_service_is_unreachable_keeps_the_turn_to_resume(
     asked about is said remembered, and resumed on the next reload."""
     from playwright.sync_api import expect
 
-    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
-    page = chromium.new_context().new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(serve(app).url + "/")
-    page.fill("#player", "ann")
-    page.click("#new-turn")
-    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
-    turn_id = page.evaluate("window.dicecam.turn.id")
-    page.fill("#typed", "1 5 2 3 4 6")
-    page.press("#typed", "Enter")
-    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_keep")
+    page, errors, turn_id = _rolled_turn(chromium, serve, tmp_path, "ann")
 
     page.route(f"**/api/v1/turns/{turn_id}", lambda route: route.abort())  # the network drops
     page.reload()
