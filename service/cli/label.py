@@ -10,16 +10,14 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shlex
-import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from service.cli import UsageError
+from service.cli._label_out import staged
 
 __all__ = ["FORMATS", "register", "run", "run_convert", "run_import"]
 
@@ -169,7 +167,7 @@ def _make_reader(model: Path | None, conf: float | None):
 
 def run(args: argparse.Namespace) -> int:
     from vision.atomic import atomic_write
-    from vision.labelling import find_photos, label_folder
+    from vision.labelling import find_photos, label_photos, write_label_run
 
     if not args.photos.is_dir():
         what = "a file" if args.photos.exists() else "no such folder"
@@ -188,17 +186,16 @@ def run(args: argparse.Namespace) -> int:
     reader = _make_reader(args.model, args.conf)
     model_path = getattr(reader, "model_path", None)
     version = args.model_version or (Path(model_path).stem if model_path else "dicecam-reader")
-    with _staged(args.out, "dicecam label") as folder:
-        run_ = label_folder(
-            args.photos,
-            reader,
-            folder,
-            args.fmt,
-            conf=args.conf or 0.0,
-            show_progress=not args.no_progress,
-            expected_dice=args.expect,
-            **_write_kwargs(args, version),
-        )
+    run_ = label_photos(  # read first: a run stopped while reading has written nothing
+        args.photos,
+        reader,
+        conf=args.conf or 0.0,
+        show_progress=not args.no_progress,
+        exclude=args.out,
+        expected_dice=args.expect,
+    )
+    with staged(args.out, "dicecam label") as folder:
+        write_label_run(run_, folder, args.fmt, **_write_kwargs(args, version))
         if folder != args.out:  # the summary names the files where they will be
             run_.outputs = {k: args.out / v.relative_to(folder) for k, v in run_.outputs.items()}
             atomic_write(folder / "summary.json", json.dumps(run_.summary(), indent=1))
@@ -219,82 +216,6 @@ def run(args: argparse.Namespace) -> int:
             f"{run_.outputs['summary']}: short_of_count)"
         )
     return 1 if run_.unreadable or not run_.photos else 0  # as `dicecam read`: a photo not read
-
-
-@contextlib.contextmanager
-def _staged(out: Path, command: str) -> Iterator[Path]:
-    """A hidden folder beside a new (or empty) ``out`` to write into, put in place as ``out``
-    when the block ends: a run stopped before (Ctrl-C, a full disk, a refused label) leaves no
-    half-written ``out``, and a failed write is said at its place in ``out`` (the staging
-    folder is gone by then). An ``out`` with files in it already (``--overwrite``) is written
-    in place. The staging folder a killed run left is removed, said on stderr by ``command``."""
-    from vision.atomic import replace_file
-
-    for stage, pid in _remove_dead_stages(out):
-        print(
-            f"{command}: removed {stage}, the unfinished output of an earlier run (process "
-            f"{pid}) stopped before it was done; none of it had reached --out {out}: this run "
-            "writes it all",
-            file=sys.stderr,
-        )
-    if out.is_dir() and any(out.iterdir()):
-        yield out
-        return
-    made = [folder for folder in out.parents if not folder.exists()]  # by --out new/sub/out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stage = out.parent / f".{out.name}.{os.getpid()}.partial"
-    shutil.rmtree(stage, ignore_errors=True)  # a killed run's, of the same process id
-    stage.mkdir()
-    try:
-        yield stage
-        if out.is_dir():
-            out.rmdir()  # empty: checked above
-        replace_file(stage, out)
-    except BaseException as exc:
-        shutil.rmtree(stage, ignore_errors=True)
-        for folder in made:  # innermost first; one a concurrent run wrote into stays
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        said = _said_in_out(exc, stage, out) if isinstance(exc, OSError) else None
-        if said is not None:
-            raise said from exc
-        raise
-
-
-def _remove_dead_stages(out: Path) -> list[tuple[Path, int]]:
-    """Remove the staging folders ``.OUT.PID.partial`` beside ``out`` of runs killed before
-    they put theirs in place (SIGKILL, a power cut): a copy of the photos each; returns them
-    with their process ids. One whose process still runs stays; on Windows, where no process
-    is looked up, every one stays."""
-    from vision.atomic import process_running
-
-    removed: list[tuple[Path, int]] = []
-    if os.name != "posix" or not out.parent.is_dir():
-        return removed
-    prefix = f".{out.name}."
-    for stage in out.parent.iterdir():
-        pid = stage.name[len(prefix) : -len(".partial")]
-        if not (stage.name.startswith(prefix) and stage.name.endswith(".partial")):
-            continue
-        if not pid.isdigit() or int(pid) == os.getpid() or process_running(int(pid)):
-            continue
-        shutil.rmtree(stage, ignore_errors=True)
-        if not stage.exists():
-            removed.append((stage, int(pid)))
-    return removed
-
-
-def _said_in_out(exc: OSError, stage: Path, out: Path) -> OSError | None:
-    """``exc``, raised writing a file in ``stage``, naming that file at its place in ``out``
-    (the folder the user gave) and saying what was left behind; None when it names no such
-    file (a photo that could not be read)."""
-    names = [Path(os.fsdecode(f)) for f in (exc.filename, exc.filename2) if f is not None]
-    where = next((out / n.relative_to(stage) for n in names if n.is_relative_to(stage)), None)
-    if where is None or exc.strerror is None:
-        return None
-    left = f"{stage} is left, delete it" if stage.exists() else "nothing was left behind"
-    kept = f"--out {out} is as it was" if out.exists() else f"--out {out} was not made"
-    return type(exc)(exc.errno, f"{exc.strerror}: {where} ({kept}; {left})")
 
 
 def _write_kwargs(args: argparse.Namespace, version: str) -> dict[str, object]:
@@ -331,7 +252,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(f"expected labelled photos in {args.source}, got none")
     images = "copy" if args.copy else "link"
     try:
-        with _staged(args.out, "dicecam labels import") as folder:
+        with staged(args.out, "dicecam labels import") as folder:
             written = write_training_folder(
                 photos, folder, images=images, cocked_class=args.cocked_class
             )
@@ -365,7 +286,7 @@ def run_convert(args: argparse.Namespace) -> int:
     photos = _read(args)
     options = _write_kwargs(args, args.model_version or "dicecam")
     try:
-        with _staged(args.out, "dicecam labels convert") as folder:
+        with staged(args.out, "dicecam labels convert") as folder:
             written = write_labels(photos, folder, args.to_fmt, **options)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from exc

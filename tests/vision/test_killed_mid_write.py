@@ -23,17 +23,18 @@ from dicecam_testing.cli import ROOT, SAMPLES
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL is POSIX")
 
 KILLER = '''
-"""SIGKILL this process just before its KILL_AT_REPLACE-th os.replace (counted from 1)."""
+"""SIGKILL this process just before its KILL_AT_REPLACE-th os.replace (counted from 1), or
+before the first that puts a file named KILL_BEFORE in place."""
 import os
 import signal
 
 if os.environ.get("KILL_AT_REPLACE"):
-    _at = int(os.environ["KILL_AT_REPLACE"])
+    _at, _name = os.environ["KILL_AT_REPLACE"], os.environ.get("KILL_BEFORE")
     _replace, _count = os.replace, [0]
 
     def _killing_replace(src, dst, *args, **kwargs):
         _count[0] += 1
-        if _count[0] == _at:
+        if _count[0] == int(_at) or os.path.basename(dst) == _name:
             os.kill(os.getpid(), signal.SIGKILL)
         return _replace(src, dst, *args, **kwargs)
 
@@ -41,20 +42,29 @@ if os.environ.get("KILL_AT_REPLACE"):
 '''
 
 
-def _dicecam(tmp: Path, *args: str, kill_at: int | None = None) -> subprocess.CompletedProcess:
-    """``dicecam ARGS`` in a subprocess, SIGKILLed before its ``kill_at``-th replace."""
-    return _python(tmp, "-m", "service.cli", *args, kill_at=kill_at)
+def _dicecam(
+    tmp: Path, *args: str, kill_at: int | None = None, kill_before: str | None = None
+) -> subprocess.CompletedProcess:
+    """``dicecam ARGS`` in a subprocess, SIGKILLed before its ``kill_at``-th replace, or before
+    it puts a file named ``kill_before`` in place."""
+    return _python(tmp, "-m", "service.cli", *args, kill_at=kill_at, kill_before=kill_before)
 
 
-def _python(tmp: Path, *args: str, kill_at: int | None = None) -> subprocess.CompletedProcess:
-    """``python ARGS`` in a subprocess in ``tmp``, SIGKILLed before its ``kill_at``-th replace."""
+def _python(
+    tmp: Path, *args: str, kill_at: int | None = None, kill_before: str | None = None
+) -> subprocess.CompletedProcess:
+    """``python ARGS`` in a subprocess in ``tmp``, SIGKILLed before its ``kill_at``-th replace,
+    or before it puts a file named ``kill_before`` in place."""
     hook = tmp / "killer"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(textwrap.dedent(KILLER))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), str(ROOT)])}
     env.pop("KILL_AT_REPLACE", None)
-    if kill_at is not None:
-        env["KILL_AT_REPLACE"] = str(kill_at)
+    env.pop("KILL_BEFORE", None)
+    if kill_at is not None or kill_before is not None:
+        env["KILL_AT_REPLACE"] = str(kill_at or 0)
+    if kill_before is not None:
+        env["KILL_BEFORE"] = kill_before
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
@@ -133,6 +143,42 @@ def test_a_killed_label_run_leaves_no_staging_folder_once_run_again(photos: Path
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killer", "labelled", "photos"]
     assert filecmp.cmp(out / "images" / "train" / SAMPLES[0].name, SAMPLES[0], shallow=False)
+
+
+@pytest.mark.parametrize("kill_before", ["roll-s21-016.txt", "review.csv", "summary.json"])
+def test_a_killed_label_overwrite_leaves_no_review_list_of_other_labels_and_says_so(
+    photos: Path, tmp_path: Path, kill_before: str
+):
+    """``--overwrite`` writes into --out in place: killed among the labels, or after them but
+    before the review list or the summary, it left the earlier run's review.csv, review.json
+    and summary.json beside labels of its own (another --conf: other dice), and neither that
+    folder nor the next run said a word. Now the earlier run's review list and summary go
+    before the first label is written, an unfinished.txt in --out says what happened until a
+    run is done, and the next run says it writes it all again."""
+    out = tmp_path / "labelled"
+    args = ["label", str(photos), "--out", str(out), "--format", "yolo", "--no-progress"]
+    assert _dicecam(tmp_path, *args, "--conf", "0.9").returncode == 0
+    killed = _dicecam(tmp_path, *args, "--overwrite", kill_before=kill_before)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    note = (out / "unfinished.txt").read_text()
+    assert note.startswith("dicecam label was writing this folder (process "), note
+    assert "Run the same command again (with --overwrite) to write them all" in note
+    records = [n for n in ("review.csv", "review.json", "summary.json") if (out / n).exists()]
+    assert records == (["review.csv", "review.json"] if kill_before == "summary.json" else [])
+    if records:  # this run's: a row for each die of its labels
+        dice = sum(len(f.read_text().splitlines()) for f in out.glob("labels/train/*.txt"))
+        rows = json.loads((out / "review.json").read_text())
+        assert len([r for r in rows if r["die"] >= 0]) == dice
+    done = _dicecam(tmp_path, *args, "--overwrite")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"dicecam label: --out {out} holds the output of an earlier run stopped before it was "
+        "done (unfinished.txt in it): this run writes it all again\n"
+    )
+    assert not (out / "unfinished.txt").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    rows = json.loads((out / "review.json").read_text())
+    assert summary["dice"] == len([r for r in rows if r["die"] >= 0]) > 0
 
 
 @pytest.mark.parametrize("killed", [True, False], ids=["killed", "file-too-big"])

@@ -27,6 +27,7 @@ from .batch import (
     label_folder,
     label_photos,
     read_labels,
+    write_label_run,
     write_labels,
     write_training_folder,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "read_yolo",
     "review_rows",
     "write_coco",
+    "write_label_run",
     "write_labels",
     "write_labelstudio",
     "write_review",

@@ -38,6 +38,7 @@ __all__ = [
     "label_folder",
     "label_photos",
     "read_labels",
+    "write_label_run",
     "write_labels",
     "write_training_folder",
 ]
@@ -208,11 +209,9 @@ def label_folder(
     expected_dice: int | None = None,
     **write_options: Any,
 ) -> LabelRun:
-    """:func:`label_photos`, then write the labels, ``review.csv``/``review.json``,
-    ``unreadable.txt`` and ``summary.json`` into ``out``."""
+    """:func:`label_photos`, then :func:`write_label_run` into ``out``."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    out = Path(out)
     run = label_photos(
         root,
         reader,
@@ -222,6 +221,25 @@ def label_folder(
         exclude=out,
         expected_dice=expected_dice,
     )
+    return write_label_run(run, out, fmt, **write_options)
+
+
+RUN_RECORDS = ("summary.json", "review.csv", "review.json", "unreadable.txt")
+"""What :func:`write_label_run` writes of the run itself, after the labels (summary last)."""
+
+
+def write_label_run(
+    run: LabelRun, out: str | os.PathLike[str], fmt: LabelFormat, **write_options: Any
+) -> LabelRun:
+    """Write ``run``'s labels (:func:`write_labels`), ``review.csv``/``review.json``,
+    ``unreadable.txt`` and ``summary.json`` into ``out``; returns ``run``, its ``outputs``
+    filled in. An earlier run's review list and summary in ``out`` are removed before the
+    first label is written: a run stopped part way leaves none that tells of other labels."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    out = Path(out)
+    for name in RUN_RECORDS:
+        (out / name).unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     run.outputs["labels"] = write_labels(run.photos, out, fmt, **write_options)
     run.outputs["review"], run.outputs["review_json"] = write_review(run.photos, out)
