@@ -60,6 +60,28 @@ def test_a_face_has_as_many_pips_as_its_value_laid_out_as_on_a_real_die(value):
     assert sizes.max() - sizes.min() <= 0.1 * sizes.max()
 
 
+@pytest.mark.parametrize("radius", [0.06, 0.1, 0.14])
+def test_pips_are_round_and_as_wide_as_the_style_says(radius):
+    tex = face_texture(4, BLACK, WHITE, size=S, pip_radius=radius)[..., 0] / 255.0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((tex > 0.5).astype(np.uint8))
+    for k in range(1, n):
+        ink = tex[labels == k].sum() + tex[(labels == 0) & (tex > 0)].sum() / (n - 1)
+        assert np.sqrt(ink / np.pi) == pytest.approx(radius * S, abs=1.0), (radius, k)
+        w, h = stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
+        assert abs(w - h) <= 1
+
+
+def test_all_four_corners_of_a_face_are_rounded_alike():
+    for corner in (0.1, 0.18, 0.3):
+        alpha = face_texture(1, WHITE, BLACK, size=256, corner=corner, opacity=0.5)[..., 3]
+        r = int(corner * 256)
+        patches = [alpha[:r, :r], alpha[:r, -r:], alpha[-r:, :r], alpha[-r:, -r:]]
+        sums = [float(p.sum()) for p in patches]
+        assert max(sums) - min(sums) < 0.12 * max(sums), (corner, sums)
+        assert alpha[0, 0] == 0.0 and alpha[r // 4, r // 4] == 0.0  # cut off round
+        assert alpha[r, r] == pytest.approx(0.5)
+
+
 def _glyph(mask: np.ndarray) -> np.ndarray:
     ys, xs = np.nonzero(mask)
     crop = mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32)
