@@ -154,3 +154,38 @@ def test_the_outline_models_training_and_calibration_name_the_photos_they_could_
     assert _said(lines) == [
         f"float.onnx calibration: 1 labelled photo not readable, left out: {broken}"
     ]
+
+
+def test_photos_it_could_not_read_are_said_before_a_calibration_with_nothing_left_is_refused(
+    rolls: Path, tmp_path: Path
+):
+    from vision.train.quantize import quantize_die_model
+
+    name = "dicecam-reader-cocked"
+    for suffix in (".onnx", ".pt"):
+        shutil.copy(MODELS / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
+    photos, broken = _copy_with_broken(rolls, tmp_path / "photos", n=4)
+    shutil.rmtree(photos / "images" / "val")  # the 4 train photos, none readable
+    lines: list[str] = []
+    with pytest.raises(ValueError, match="expected labelled dice to calibrate on"):
+        quantize_die_model(tmp_path / f"{name}.onnx", [photos], log=lines.append)
+    (said,) = _said(lines)
+    head = f"{name}.onnx calibration: 4 labelled photos not readable, left out: "
+    assert said.startswith(head) and said.endswith(" (and 1 more)"), said
+    named = said[len(head) : -len(" (and 1 more)")].split(", ")  # three, in the order drawn
+    assert len(set(named)) == 3 and set(named) < set(map(str, broken))
+
+
+def test_photos_it_could_not_read_are_said_before_an_outline_training_with_none_is_refused(
+    rolls: Path, tmp_path: Path
+):
+    from vision.train.surface import train_surface
+
+    synth, broken = _copy_with_broken(rolls, tmp_path / "synth", n=4)  # every train photo
+    lines: list[str] = []
+    with pytest.raises(FileNotFoundError, match="no readable samples"):
+        train_surface([synth], tmp_path / "s.onnx", input_size=64, epochs=1, log=lines.append)
+    names = ", ".join(map(str, broken[:3]))
+    assert _said(lines) == [
+        f"outline model: 4 labelled photos not readable, left out: {names} (and 1 more)"
+    ]

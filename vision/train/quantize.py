@@ -250,10 +250,12 @@ def quantize_die_model(
     size = int(shipped.graph.input[0].type.tensor_type.shape.dim[2].dim_value or CROP)
     context = float(meta.get("context", CONTEXT))  # the runtime's default, as for the shipped one
     unreadable: list[Path] = []
-    crops = die_model_crops(
-        data, context, size=size, photos=photos, seed=seed, unreadable=unreadable
-    )
-    say_unreadable(unreadable, f"{model.name} calibration", log)  # their dice are left out
+    try:
+        crops = die_model_crops(
+            data, context, size=size, photos=photos, seed=seed, unreadable=unreadable
+        )
+    finally:  # said even when no die is left to calibrate on
+        say_unreadable(unreadable, f"{model.name} calibration", log)
     with tempfile.TemporaryDirectory() as tmp:
         float_file = export_classifier(
             load_classifier(weights), Path(tmp) / "float.onnx", size=size
@@ -339,8 +341,10 @@ def quantize_surface_model(
     from .crops import say_unreadable
 
     unreadable: list[Path] = []
-    squeezed = surface_photos(data, size, photos=photos, seed=seed, unreadable=unreadable)
-    say_unreadable(unreadable, f"{model.name} calibration", log)
+    try:
+        squeezed = surface_photos(data, size, photos=photos, seed=seed, unreadable=unreadable)
+    finally:  # said even when no photo is left to calibrate on
+        say_unreadable(unreadable, f"{model.name} calibration", log)
     return quantize_classifier(
         model, squeezed, out, samples=len(squeezed), seed=seed, symbolic_shapes=False
     )

@@ -140,19 +140,25 @@ def train_surface(
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
     unreadable: list[Path] = []
-    parts = [
-        load_surface_split(f, "train", cache, limit, dice=dice, unreadable=unreadable)
-        for f in folders
-    ]
-    synthetic = sum(len(im) for im, _ in parts)
-    parts += [load_real_surface(f, cache, limit, dice=dice, unreadable=unreadable) for f in real]
+    try:  # a folder with no photo left to read is refused: its photos are said first
+        parts = [
+            load_surface_split(f, "train", cache, limit, dice=dice, unreadable=unreadable)
+            for f in folders
+        ]
+        synthetic = sum(len(im) for im, _ in parts)
+        parts += [
+            load_real_surface(f, cache, limit, dice=dice, unreadable=unreadable) for f in real
+        ]
+        val_parts = [
+            load_surface_split(f, "val", cache, dice=dice, unreadable=unreadable) for f in folders
+        ]
+    finally:
+        say_unreadable(unreadable, "outline model", log)  # left out of its training
     images = np.concatenate([im for im, _ in parts])
     masks = np.concatenate([m for _, m in parts])
     weight = np.where(np.arange(len(images)) < synthetic, 1.0, real_weight).astype(np.float32)
-    parts = [load_surface_split(f, "val", cache, dice=dice, unreadable=unreadable) for f in folders]
-    say_unreadable(unreadable, "outline model", log)  # left out of its training
-    val_images = np.concatenate([im for im, _ in parts])
-    val_masks = np.concatenate([m for _, m in parts])
+    val_images = np.concatenate([im for im, _ in val_parts])
+    val_masks = np.concatenate([m for _, m in val_parts])
     log(
         f"loaded {len(images)} train ({len(images) - synthetic} real) / {len(val_images)} val "
         f"samples in {time.perf_counter() - t0:.0f}s"
