@@ -192,13 +192,17 @@ def _not_a_tracker(url: str, answer: str, *, hint: bool = True) -> UsageError:
 
 
 def _login_refused(url: str, exc: TrackerRejected) -> UsageError:
-    """The one-line error of a login the tracker at ``url`` refused: a wrong password, or a
-    URL that is no tracker's (`dicecam serve`'s own address, not its ``/tracker``)."""
+    """The one-line error of a login the tracker at ``url`` refused: a wrong password, a name
+    or password the tracker does not take (422: the tracker's own check of the login's
+    fields), or a URL that is no tracker's (`dicecam serve`'s own address, not its
+    ``/tracker``)."""
     from service.tracker_client import TrackerAuthError
 
     if isinstance(exc, TrackerAuthError):
         return UsageError(exc.detail)
     answer = f"refused the login ({exc.status}: {exc.detail})"
+    if exc.status == 422:  # a tracker that checked the fields: the address is right
+        return UsageError(f"--player/--password: the tracker at {url} {answer}")
     return _not_a_tracker(url, answer, hint=exc.status == 404)
 
 

@@ -56,7 +56,8 @@ def test_a_login_refused_for_another_reason_than_404_gets_no_hint(
     command: list[str], tmp_path: Path, serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A real tracker at its own address refuses a name past 200 characters (422): the address
-    is the tracker's, so the line sends the player nowhere else."""
+    is the tracker's, so the line says the tracker refused the login's fields and sends the
+    player nowhere else (it said "expected a tracker" of the tracker itself)."""
     from service.tracker import create_app as create_tracker_app
 
     tracker = create_tracker_app(f"sqlite:///{tmp_path / 'tracker.sqlite3'}")
@@ -65,6 +66,7 @@ def test_a_login_refused_for_another_reason_than_404_gets_no_hint(
     login = ["--player", "a" * 201, "--password", "pass-word-1"]
     assert main([*command, "--url", url, *login, "--outbox-dir", str(outbox)]) == 2
     err = _one_line(capsys)
-    assert "refused the login (422: " in err, err
+    assert f"--player/--password: the tracker at {url} refused the login (422: " in err, err
+    assert "expected a tracker" not in err  # it is one
     assert HINT not in err and f"{url}/tracker" not in err
     assert not list(outbox.rglob("*.json"))  # nothing queued
