@@ -111,3 +111,20 @@ def test_no_dice_give_empty_arrays_of_the_crop_shape(tmp_path):
         (0,),
         np.int64,
     )
+
+
+def test_a_labelled_photo_that_is_not_there_is_said_so_among_those_not_readable(tmp_path):
+    """A sidecar whose photo is missing (a synth set killed between the two) is named as no
+    such file, not as a photo OpenCV could not read; a broken one stays plainly named."""
+    from vision.train.crops import read_photo, say_unreadable
+
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg")
+    missing = tmp_path / "missing.jpg"
+    unreadable: list = []
+    assert read_photo(broken, unreadable) is None and read_photo(missing, unreadable) is None
+    lines: list[str] = []
+    say_unreadable(unreadable, "faces", log=lines.append)
+    assert lines == [
+        f"faces: 2 labelled photos not readable, left out: {broken}, {missing} (no such file)"
+    ]

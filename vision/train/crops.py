@@ -51,11 +51,12 @@ def say_unreadable(
     unreadable: Sequence[Path], what: str, log: Callable[[str], Any] = print
 ) -> None:
     """Log how many labelled photos OpenCV could not read for ``what`` and which (three named,
-    then how many more): their dice are left out. Nothing when there are none."""
+    one that is not there said so, then how many more): their dice are left out. Nothing when
+    there are none."""
     if not unreadable:
         return
     more = f" (and {len(unreadable) - 3} more)" if len(unreadable) > 3 else ""
-    names = ", ".join(str(p) for p in unreadable[:3])
+    names = ", ".join(str(p) if Path(p).exists() else f"{p} (no such file)" for p in unreadable[:3])
     photos = "1 labelled photo" if len(unreadable) == 1 else f"{len(unreadable)} labelled photos"
     log(f"{what}: {photos} not readable, left out: {names}{more}")
 
