@@ -104,6 +104,24 @@ def test_a_trays_rims_keep_dice_thrown_low_at_them_inside():
     assert out >= 3  # the same throw without rims leaves the tray
 
 
+def test_dice_caught_early_are_high_in_the_air_and_moving_and_settled_ones_are_still():
+    for seed in range(3):
+        for pose in simulate(TABLE, [1.0] * 3, _throw(catch_step=2, height=8.0, spread=2.0), seed):
+            assert pose.position[2] > 7.0 and pose.moving and not pose.in_contact
+            assert _state(pose, TABLE) == "in_air"
+        settled = simulate(TABLE, [1.0] * 3, _throw(spin=30.0, height=6.0, spread=2.0), seed)
+        assert all(not p.moving and np.linalg.norm(p.velocity) < 0.5 for p in settled)
+
+
+def test_a_die_at_rest_on_top_of_another_is_in_contact_and_not_in_the_air():
+    throw = _throw(spread=0.0, spin=0.0, height=0.6)
+    for seed in (269, 281, 289):  # seeds where the second die lands on the first
+        below, above = simulate(TABLE, [1.0, 1.0], throw, seed)
+        assert above.position[2] == pytest.approx(1.5, abs=0.05)
+        assert above.in_contact and not above.moving and _state(above, TABLE) == "table"
+        assert _state(below, TABLE) == "table"
+
+
 def test_dice_go_the_way_they_are_thrown():
     for seed in range(3):
         right = simulate(TABLE, [1.0] * 3, _throw(origin=(-6.0, 0.0), velocity=(30.0, 0.0)), seed)
@@ -156,6 +174,7 @@ def test_in_a_tray_a_propped_die_leans_sometimes_on_a_rim_and_sometimes_on_a_die
     for seed in range(10):
         first, leaning = simulate(TRAY, [1.0, 1.0], _throw(lean=True), seed)
         x, y, _ = leaning.position
-        on_die += np.linalg.norm(leaning.position[:2] - first.position[:2]) < 1.5
-        on_rim += min(ix - abs(x), iy - abs(y)) < 1.0
+        apart = np.linalg.norm(leaning.position[:2] - first.position[:2])
+        on_die += apart < 1.5
+        on_rim += apart > 1.8 and min(ix - abs(x), iy - abs(y)) < 1.0
     assert on_die >= 3 and on_rim >= 1

@@ -62,7 +62,11 @@ class Surface:
 
 @dataclass(slots=True)
 class DiePose:
-    """One die after the simulation: centre, rotation (3x3, local -> world), edge length."""
+    """One die after the simulation: centre, rotation (3x3, local -> world), edge length.
+
+    ``in_contact``: it touches the table, the floor or a rim, or it rests (not ``moving``) on
+    another die; dice that only touch each other in flight are in the air.
+    """
 
     position: np.ndarray
     rotation: np.ndarray
@@ -246,15 +250,16 @@ def simulate(
         for b in bodies:
             pos, q = p.getBasePositionAndOrientation(b, physicsClientId=c)
             lin, _ = p.getBaseVelocity(b, physicsClientId=c)
-            contacts = p.getContactPoints(bodyA=b, physicsClientId=c)
+            moving = float(np.linalg.norm(lin)) > 3.0
+            touched = {pt[2] for pt in p.getContactPoints(bodyA=b, physicsClientId=c)}
             shape = p.getCollisionShapeData(b, -1, physicsClientId=c)[0]
             poses.append(
                 DiePose(
                     position=np.array(pos, dtype=np.float64),
                     rotation=_quat_to_matrix(q),
                     size=float(shape[3][0]),
-                    in_contact=len(contacts) > 0,
-                    moving=float(np.linalg.norm(lin)) > 3.0,
+                    in_contact=bool(touched - set(bodies)) or (bool(touched) and not moving),
+                    moving=moving,
                     velocity=np.array(lin, dtype=np.float64),
                 )
             )
