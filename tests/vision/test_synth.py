@@ -21,7 +21,7 @@ from vision.synth import (
     write_dataset,
 )
 from vision.synth.labels import top_face
-from vision.synth.textures import surface_texture
+from vision.synth.textures import surface_texture, wall_texture
 
 
 def test_same_seed_and_index_give_the_same_bytes():
@@ -267,3 +267,13 @@ def test_a_stone_texture_is_dense_with_grains_of_other_colours():
     # grains are small: most of them are blobs a few pixels wide, not big patches
     n, _, stats, _ = cv2.connectedComponentsWithStats(off.astype(np.uint8), connectivity=4)
     assert n > 200 and np.median(stats[1:, cv2.CC_STAT_AREA]) < 40
+
+
+def test_tiles_have_grout_lines_both_ways_and_a_wall_a_skirting_board():
+    for seed in range(4):
+        tiles = surface_texture(np.random.default_rng(seed), "tiles", (200.0, 200.0, 200.0), 256)
+        rows, cols = tiles.mean(axis=(1, 2)), tiles.mean(axis=(0, 2))
+        assert rows.min() < 0.9 * np.median(rows) and cols.min() < 0.9 * np.median(cols)
+        wall = wall_texture(np.random.default_rng(seed), (180.0, 170.0, 160.0))
+        assert wall[-3:].std(axis=(0, 1)).max() < 0.01  # one flat board along the floor
+        assert wall[:-10].std() > 0.5  # over painted, uneven wall
