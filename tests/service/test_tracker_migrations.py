@@ -7,8 +7,7 @@ rolls, a correction); the next start upgrades it to head with every row kept.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import threading
+import time
 from datetime import UTC, date, datetime, timedelta
 
 import httpx
@@ -294,20 +293,81 @@ def test_a_newer_database_is_refused_untouched_with_its_url_password_hidden(data
     engine.dispose()
 
 
-def test_trackers_starting_at_once_on_one_fresh_database_migrate_it_once(database_url):
-    """Four processes' worth of ``migrate`` at once on one empty database (a tracker run by
-    several workers, or a restart beside the admin command): each returns, head is reached."""
-    engines = [make_engine(database_url) for _ in range(4)]
-    start = threading.Barrier(len(engines))
+_MIGRATE_WHEN_TOLD = """
+import pathlib, sys, time
+from service.tracker.db import make_engine, migrate
+folder = pathlib.Path(sys.argv[1])
+(folder / f"ready-{sys.argv[2]}").touch()
+for n, url in enumerate(sys.argv[3:]):
+    while not (folder / f"go-{n}").exists():
+        time.sleep(0.001)
+    migrate(make_engine(url))
+"""
 
-    def run(engine: Engine) -> None:
-        start.wait()
-        migrate(engine)
 
-    with cf.ThreadPoolExecutor(len(engines)) as pool:
-        for done in [pool.submit(run, engine) for engine in engines]:
-            done.result(timeout=120)
-    assert _version(engines[0]) == [HEAD]
-    assert set(TABLES) <= set(sa.inspect(engines[0]).get_table_names())
-    for engine in engines:
+def test_trackers_starting_at_once_on_one_fresh_database_migrate_it_once(
+    request, database_url, tmp_path
+):
+    """Four processes migrate an empty database at the same moment (a tracker run by several
+    workers, or started beside the admin command), five databases over: each one starts, head
+    is reached. Without PostgreSQL's lock most rounds failed (tables created twice)."""
+    import subprocess
+    import sys
+
+    if database_url.startswith("sqlite"):
+        urls = [f"sqlite:///{tmp_path / f'tracker-{n}.sqlite3'}" for n in range(5)]
+    else:
+        urls = [request.getfixturevalue("postgres").create_database() for _ in range(5)]
+    code = [sys.executable, "-c", _MIGRATE_WHEN_TOLD, str(tmp_path)]
+    workers = [subprocess.Popen([*code, str(i), *urls], stderr=subprocess.PIPE) for i in range(4)]
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("ready-*"))) < len(workers):
+            assert time.monotonic() < deadline, "the migrating processes did not start"
+            time.sleep(0.01)
+        for n in range(len(urls)):  # all four imported and waiting: they migrate at once
+            (tmp_path / f"go-{n}").touch()
+            time.sleep(1)
+        said = [w.communicate(timeout=120)[1].decode() for w in workers]
+    finally:
+        for w in workers:
+            w.kill()
+            w.communicate()
+    assert [w.returncode for w in workers] == [0] * 4, [s[-800:] for s in said]
+    for url in urls:
+        engine = make_engine(url)
+        assert _version(engine) == [HEAD]
+        assert set(TABLES) <= set(sa.inspect(engine).get_table_names())
         engine.dispose()
+
+
+def test_autogenerate_writes_the_next_migration_from_the_models(database_url, tmp_path):
+    """A maintainer's ``alembic revision --autogenerate`` through this ``env.py`` (on a copy
+    of the migrations up to 0003): the new script adds the two zone columns of the models and
+    nothing else, in a batch on SQLite (which cannot alter most things in place)."""
+    import shutil
+
+    scripts = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS, scripts, ignore=shutil.ignore_patterns("0004_*", "__pycache__"))
+    engine = make_engine(database_url)
+    migrate(engine, "0003")
+    cfg = Config()
+    cfg.set_main_option("script_location", str(scripts))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.revision(cfg, message="zones", autogenerate=True, rev_id="0004")
+    engine.dispose()
+    [written] = (scripts / "versions").glob("0004_*.py")
+    code = written.read_text()
+    compile(code, str(written), "exec")
+    upgrade = code.split("def upgrade() -> None:")[1].split("def downgrade")[0]
+    ops = [line.strip().split("(")[0] for line in upgrade.splitlines() if "op." in line]
+    sqlite = engine.dialect.name == "sqlite"
+    assert ops == (
+        ["with op.batch_alter_table", "batch_op.add_column", "batch_op.add_column"]
+        if sqlite
+        else ["op.add_column", "op.add_column"]
+    )
+    assert "Column('next_timezone', sa.String(length=64), nullable=True)" in upgrade
+    assert "Column('timezone_from', sa.DateTime(timezone=True), nullable=True)" in upgrade
+    assert "down_revision = '0003'" in code
