@@ -162,7 +162,11 @@ class Canvas:
     def die(
         self, pose: DiePose, die_id: int, textures: dict[int, np.ndarray], style: dict, light: dict
     ) -> float:
-        """Draw one die; returns its full silhouette area in pixels (before occlusion)."""
+        """Draw one die; returns its full silhouette area in pixels (before occlusion): the
+        pixels its rounded outline took in the frame within its box, scaled by its hull's area
+        over the part of it in the frame. The outline as drawn (a stroked, anti-aliased hull) is up to a pixel wider than the
+        hull all round, a third or more of a small die's area: counted against the hull, a
+        die hidden but for a quarter passed for a third visible."""
         cam = self.cam
         h = pose.size / 2
         local = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)])
@@ -193,6 +197,16 @@ class Canvas:
         edge = np.clip(body * (light["ambient"] * style.get("edge_tone", 0.75)), 0, 255)
         self._blend(edge, m, (x0, y0, x1, y1), opaque_id=False, alpha=np.float32(opacity))
         self.ids[y0:y1, x0:x1][m > 127] = die_id
+        h_img, w_img = self.ids.shape
+        inside = clip_to_rect(hull, 0, 0, w_img, h_img)
+        inside_area = float(cv2.contourArea(inside)) if len(inside) >= 3 else 0.0
+        # counted in the die's box, as its label counts the pixels that show (the outline's
+        # anti-aliased fringe reaches past it)
+        bx1 = min(int(math.ceil(float(hull[:, 0].max()))), w_img) - x0
+        by1 = min(int(math.ceil(float(hull[:, 1].max()))), h_img) - y0
+        drawn = float(np.count_nonzero(m[: max(by1, 0), : max(bx1, 0)] > 127))
+        # the part out of the frame as wide as the part in it was drawn
+        silhouette = drawn * area / inside_area if inside_area > 0 and drawn else area
         tint = np.asarray(light["tint"], np.float32)
         for value, n, corners in face_frames(pose):
             centre_w = corners.mean(0)
@@ -226,7 +240,7 @@ class Canvas:
             a = w[..., 3]
             dst = self.img[fy0:fy1, fx0:fx1]
             dst += (rgb - dst) * a[..., None]
-        return area
+        return silhouette
 
 
 def light_dir(light: dict) -> np.ndarray:
