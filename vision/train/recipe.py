@@ -157,9 +157,15 @@ def load_recipe(path: str | Path | None = None) -> Recipe:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of recipe fields, got {type(data).__name__}")
     try:
-        return Recipe.model_validate(data)
+        recipe = Recipe.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"{path}: {_first_error(exc)}") from None
+    if recipe.test.n and recipe.test.seed == recipe.synth.seed:  # said now, not at the card
+        raise ValueError(
+            f"{path}: expected a test.seed other than synth.seed (the card's test set is held "
+            f"out of training), got {recipe.test.seed} for both"
+        )
+    return recipe
 
 
 def _first_error(exc: ValidationError) -> str:
