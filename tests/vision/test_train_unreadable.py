@@ -189,3 +189,18 @@ def test_photos_it_could_not_read_are_said_before_an_outline_training_with_none_
     assert _said(lines) == [
         f"outline model: 4 labelled photos not readable, left out: {names} (and 1 more)"
     ]
+
+
+def test_the_face_classifiers_int8_calibration_names_the_photos_it_could_not_read(
+    rolls: Path, tmp_path: Path, capsys
+):
+    from vision.train.run import _quantize_faces
+
+    shutil.copy(MODELS / "dicecam-reader-faces.pt", tmp_path / "x-faces.pt")
+    photos, (broken,) = _copy_with_broken(rolls, tmp_path / "photos")
+    _quantize_faces(tmp_path / "x-faces.onnx", [photos / "images" / "train"])
+    out = capsys.readouterr().out.splitlines()
+    assert _said(out) == [
+        f"x-faces.onnx calibration: 1 labelled photo not readable, left out: {broken}"
+    ]
+    assert "int8, calibrated on" in out[-1]  # the readable photos still calibrate it

@@ -60,13 +60,16 @@ def synth_test_set(recipe: Recipe, work: Path) -> Path | None:
 
 def _quantize_faces(faces: Path, train_dirs: list[Path]) -> Path:
     """Export the float face classifier ``faces.pt`` to ``faces`` (ONNX) again and quantize it
-    to int8, calibrated on crops of the dice of ``train_dirs``."""
+    to int8, calibrated on crops of the dice of ``train_dirs``. Photos that cannot be read are
+    said (:func:`~.crops.say_unreadable`)."""
     from .classifier import export_classifier, load_classifier
-    from .crops import load_crops
+    from .crops import load_crops, say_unreadable
     from .quantize import CALIBRATION_CROPS, quantize_classifier
 
     weights = faces.with_suffix(".pt")
-    crops, _ = load_crops(train_dirs, jitter=0)
+    unreadable: list[Path] = []
+    crops, _ = load_crops(train_dirs, jitter=0, unreadable=unreadable)
+    say_unreadable(unreadable, f"{faces.name} calibration")  # their dice are left out
     export_classifier(load_classifier(weights), faces)
     quantize_classifier(faces, crops)
     used = min(CALIBRATION_CROPS, len(crops))
