@@ -164,9 +164,9 @@ class Canvas:
     ) -> float:
         """Draw one die; returns its full silhouette area in pixels (before occlusion): the
         pixels its rounded outline took in the frame within its box, scaled by its hull's area
-        over the part of it in the frame. The outline as drawn (a stroked, anti-aliased hull) is up to a pixel wider than the
-        hull all round, a third or more of a small die's area: counted against the hull, a
-        die hidden but for a quarter passed for a third visible."""
+        over the part of it in the frame. The outline as drawn (a stroked, anti-aliased hull)
+        is up to a pixel wider than the hull all round, a third or more of a small die's area:
+        counted against the hull, a die hidden but for a fifth passed for a third visible."""
         cam = self.cam
         h = pose.size / 2
         local = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)])
