@@ -43,7 +43,7 @@ def staged(out: Path, command: str) -> Iterator[Path]:
     made = [folder for folder in out.parents if not folder.exists()]  # by --out new/sub/out
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = out.parent / f".{out.name}.{os.getpid()}.partial"
-    shutil.rmtree(stage, ignore_errors=True)  # a killed run's, of the same process id
+    shutil.rmtree(stage, ignore_errors=True)  # a killed run's of this id, where none is said
     stage.mkdir()
     try:
         yield stage
@@ -64,8 +64,9 @@ def staged(out: Path, command: str) -> Iterator[Path]:
 def _remove_dead_stages(out: Path) -> list[tuple[Path, int]]:
     """Remove the staging folders ``.OUT.PID.partial`` beside ``out`` of runs killed before
     they put theirs in place (SIGKILL, a power cut): a copy of the photos each; returns them
-    with their process ids. One whose process still runs stays; on Windows, where no process
-    is looked up, every one stays."""
+    with their process ids. One whose process still runs stays; one of this process's id is a
+    killed run's (ids come round again: in a container every run may be PID 1), as this run
+    has made none yet. On Windows, where no process is looked up, every one stays."""
     from vision.atomic import process_running
 
     removed: list[tuple[Path, int]] = []
@@ -76,7 +77,7 @@ def _remove_dead_stages(out: Path) -> list[tuple[Path, int]]:
         pid = stage.name[len(prefix) : -len(".partial")]
         if not (stage.name.startswith(prefix) and stage.name.endswith(".partial")):
             continue
-        if not pid.isdigit() or int(pid) == os.getpid() or process_running(int(pid)):
+        if not pid.isdigit() or (int(pid) != os.getpid() and process_running(int(pid))):
             continue
         shutil.rmtree(stage, ignore_errors=True)
         if not stage.exists():

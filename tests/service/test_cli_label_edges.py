@@ -72,3 +72,24 @@ def test_a_yolo_folder_without_labels_is_one_line_naming_it(capsys, tmp_path):
             f"dicecam labels {action[0]}: error: no labels/ or obj_*_data/ folder of .txt labels in {source}\n"
         )
         assert not out.exists()
+
+
+def test_a_killed_runs_staging_folder_of_this_process_id_is_said_too(capsys, photos, tmp_path):
+    # In a container every run may get the same process id (PID 1): the folder a killed run
+    # left then bears this run's id, and was removed without the word said of any other.
+    model = models.make_model(tmp_path / "m.onnx", models.raw_preds([(160, 160, 40, 40, {4: 0.9})]))
+    left = tmp_path / f".labelled.{os.getpid()}.partial"
+    left.mkdir()
+    (left / "half.txt").write_text("a killed run's")
+    out = tmp_path / "labelled"
+
+    argv = ["label", str(photos), "--out", str(out), "--model", str(model), "--no-progress"]
+    code, _, err = run(capsys, *argv)
+
+    assert code == 0
+    assert err == (
+        f"dicecam label: removed {left}, the unfinished output of an earlier run (process "
+        f"{os.getpid()}) stopped before it was done; none of it had reached --out {out}: this "
+        "run writes it all\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["labelled", "m.onnx", "photos"]
