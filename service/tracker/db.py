@@ -161,18 +161,47 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
 
 
 def migrate(engine: Engine, revision: str = "head") -> None:
-    """Run the Alembic migrations shipped in this package up to ``revision``."""
+    """Run the Alembic migrations shipped in this package up to ``revision``.
+
+    On SQLite they run with foreign keys off, checked before the commit: a migration that
+    rebuilds a table others point to (Alembic's batch mode: copy, drop, rename) would otherwise
+    have the drop's cascade delete every row that points to it (a player's tokens, turns and
+    rolls). A row left pointing nowhere is refused, the database as it was."""
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
-        _refuse_newer(conn, cfg, engine)
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, revision)
+    with engine.connect() as conn:
+        sqlite = conn.dialect.name == "sqlite"
+        raw = conn.connection.dbapi_connection
+        if sqlite:  # on the driver's connection, outside a transaction, or SQLite ignores it
+            raw.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    lock = text("SELECT pg_advisory_xact_lock(:k)")
+                    conn.execute(lock, {"k": _PG_MIGRATION_LOCK})
+                _refuse_newer(conn, cfg, engine)
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, revision)
+                if sqlite:
+                    _check_keys(conn, engine)
+        finally:
+            if sqlite:
+                raw.execute("PRAGMA foreign_keys=ON")
+
+
+def _check_keys(conn: Connection, engine: Engine) -> None:
+    """ValueError (the migration rolled back) when a row points to none after migrating."""
+    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        tables = sorted({str(row[0]) for row in broken})
+        raise ValueError(
+            f"migrating the tracker database {engine.url.render_as_string(hide_password=True)} "
+            f"left {len(broken)} rows of {', '.join(tables)} pointing to none: it was left as "
+            "it was"
+        )
 
 
 def _refuse_newer(conn: Connection, cfg: object, engine: Engine) -> None:
