@@ -260,13 +260,19 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     data_yaml = args.out / written.relative_to(folder)
     dice = sum(len(p.dice) for p in photos)
-    print(f"imported {len(photos)} photos ({dice} dice) -> {data_yaml}")
+    print(
+        f"imported {_photos(len(photos))} ({dice} {'die' if dice == 1 else 'dice'}) -> {data_yaml}"
+    )
     # --from: without it `dicecam train` makes a whole new reader from the recipe, into models/
     from vision.config import DEFAULT_MODEL
 
     shipped, out = (shlex.quote(_from_here(p)) for p in (DEFAULT_MODEL, args.out))
     print(f"fine-tune on it with: dicecam train --from {shipped} --data {out}")
     return 0
+
+
+def _photos(n: int) -> str:
+    return "1 photo" if n == 1 else f"{n} photos"
 
 
 def _from_here(path: Path) -> str:
@@ -291,5 +297,5 @@ def run_convert(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     path = args.out / written.relative_to(folder)
-    print(f"converted {len(photos)} photos to {args.to_fmt} -> {path}", file=sys.stdout)
+    print(f"converted {_photos(len(photos))} to {args.to_fmt} -> {path}", file=sys.stdout)
     return 0

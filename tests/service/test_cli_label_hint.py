@@ -35,3 +35,19 @@ def test_the_fine_tune_hint_names_a_model_that_is_there(
     assert (data / "data.yaml").is_file(), hint
     if where == "clone":
         assert model == Path("models/dicecam-reader.onnx")
+
+
+def test_one_photo_of_one_die_is_said_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "imported 1 photos (1 dice)" and "converted 1 photos"."""
+    yolo = tmp_path / "labelled"
+    (yolo / "images").mkdir(parents=True)
+    (yolo / "labels").mkdir()
+    Image.new("RGB", (64, 48), "white").save(yolo / "images" / "roll.jpg")
+    (yolo / "labels" / "roll.txt").write_text("4 0.5 0.5 0.25 0.3\n")
+    assert main(["labels", "import", str(yolo), "--out", str(tmp_path / "in")]) == 0
+    assert capsys.readouterr().out.startswith("imported 1 photo (1 die) -> ")
+    out = tmp_path / "coco"
+    assert main(["labels", "convert", str(yolo), "--to", "coco", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("converted 1 photo to coco -> ")

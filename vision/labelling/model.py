@@ -259,7 +259,12 @@ def place_photo(photo: LabelledPhoto, dst: Path, mode: ImageMode) -> None:
     Raises:
         FileNotFoundError: the photo has no image, or its file is not there.
     """
-    if photo.image is None or not Path(photo.image).is_file():
+    if photo.image is None:
+        raise FileNotFoundError(
+            f"photo {photo.name!r}: expected its image beside the labels or under "
+            "--images-from, found none (or pass --images none to write the labels only)"
+        )
+    if not Path(photo.image).is_file():
         raise FileNotFoundError(f"photo {photo.name!r} not found at {photo.image}")
     place_image(Path(photo.image), dst, mode)
 
