@@ -4,7 +4,7 @@ Example:
     >>> from vision import DiceReader
     >>> reader = DiceReader()  # models/dicecam-reader.onnx, or DICECAM_MODEL
     >>> reader.read("datasets/samples/roll-s21-016.jpg").values  # left to right
-    [5, 5, 1]
+    [6, 2, 6]
 
 Importing this package is light: OpenVINO and onnxruntime load when the first :class:`DiceReader`
 is made.

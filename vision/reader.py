@@ -23,7 +23,7 @@ Example:
     >>> reader = DiceReader()
     >>> reading = reader.read("datasets/samples/roll-s21-041.jpg", expected_dice=6)
     >>> reading.values, reading.missing, reading.bust
-    ([4, 5, 1, 3, 1, 5], 0, False)
+    ([5, 1, 4, 5, 4, 1], 0, False)
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def test_label_and_convert_name_the_model_version_they_write(
     monkeypatch.setenv("DICECAM_BACKEND", "onnxruntime")
     photos = tmp_path / "photos"
     photos.mkdir()
-    shutil.copy(SAMPLES / "roll-s21-014.jpg", photos)
+    shutil.copy(SAMPLES / "roll-s21-035.jpg", photos)
     labelled = tmp_path / "labelled"
     assert main(["label", str(photos), "--out", str(labelled), "--no-progress"]) == 0
     assert model_versions(labelled / "tasks.json") == {"dicecam-reader"}
@@ -75,7 +75,7 @@ def test_calibrate_writes_a_preview_of_a_proposal_only(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DICECAM_DATA_DIR", str(tmp_path / "data"))
-    shutil.copy(SAMPLES / "roll-s21-014.jpg", tmp_path / "photo.jpg")
+    shutil.copy(SAMPLES / "roll-s21-035.jpg", tmp_path / "photo.jpg")
     points = ["--points", "40,30", "600,25", "630,470", "10,460"]
     assert main(["calibrate", "photo.jpg", *points]) == 0
     assert (tmp_path / "data" / "calibration.json").is_file()

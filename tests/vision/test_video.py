@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
 SAMPLES = REPO / "datasets" / "samples"
 TRUTH = json.loads((SAMPLES / "truth.json").read_text(encoding="utf-8"))
-A, B, C = "roll-s21-009.jpg", "roll-s21-014.jpg", "roll-s21-028.jpg"
+A, B, C = "roll-s21-009.jpg", "roll-s21-035.jpg", "roll-s21-028.jpg"
 FORMATS = [("MJPG", ".avi"), ("mp4v", ".mp4")]
 
 
@@ -253,7 +253,7 @@ def test_dicecam_read_summary_of_a_clip_and_of_one_without_a_roll(reader, tmp_pa
     assert main(["read", "--model", str(MODEL), str(clip), str(still)]) == 0
 
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{clip} at 0.10 s (frame 1): 2 dice, values ")
+    assert out[0].startswith(f"{clip} at 0.10 s (frame 1): {len(values(B))} dice, values ")
     assert out[1] == f"{still}: no roll came to rest (dice still for 500 ms)"
 
 

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "models" / "dicecam-reader.onnx"
 SAMPLES = REPO / "datasets" / "samples"
 TRUTH = json.loads((SAMPLES / "truth.json").read_text(encoding="utf-8"))
-A, B = "roll-s21-009.jpg", "roll-s21-014.jpg"
+A, B = "roll-s21-009.jpg", "roll-s21-035.jpg"
 
 
 def noise(n: int) -> list[np.ndarray]:

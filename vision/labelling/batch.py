@@ -132,7 +132,7 @@ def label_photos(
         >>> import shutil, tempfile
         >>> from vision import DiceReader
         >>> photos = Path(tempfile.mkdtemp())
-        >>> _ = shutil.copy("datasets/samples/roll-s21-014.jpg", photos)
+        >>> _ = shutil.copy("datasets/samples/roll-s21-035.jpg", photos)
         >>> _ = (photos / "broken.jpg").write_bytes(b"not a photo")
         >>> run = label_photos(photos, DiceReader(), show_progress=False)
         >>> len(run.photos), [u.name for u in run.unreadable]

@@ -18,6 +18,8 @@ GRAVITY = 9.81 / 0.016  # units (die edges) per second squared
 STEP = 1.0 / 120.0
 FLOOR = 1000.0
 """Half extent of the floor, in units: far past where any die lands."""
+CLEARANCE = 0.02
+"""Least gap between a thrown die and any other body when it is created, in units."""
 
 
 @dataclass(slots=True)
@@ -203,14 +205,8 @@ def simulate(
             shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=[s / 2] * 3, physicsClientId=c)
             q = rng.normal(size=4)
             q /= np.linalg.norm(q)
-            pos = [
-                ox + rng.uniform(-spread, spread),
-                oy + rng.uniform(-spread, spread),
-                throw["height"] + 1.3 * i * 0.6 + rng.uniform(0, 1.0),
-            ]
-            b = p.createMultiBody(
-                0.01 * s**3, shape, basePosition=pos, baseOrientation=q.tolist(), physicsClientId=c
-            )
+            b = p.createMultiBody(0.01 * s**3, shape, baseOrientation=q.tolist(), physicsClientId=c)
+            _place_clear(p, c, rng, b, q.tolist(), (ox, oy, spread, throw["height"] + 0.78 * i))
             p.changeDynamics(
                 b,
                 -1,
@@ -266,6 +262,29 @@ def simulate(
         return poses
     finally:
         p.resetSimulation(physicsClientId=c)
+
+
+def _place_clear(p, c, rng, body: int, q: list[float], at: tuple, tries: int = 40) -> None:
+    """Put a thrown die in the hand: within ``spread`` of the origin sideways, 0-1 above its
+    base height, clear of every body already there (a die created inside another is thrown
+    out of it by the solver); past ``tries`` draws it goes up until it is clear."""
+    ox, oy, spread, base = at
+    others = range(body)
+
+    def clear(pos: list[float]) -> bool:
+        p.resetBasePositionAndOrientation(body, pos, q, physicsClientId=c)
+        return not any(p.getClosestPoints(body, o, CLEARANCE, physicsClientId=c) for o in others)
+
+    for _ in range(tries):
+        pos = [
+            ox + rng.uniform(-spread, spread),
+            oy + rng.uniform(-spread, spread),
+            base + rng.uniform(0, 1.0),
+        ]
+        if clear(pos):
+            return
+    while not clear(pos):
+        pos[2] += 0.25
 
 
 def _add_leaning_die(p, c, rng, surface: Surface, size: float, bodies, statics) -> None:

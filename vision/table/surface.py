@@ -13,7 +13,7 @@ Example:
     >>> model = SurfaceModel()  # models/dicecam-surface.onnx
     >>> corners = model.outline(load_image("datasets/samples/roll-s21-031.jpg").rgb)  # 640x480
     >>> corners  # doctest: +SKIP
-    [(0.0, 159.4), (0.0, 354.4), (87.5, 480.0), (640.0, 480.0), (640.0, 313.1), (327.5, 80.6), (257.5, 73.1)]
+    [(0.0, 166.9), (0.0, 328.1), (37.5, 335.6), (107.5, 480.0), (640.0, 480.0), (640.0, 316.9), (322.5, 80.6), (247.5, 80.6)]
     >>> len(corners) >= 3 and all(0 <= x <= 640 and 0 <= y <= 480 for x, y in corners)
     True
     >>> model.outline(load_image("datasets/samples/roll-s21-009.jpg").rgb) is None  # fills it
