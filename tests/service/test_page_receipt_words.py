@@ -86,3 +86,28 @@ def test_a_receipt_status_the_page_has_no_words_for_is_said_so_its_status_in_the
     expect(details.locator("#receipt-detail")).to_have_text(
         "tracker receipt status: held-for-review; a judge looks at it"
     )
+
+
+def test_a_turns_details_go_with_its_message_when_the_page_says_something_else(page):
+    """The folded Details belong to the receipt said with them: a later message (here, a new
+    turn asked for without a name) takes them away, not leaves them under other words."""
+    from playwright.sync_api import expect
+
+    def newer_service(route) -> None:
+        answer = route.fetch()
+        view = answer.json()
+        if isinstance(view, dict) and view.get("over"):
+            view["submission"] = {"status": "held-for-review", "detail": "a judge looks at it"}
+        route.fulfill(response=answer, body=json.dumps(view))
+
+    page.route("**/api/v1/turns/*/*", newer_service)
+    page.click("#new-turn")
+    expect(page.locator("#turn-state")).to_have_attribute("data-state", "awaiting_roll")
+    page.fill("#typed", "2 2 3 4 6 6")  # a bust: the turn is over, its receipt has details
+    page.click("#typed-form button")
+    details = page.locator("#receipt-details")
+    expect(details).to_be_visible()
+    page.fill("#player", "   ")  # only spaces: no name
+    page.click("#new-turn")
+    expect(page.locator("#message")).to_have_text("Type the player's name first.")
+    expect(details).to_be_hidden()
