@@ -80,7 +80,7 @@ def test_a_photo_still_decoding_when_another_is_opened_does_not_replace_it(chrom
         proposal = page.evaluate("window.dicecamCalibration.proposal")
 
         page.evaluate("window.releaseFirstDecode()")
-        page.wait_for_function("window.firstDecodeDone", timeout=10_000)
+        page.wait_for_function("() => window.firstDecodeDone", timeout=10_000)
         settle(page)
         cal = page.evaluate("window.dicecamCalibration")
         assert (cal["name"], cal["width"], cal["height"]) == ("felt.jpg", 320, 240)
@@ -112,7 +112,7 @@ def test_a_proposal_that_fails_after_the_next_photo_was_answered_is_dropped(chro
         note, use = page.locator("#calib-note"), page.locator("#calib-proposal")
 
         choose(page, "felt.jpg", DrawnRoll().jpeg)  # its proposal request is held ...
-        page.wait_for_function("document.getElementById('calib-note').textContent !== ''")
+        page.wait_for_function("() => document.getElementById('calib-note').textContent !== ''")
         assert len(held) == 1
         choose(page, EDGE, edge)  # ... the next photo's is answered
         expect(note).to_contain_text("the learned outline (7 corners)", timeout=20_000)
