@@ -255,3 +255,84 @@ def test_the_die_check_is_found_beside_its_detector_and_crops_as_the_shipped_one
     # a die check without the metadata (an older export) crops as the shipped one was trained
     plain = VerifyModel(models.bright_is_a_die(tmp_path / "plain.onnx"))
     assert plain.context == trained.context == float(trained.metadata["context"])
+
+
+def test_a_die_check_without_a_threshold_of_its_own_drops_boxes_under_a_tenth(tmp_path):
+    # P(a die) = sigmoid(40 * (grey / 255 - 0.5)) on a plain grey photo: 0.18 at 118, 0.03 at
+    # 106; the die check has no threshold in its metadata, so VERIFY_THRESHOLD (0.1) decides
+    detector = _detector(tmp_path)
+    models.bright_is_a_die(verify_model_for(detector))
+    reader = DiceReader(detector, faces=False, table=None, second_look=0)
+    for grey, kept in ((118, [5, 3]), (106, [])):
+        photo = np.full((480, 640, 3), grey, np.uint8)
+        p = reader.verify.probability(photo, [(100, 100, 140, 140)])[0]
+        assert p == pytest.approx(1 / (1 + np.exp(-40 * (grey / 255 - 0.5))), rel=1e-3)
+        assert [d.value for d in reader.read(photo).dice] == kept, (grey, p)
+
+
+def _even(path: Path, **meta: str) -> Path:
+    """A die check with logits (0, 0) whatever the crop: P(a die) is exactly 0.5."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 48, 48])
+    out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 2])
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
+        helper.make_node("Unsqueeze", ["m", "one"], ["m2"]),
+        helper.make_node("MatMul", ["m2", "w"], ["logits"]),
+    ]
+    inits = [
+        numpy_helper.from_array(np.zeros((1, 2), np.float32), "w"),
+        numpy_helper.from_array(np.array([1], np.int64), "one"),
+    ]
+    return models._save(helper.make_graph(nodes, "even", [inp], [out], inits), path, meta)
+
+
+def test_a_box_whose_probability_is_the_threshold_itself_is_kept(tmp_path, photo):
+    detector = _detector(tmp_path)
+    _even(verify_model_for(detector), threshold="0.5")
+    reader = DiceReader(detector, faces=False, table=None, second_look=0)
+    assert reader.verify.probability(photo, [(10, 10, 50, 50)]).tolist() == [0.5]
+    assert [d.value for d in reader.read(photo).dice] == [5, 3]  # it reaches 0.5: a die
+    assert reader.verify.flags(photo, [(10, 10, 50, 50)]).tolist() == [True]
+
+
+def test_a_die_check_asked_for_that_is_not_there_is_an_error_not_passed_over(tmp_path, photo):
+    detector = _detector(tmp_path)
+    with pytest.raises(ModelError, match=r"die check not found: .*det-verify\.onnx"):
+        DiceReader(detector, faces=False, table=None, verify=True)
+    not_asked = DiceReader(detector, faces=False, table=None, second_look=0)
+    assert not_asked.verify is None and len(not_asked.read(photo).dice) == 2
+
+
+def test_readers_of_one_detector_keep_each_their_own_die_check_threshold(tmp_path, monkeypatch):
+    # the loaded models are kept per file (dicecam serve's check at start and its first photo
+    # share one): a reader with another DICECAM_VERIFY_THRESHOLD gets a die check of its own
+    detector = _detector(tmp_path)
+    models.bright_is_a_die(verify_model_for(detector), threshold="0.3")
+    monkeypatch.setenv("DICECAM_VERIFY_THRESHOLD", "0.07")
+    first = DiceReader(detector, faces=False, table=None)
+    monkeypatch.setenv("DICECAM_VERIFY_THRESHOLD", "0.2")
+    second = DiceReader(detector, faces=False, table=None)
+    monkeypatch.delenv("DICECAM_VERIFY_THRESHOLD")
+    stored = DiceReader(detector, faces=False, table=None)
+    assert (first.verify.threshold, second.verify.threshold) == (0.07, 0.2)
+    assert stored.verify.threshold == 0.3
+
+
+def test_the_readers_table_drops_a_box_off_the_surface_that_its_die_check_doubts(
+    tmp_path, monkeypatch
+):
+    from vision.table import Calibration
+
+    calibration = Calibration.from_pixels([(0, 0), (320, 0), (320, 480), (0, 480)], 640, 480)
+    monkeypatch.setenv("DICECAM_CALIBRATION", str(calibration.save(tmp_path / "cal.json")))
+    detector = _detector(tmp_path)  # a 5 on the left half (the surface), a 3 on the right
+    models.bright_is_a_die(verify_model_for(detector))
+    photo = np.full((480, 640, 3), 126, np.uint8)  # P(a die) 0.44: over 0.1, under 0.7
+    reader = DiceReader(detector, faces=False, second_look=0)
+    assert reader.table is not None and reader.verify is not None
+    assert [(d.value, d.on_table) for d in reader.read(photo).dice] == [(5, True)]
+    monkeypatch.setenv("DICECAM_OFFTABLE_MIN_DIE_CHECK", "0")  # the table asks it nothing
+    trusting = DiceReader(detector, faces=False, second_look=0)
+    assert [(d.value, d.on_table) for d in trusting.read(photo).dice] == [(5, True), (3, False)]
