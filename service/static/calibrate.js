@@ -262,6 +262,7 @@ function tap(evt) {
 
 async function save() {
   ui.save.disabled = true; // once: it comes back with the answer, or with the time-out
+  const mine = opened;
   try {
     const view = await api("/api/v1/calibration", {
       method: "PUT",
@@ -269,6 +270,7 @@ async function save() {
       body: JSON.stringify({ points: cal.points, width: cal.width, height: cal.height, image: cal.name }),
     });
     showStatus(view);
+    if (mine !== opened) { draw(); return; } // another photo opened meanwhile: its corners stay
     cal.points = [];
     cal.selected = -1;
     ui.note.textContent = "Saved: dice outside this boundary are off the table from the next photo on.";
