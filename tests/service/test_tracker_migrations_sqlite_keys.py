@@ -33,10 +33,14 @@ SEED = [
 ]
 
 
-def _seed(engine: sa.Engine) -> None:
+def _seeded(tmp_path: Path) -> sa.Engine:
+    """A tracker database at head holding two players, their tokens, turns and rolls."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'tracker.sqlite3'}")
+    migrate(engine)
     with engine.begin() as conn:
         for statement in SEED:
             conn.exec_driver_sql(statement)
+    return engine
 
 
 def _rows(engine: sa.Engine) -> dict[str, list[tuple]]:
@@ -88,9 +92,7 @@ def _keys_on(engine: sa.Engine) -> int:
 def test_a_migration_rebuilding_the_players_table_keeps_every_row_pointing_to_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'tracker.sqlite3'}")
-    migrate(engine)
-    _seed(engine)
+    engine = _seeded(tmp_path)
     before = _rows(engine)
     assert all(before[name] for name in TABLES)
 
@@ -106,9 +108,7 @@ def test_a_migration_rebuilding_the_players_table_keeps_every_row_pointing_to_it
 def test_a_migration_that_leaves_rows_pointing_to_none_is_refused_and_rolled_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'tracker.sqlite3'}")
-    migrate(engine)
-    _seed(engine)
+    engine = _seeded(tmp_path)
     before = _rows(engine)
 
     _with_next(tmp_path, monkeypatch, DELETE_A_PLAYER)  # its tokens and turns stay behind
