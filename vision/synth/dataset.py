@@ -10,9 +10,14 @@ Image ``index`` of a ``seed`` is always the same bytes, whichever worker renders
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import math
 import multiprocessing as mp
+import os
+import signal
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,9 +91,35 @@ def _validate(n: int, workers: int, val_fraction: float, size: tuple[int, int]) 
         raise ValueError(f"image size must be between 64 and 4096 pixels a side, got {w}x{h}")
 
 
+_PARENT: int | None = None
+"""In a worker of :func:`write_dataset`'s pool: the process id of the run that started it."""
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _follow_parent(parent: int) -> None:
+    """The pool's initializer: the worker dies with the run that started it (SIGKILL, a power
+    cut of the main process alone), instead of writing on the images handed to it. On Linux
+    the kernel kills it (``PR_SET_PDEATHSIG``); elsewhere (macOS) it stops before its next
+    image once its parent is not ``parent``; on Windows, whose ``os.getppid`` keeps the id of
+    a parent gone, it is as before."""
+    global _PARENT
+    _PARENT = parent
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):  # no prctl: the check below
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _stop_if_orphaned()
+
+
+def _stop_if_orphaned() -> None:
+    if _PARENT is not None and os.getppid() != _PARENT:
+        os._exit(1)  # nobody is left to hand a result to
+
+
 def _write_one(
     job: tuple[Path, int, int, float, int, int, dict[str, Any]],
 ) -> dict[str, int]:
+    _stop_if_orphaned()
     out, seed, index, val_fraction, w, h, options = job
     split = sample_split(index, val_fraction)
     name = sample_name(seed, index)
@@ -195,7 +226,10 @@ def write_dataset(
         for k, job in enumerate(jobs, 1):
             add(_write_one(job), k)
     else:
-        with mp.get_context("spawn").Pool(workers) as pool:
+        pool = mp.get_context("spawn").Pool(
+            workers, initializer=_follow_parent, initargs=(os.getpid(),)
+        )
+        with pool:
             for k, counts in enumerate(pool.imap_unordered(_write_one, jobs, chunksize=4), 1):
                 add(counts, k)
     states = {k[6:]: v for k, v in sorted(totals.items()) if k.startswith("state_")}
