@@ -103,11 +103,13 @@ def _in_place(out: Path, command: str) -> Iterator[Path]:
     """``out`` itself to write into, with an :data:`UNFINISHED` note in it until the block ends
     without an error: a run stopped part way (SIGKILL, a full disk) leaves files of two runs
     in ``out`` and the note saying so, and the next run into ``out`` says that it writes it all
-    again."""
+    again. A run that ends with an error before it changed a file in ``out`` (a label the
+    writer refuses) leaves ``out`` as it was, the note of an earlier run's too."""
     from vision.atomic import atomic_write
 
     note = out / UNFINISHED
-    if note.is_file():
+    earlier = note.read_bytes() if note.is_file() else None
+    if earlier is not None:
         print(
             f"{command}: --out {out} holds the output of an earlier run stopped before it was "
             f"done ({UNFINISHED} in it): this run writes it all again",
@@ -121,5 +123,31 @@ def _in_place(out: Path, command: str) -> Iterator[Path]:
         "same command again (with --overwrite) to write them all; this file goes when a run "
         "is done.\n",
     )
-    yield out
+    before = _state(out)
+    try:
+        yield out
+    except BaseException:
+        if _state(out) == before:  # nothing written, nothing removed: out is as it was
+            if earlier is None:
+                note.unlink(missing_ok=True)
+            else:
+                atomic_write(note, earlier)
+        raise
     note.unlink(missing_ok=True)
+
+
+def _state(out: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file and folder under ``out`` but the note, with its inode, and a file's size and
+    change time: a file written, replaced or removed changes it (a folder's own times change
+    with a temporary file made and removed again, which leaves ``out`` as it was)."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for folder, dirs, files in os.walk(out):
+        for names, is_dir in ((dirs, True), (files, False)):
+            for name in names:
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):  # gone meanwhile: missing from the state
+                    st = os.lstat(path)
+                    kept = (0, 0) if is_dir else (st.st_size, st.st_mtime_ns)
+                    found[os.path.relpath(path, out)] = (st.st_ino, *kept)
+    found.pop(UNFINISHED, None)
+    return found
