@@ -5,6 +5,7 @@ its proposal request fails after the second's answer came."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,15 @@ def serve(tmp_path: Path) -> LiveServer:
         Settings(data_dir=tmp_path), reader=TruthReader([]), tracker_app=None, submitter=None
     )
     return LiveServer(app)
+
+
+def wait_held(page, held: list) -> None:
+    """Until ``page.route`` has held the request: its handler runs when the test reads
+    Playwright's messages, which may come after the page shows the request was sent."""
+    deadline = time.monotonic() + 20
+    while not held:
+        assert time.monotonic() < deadline, "the page sent no request to hold"
+        page.wait_for_timeout(10)  # reads the messages, the route's among them
 
 
 def settle(page) -> None:
@@ -113,6 +123,7 @@ def test_a_proposal_that_fails_after_the_next_photo_was_answered_is_dropped(chro
 
         choose(page, "felt.jpg", DrawnRoll().jpeg)  # its proposal request is held ...
         page.wait_for_function("() => document.getElementById('calib-note').textContent !== ''")
+        wait_held(page, held)
         assert len(held) == 1
         choose(page, EDGE, edge)  # ... the next photo's is answered
         expect(note).to_contain_text("the learned outline (", timeout=20_000)
@@ -159,6 +170,7 @@ def test_a_photo_opened_while_a_save_is_on_its_way_keeps_its_corners(chromium, t
             expect(corners).to_have_count(n)
         page.click("#calib-save")  # its answer is held ...
         page.wait_for_function("() => document.getElementById('calib-save').disabled")
+        wait_held(page, held)
         assert len(held) == 1
         choose(page, "second.jpg", DrawnRoll(width=320, height=240).jpeg)  # ... a photo opened
         expect(note).to_contain_text("or use the proposal.", timeout=20_000)
