@@ -297,8 +297,8 @@ _MIGRATE_WHEN_TOLD = """
 import pathlib, sys, time
 from service.tracker.db import make_engine, migrate
 folder = pathlib.Path(sys.argv[1])
-(folder / f"ready-{sys.argv[2]}").touch()
 for n, url in enumerate(sys.argv[3:]):
+    (folder / f"ready-{sys.argv[2]}-{n}").touch()
     while not (folder / f"go-{n}").exists():
         time.sleep(0.001)
     migrate(make_engine(url))
@@ -321,13 +321,14 @@ def test_trackers_starting_at_once_on_one_fresh_database_migrate_it_once(
     code = [sys.executable, "-c", _MIGRATE_WHEN_TOLD, str(tmp_path)]
     workers = [subprocess.Popen([*code, str(i), *urls], stderr=subprocess.PIPE) for i in range(4)]
     try:
-        deadline = time.monotonic() + 60
-        while len(list(tmp_path.glob("ready-*"))) < len(workers):
-            assert time.monotonic() < deadline, "the migrating processes did not start"
-            time.sleep(0.01)
-        for n in range(len(urls)):  # all four imported and waiting: they migrate at once
-            (tmp_path / f"go-{n}").touch()
-            time.sleep(1)
+        deadline = time.monotonic() + 120
+        for n in range(len(urls)):  # all four imported, done with the database before and
+            while len(list(tmp_path.glob(f"ready-*-{n}"))) < len(workers):  # waiting ...
+                if any(w.poll() is not None for w in workers):
+                    break  # one failed: its error is said below
+                assert time.monotonic() < deadline, f"the processes did not reach database {n}"
+                time.sleep(0.01)
+            (tmp_path / f"go-{n}").touch()  # ... they migrate it at once
         said = [w.communicate(timeout=120)[1].decode() for w in workers]
     finally:
         for w in workers:
