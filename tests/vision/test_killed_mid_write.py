@@ -10,6 +10,7 @@ import filecmp
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,6 +94,21 @@ def photos(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def labelled_at_conf_09(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``labelled``: a whole ``dicecam label --conf 0.9`` of the photos, made once for the
+    tests that start from it (each works on a copy)."""
+    tmp = tmp_path_factory.mktemp("conf-0.9")
+    photos = tmp / "photos"
+    photos.mkdir()
+    for photo in SAMPLES:
+        (photos / photo.name).write_bytes(photo.read_bytes())
+    args = ["label", str(photos), "--out", str(tmp / "labelled"), "--format", "yolo"]
+    made = _dicecam(tmp, *args, "--no-progress", "--conf", "0.9")
+    assert made.returncode == 0, made.stderr
+    return tmp / "labelled"
+
+
 @pytest.mark.parametrize(("fmt", "kill_at"), [("yolo", 1), ("yolo", 4), ("coco", 3)])
 def test_a_killed_label_overwrite_keeps_every_photo_its_earlier_labels_name(
     photos: Path, tmp_path: Path, fmt: str, kill_at: int
@@ -147,7 +163,7 @@ def test_a_killed_label_run_leaves_no_staging_folder_once_run_again(photos: Path
 
 @pytest.mark.parametrize("kill_before", ["roll-s21-016.txt", "review.csv", "summary.json"])
 def test_a_killed_label_overwrite_leaves_no_review_list_of_other_labels_and_says_so(
-    photos: Path, tmp_path: Path, kill_before: str
+    photos: Path, tmp_path: Path, kill_before: str, labelled_at_conf_09: Path
 ):
     """``--overwrite`` writes into --out in place: killed among the labels, or after them but
     before the review list or the summary, it left the earlier run's review.csv, review.json
@@ -157,7 +173,7 @@ def test_a_killed_label_overwrite_leaves_no_review_list_of_other_labels_and_says
     run is done, and the next run says it writes it all again."""
     out = tmp_path / "labelled"
     args = ["label", str(photos), "--out", str(out), "--format", "yolo", "--no-progress"]
-    assert _dicecam(tmp_path, *args, "--conf", "0.9").returncode == 0
+    shutil.copytree(labelled_at_conf_09, out)  # labelled with --conf 0.9
     killed = _dicecam(tmp_path, *args, "--overwrite", kill_before=kill_before)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     note = (out / "unfinished.txt").read_text()
