@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -89,9 +91,9 @@ def make_engine(database_url: str, *, immediate: bool = True) -> Engine:
     def _on_connect(dbapi_conn, _record) -> None:  # pragma: no cover - driver callback
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves, below
         cur = dbapi_conn.cursor()
-        if not memory:
-            cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA busy_timeout=30000")
+        if not memory:
+            _wal(cur)
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
 
@@ -154,6 +156,21 @@ class Database:
             self.read_engine.dispose()
         if self.temporary is not None:
             self._cleanup()
+
+
+def _wal(cur: sqlite3.Cursor, seconds: float = 30.0) -> None:
+    """``PRAGMA journal_mode=WAL``, asked again while another process holds the file: on a
+    fresh database opened by several processes at once SQLite answers "database is locked"
+    there at once, without waiting its busy timeout (trackers starting together)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
