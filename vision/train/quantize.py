@@ -321,6 +321,8 @@ def quantize_surface_model(
     """
     import onnx
 
+    from .crops import say_unreadable
+
     model = Path(model)
     if not model.is_file():
         raise FileNotFoundError(f"expected the float outline model {model}")
@@ -338,8 +340,6 @@ def quantize_surface_model(
         )
     dims = graph.graph.input[0].type.tensor_type.shape.dim
     size = (int(dims[2].dim_value), int(dims[3].dim_value))
-    from .crops import say_unreadable
-
     unreadable: list[Path] = []
     try:
         squeezed = surface_photos(data, size, photos=photos, seed=seed, unreadable=unreadable)
