@@ -179,7 +179,13 @@ class RollIn(TrackerBody):
                 f"expected a reading nested at most {MAX_READING_DEPTH} levels deep (a roll's "
                 f"dice as dicecam reads them), got one {depth} levels deep"
             )
-        size = len(json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode())
+        try:
+            text = json.dumps(v, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except ValueError:  # NaN or Infinity: stored, it came back as null, not as sent
+            raise ValueError(
+                "expected a reading of finite numbers (as JSON has them), got NaN or Infinity in it"
+            ) from None
+        size = len(text.encode())
         if size > MAX_READING_BYTES:
             raise ValueError(
                 f"expected a reading of at most {MAX_READING_BYTES} bytes as JSON (a roll's "
