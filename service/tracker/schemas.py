@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     Field,
     ValidationInfo,
     field_validator,
@@ -95,10 +96,18 @@ def parse_day(v: object) -> date:
         ) from None
 
 
+def _no_bool(v: Any) -> Any:
+    """A number, not JSON's ``true`` or ``false``: pydantic would take them as 1 and 0 (a die
+    of 1, a score of 1, a turn played 1 s ago)."""
+    if isinstance(v, bool):
+        raise ValueError(f"expected a number, got {str(v).lower()} (a JSON boolean)")
+    return v
+
+
 def _score_text(v: Any) -> Any:
     """A score sent as text (the add-roll form's field) in ASCII digits only: the integer
     parsing would also take ``+300``, ``300.0`` and ``3_00`` (as 300)."""
-    return whole_number(v) if isinstance(v, str) else v
+    return whole_number(v) if isinstance(v, str) else _no_bool(v)
 
 
 def _check_score(v: int) -> int:
@@ -163,7 +172,9 @@ class RollIn(TrackerBody):
     most_values: ClassVar[int] = MAX_READING_BYTES + 64
     """A reading's compact JSON takes at least a byte a value; six values, a photo."""
 
-    values: Annotated[list[Annotated[int, Field(ge=1, le=6)]], Field(max_length=6)]
+    values: Annotated[
+        list[Annotated[int, Field(ge=1, le=6), BeforeValidator(_no_bool)]], Field(max_length=6)
+    ]
     reading: dict[str, Any] | None = None
     photo_jpeg_b64: str | None = None
     """The roll's photo, a JPEG, base64-encoded."""
@@ -229,7 +240,9 @@ class TurnIn(TrackerBody):
         str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$")
     ]
     rolls: Annotated[list[RollIn], Field(max_length=MAX_ROLLS)] = []
-    age_s: Annotated[float | None, Field(ge=0, le=MAX_AGE_S, allow_inf_nan=False)] = None
+    age_s: Annotated[
+        float | None, Field(ge=0, le=MAX_AGE_S, allow_inf_nan=False), BeforeValidator(_no_bool)
+    ] = None
     """Seconds since the turn was played, as the sender counts them when it sends (a turn
     delivered late from an outbox): the server refuses a turn played on another local day
     than today's. A duration, not a time, so the sender's clock may be set wrong."""

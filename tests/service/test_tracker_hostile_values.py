@@ -6,7 +6,24 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
+
+from service.tracker import create_app
+
+
+@pytest.fixture
+def admin_tracker(sqlite_url, clock, monkeypatch, serve):
+    """A real tracker whose administrator 'tom' logs in with 'admin-password': (http, admin
+    headers)."""
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_NAME", "tom")
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", "admin-password")
+    app = create_app(sqlite_url, clock=clock)
+    with httpx.Client(base_url=serve(app).url, timeout=30) as http:
+        r = http.post("/api/v1/tokens", json={"name": "tom", "password": "admin-password"})
+        assert r.status_code == 201, r.text
+        yield http, {"Authorization": f"Bearer {r.json()['token']}"}
+    app.state.db.dispose()
 
 
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
@@ -28,3 +45,47 @@ def test_a_reading_with_a_number_json_cannot_hold_is_refused_not_stored_as_null(
         "Infinity in it"
     ), r.text
     assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "where", "came"),
+    [
+        ({"score": True}, "score", "true"),
+        ({"rolls": [{"values": [True, True, 5]}]}, "rolls.0.values.0", "true"),
+        ({"rolls": [{"values": [4, False]}]}, "rolls.0.values.1", "false"),
+        ({"age_s": True}, "age_s", "true"),
+    ],
+)
+def test_a_json_boolean_for_a_number_is_refused_not_taken_as_1_or_0(
+    sqlite_tracker, join, turn, fields, where, came
+):
+    """pydantic takes true as 1 and false as 0: [true, true, 5] was stored as a roll of 1, 1, 5
+    and a score of true answered 'a multiple of 50, got 1'."""
+    http, _ = sqlite_tracker
+    auth = join(http, "deb")
+    r = http.post("/api/v1/turns", json={**turn("deb"), **fields}, headers=auth)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith(
+        f"'{where}': expected a number, got {came} (a JSON boolean)"
+    ), r.text
+    assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
+
+
+def test_a_correction_to_a_score_of_true_is_refused_and_the_score_kept(admin_tracker, join, turn):
+    http, admin = admin_tracker
+    auth = join(http, "deb")
+    turn_id = http.post("/api/v1/turns", json=turn("deb", 300), headers=auth).json()["id"]
+    r = http.patch(f"/api/v1/turns/{turn_id}", json={"score": True, "reason": "x"}, headers=admin)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith("'score': expected a number, got true"), r.text
+    kept = http.get(f"/api/v1/turns/{turn_id}").json()
+    assert (kept["score"], kept["corrections"]) == (300, [])
+
+
+def test_numbers_and_a_null_age_are_still_taken(sqlite_tracker, join, turn):
+    http, _ = sqlite_tracker
+    auth = join(http, "deb")
+    body = turn("deb", 300, rolls=[{"values": [6, 1]}], age_s=None)
+    r = http.post("/api/v1/turns", json=body, headers=auth)
+    assert r.status_code == 201, r.text
+    assert (r.json()["score"], r.json()["rolls"][0]["values"]) == (300, [6, 1])
