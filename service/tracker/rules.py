@@ -28,6 +28,7 @@ __all__ = [
     "local_now",
     "round_of",
     "zone",
+    "zone_to_pick",
     "zone_change_at",
 ]
 
@@ -60,6 +61,24 @@ def zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:  # pragma: no cover - listed but broken
         raise InvalidTimezone(f"time zone {name!r} cannot be loaded: {exc}") from exc
+
+
+NOT_ZONES = frozenset({"localtime"})
+"""Names the system's tzdata lists beside the IANA zones that are none: ``localtime`` links to
+the server's own ``/etc/localtime``, so a player's days followed whatever the server was set to
+(and a database moved to a server without the link could not load it)."""
+
+
+def zone_to_pick(name: str) -> ZoneInfo:
+    """The IANA zone ``name`` a player picks (registering, moving), or
+    :class:`InvalidTimezone`: :func:`zone`'s, less :data:`NOT_ZONES` (a zone stored before is
+    still loaded by :func:`zone`)."""
+    if name in NOT_ZONES:
+        raise InvalidTimezone(
+            f"expected an IANA time zone name such as 'Europe/Paris' or 'America/Chicago', "
+            f"got {name!r} (the server's own zone, not one of IANA's)"
+        )
+    return zone(name)
 
 
 def _aware(now: datetime) -> datetime:

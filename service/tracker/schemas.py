@@ -20,7 +20,7 @@ from pydantic import (
 
 from service.http_errors import whole_number
 from service.tracker.bodies import TrackerBody, nesting_depth
-from service.tracker.rules import zone
+from service.tracker.rules import zone_to_pick
 
 __all__ = [
     "MAX_PASSWORD",
@@ -117,7 +117,7 @@ def _check_score(v: int) -> int:
 
 
 def _check_zone(v: str) -> str:
-    zone(v)
+    zone_to_pick(v)
     return v
 
 

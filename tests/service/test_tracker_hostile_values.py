@@ -4,6 +4,7 @@ what came, and nothing is stored."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import httpx
@@ -89,3 +90,39 @@ def test_numbers_and_a_null_age_are_still_taken(sqlite_tracker, join, turn):
     r = http.post("/api/v1/turns", json=body, headers=auth)
     assert r.status_code == 201, r.text
     assert (r.json()["score"], r.json()["rolls"][0]["values"]) == (300, [6, 1])
+
+
+NOT_IANA = (
+    "expected an IANA time zone name such as 'Europe/Paris' or 'America/Chicago', got "
+    "'localtime' (the server's own zone, not one of IANA's)"
+)
+
+
+def test_localtime_is_refused_as_a_new_players_zone(sqlite_tracker):
+    """Debian's tzdata lists 'localtime' (a link to /etc/localtime) among the zones: a player
+    registered in it had their days follow the server's setting."""
+    http, _ = sqlite_tracker
+    body = {"name": "deb", "password": "hunter2hunter2", "timezone": "localtime"}
+    r = http.post("/api/v1/players", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == f"'timezone': {NOT_IANA}"
+    assert http.get("/api/v1/players/deb/turns").status_code == 404
+    r = http.post("/register", data=body)
+    assert r.status_code == 422, r.text
+    assert html.escape(NOT_IANA) in r.text and "<title>Error: Register" in r.text
+    assert http.get("/api/v1/players/deb/turns").status_code == 404
+
+
+def test_localtime_is_refused_as_a_players_next_zone(sqlite_tracker, join):
+    http, _ = sqlite_tracker
+    auth = join(http, "deb")
+    r = http.put("/api/v1/me/timezone", json={"timezone": "localtime"}, headers=auth)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == f"'timezone': {NOT_IANA}"
+    r = http.post(
+        "/timezone", data={"name": "deb", "password": "hunter2hunter2", "timezone": "localtime"}
+    )
+    assert r.status_code == 422, r.text
+    assert html.escape(NOT_IANA) in r.text
+    me = http.get("/api/v1/me", headers=auth).json()
+    assert (me["timezone"], me["next_timezone"]) == ("UTC", None)
