@@ -20,6 +20,13 @@ FLOOR = 1000.0
 """Half extent of the floor, in units: far past where any die lands."""
 CLEARANCE = 0.02
 """Least gap between a thrown die and any other body when it is created, in units."""
+MOVING = 3.0
+"""Linear speed (units per second) above which a die is moving: it cannot be at rest."""
+GROUND_TOL = 0.05
+"""How far (units) a contact or a die's lowest corner may be above the table top or the floor
+and still lie on it."""
+SUPPORT_NZ = 0.7
+"""Least upward part of a contact's normal for it to hold a die up (about 45 degrees)."""
 
 
 @dataclass(slots=True)
@@ -66,8 +73,9 @@ class Surface:
 class DiePose:
     """One die after the simulation: centre, rotation (3x3, local -> world), edge length.
 
-    ``in_contact``: it touches the table, the floor or a rim, or it rests (not ``moving``) on
-    another die; dice that only touch each other in flight are in the air.
+    ``in_contact``: it touches a body (the table, the floor, a rim, a die) and is not
+    ``moving``, or it moves on the table top or the floor. A die moving past a rim or the
+    table's edge, or touching only other dice in flight, is in the air.
     """
 
     position: np.ndarray
@@ -246,15 +254,20 @@ def simulate(
         for b in bodies:
             pos, q = p.getBasePositionAndOrientation(b, physicsClientId=c)
             lin, _ = p.getBaseVelocity(b, physicsClientId=c)
-            moving = float(np.linalg.norm(lin)) > 3.0
-            touched = {pt[2] for pt in p.getContactPoints(bodyA=b, physicsClientId=c)}
+            moving = float(np.linalg.norm(lin)) > MOVING
+            contacts = p.getContactPoints(bodyA=b, physicsClientId=c)
             shape = p.getCollisionShapeData(b, -1, physicsClientId=c)[0]
+            rot = _quat_to_matrix(q)
+            on_fixed = [pt for pt in contacts if pt[2] not in bodies]
+            in_contact = bool(contacts) and not moving
+            if on_fixed and moving:  # still on the table top or the floor, or glancing off a rim
+                in_contact = _lies(surface, pos, rot, float(shape[3][0]), on_fixed)
             poses.append(
                 DiePose(
                     position=np.array(pos, dtype=np.float64),
-                    rotation=_quat_to_matrix(q),
+                    rotation=rot,
                     size=float(shape[3][0]),
-                    in_contact=bool(touched - set(bodies)) or (bool(touched) and not moving),
+                    in_contact=in_contact,
                     moving=moving,
                     velocity=np.array(lin, dtype=np.float64),
                 )
@@ -262,6 +275,22 @@ def simulate(
         return poses
     finally:
         p.resetSimulation(physicsClientId=c)
+
+
+def _lies(surface: Surface, pos, rot: np.ndarray, size: float, contacts: list) -> bool:
+    """Whether a die lies on the table top (under its centre) or else the floor: one of its
+    ``contacts`` is on that face and holds it up, or its lowest corner is on or in that face
+    (a die landing hard sinks in for a few steps; the solver finds its contacts a step late)."""
+    tx, ty = surface.table
+    over = abs(pos[0]) <= tx and abs(pos[1]) <= ty
+    top = 0.0 if over else -surface.table_height
+    ground = 0 if over else 1  # simulate makes the table slab body 0, the floor body 1
+    if any(
+        pt[2] == ground and abs(pt[6][2] - top) < GROUND_TOL and pt[7][2] > SUPPORT_NZ
+        for pt in contacts
+    ):
+        return True
+    return pos[2] - size / 2 * float(np.abs(rot[2]).sum()) < top + GROUND_TOL
 
 
 def _place_clear(p, c, rng, body: int, q: list[float], at: tuple, tries: int = 40) -> None:
