@@ -28,6 +28,7 @@ __all__ = [
     "JSON_DEPTH",
     "StrictBody",
     "answer_http_errors",
+    "clip_echoes",
     "describe_validation_errors",
     "error_responses",
     "validation_status",
@@ -191,6 +192,34 @@ def _secret(loc: list[str], value: Any) -> bool:
     return any(word in x.lower() for x in loc for word in _SECRETS) or _holds_secret(value)
 
 
+ECHO_CHARS = 80
+"""How much of a long input an error's sentence shows (then how many characters it had)."""
+
+_LONG_QUOTED = re.compile(r"'([^'\n]{121,})'")  # over 120 characters: clipped
+_LONG_WORD = re.compile(r"[^\s']{121,}")
+
+
+def clip_echoes(detail: str) -> str:
+    """``detail`` with each long input it echoes (a quoted span, or a word, of over 120
+    characters: an id, a game, a path sent 10,000 characters long) cut to its first
+    :data:`ECHO_CHARS` characters and its length, as validation errors show one.
+
+    Example:
+        >>> clip_echoes("no turn with id '" + "y" * 200 + "'").replace("y" * 80, "<80 y>")
+        "no turn with id '<80 y>...' (200 characters)"
+    """
+
+    def quoted(match: re.Match[str]) -> str:
+        text = match.group(1)
+        return f"'{text[:ECHO_CHARS]}...' ({len(text)} characters)"
+
+    def word(match: re.Match[str]) -> str:
+        text = match.group(0)
+        return f"{text[:ECHO_CHARS]}... ({len(text)} characters)"
+
+    return _LONG_WORD.sub(word, _LONG_QUOTED.sub(quoted, detail))
+
+
 def validation_status(errors: Iterable[Mapping[str, Any]]) -> int:
     """400 for a body that is not JSON at all (as the photo routes answer it), else 422."""
     kinds = {err.get("type") for err in errors}
@@ -248,6 +277,8 @@ def answer_http_errors(app: FastAPI, page: Callable[[Any, str, int], Any] | None
             exc.detail = TOO_DEEP  # FastAPI's "error parsing the body": too deep to parse
         elif exc.status_code == 404 and exc.detail == "Not Found":  # no route at the address
             exc.detail = f"nothing at {shown} (the addresses served are in /openapi.json)"
+        if isinstance(exc.detail, str):  # an id or a name sent 10,000 characters long
+            exc.detail = clip_echoes(exc.detail)
         if page is not None and not path.startswith("/api/"):
             return page(request, str(exc.detail), exc.status_code)
         return await http_exception_handler(request, exc)
