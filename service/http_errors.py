@@ -220,6 +220,20 @@ def clip_echoes(detail: str) -> str:
     return _LONG_WORD.sub(word, _LONG_QUOTED.sub(quoted, detail))
 
 
+def _unparsed_body(cause: ValueError) -> str:
+    """What FastAPI's bare "There was an error parsing the body" was about, when the JSON
+    parser raised ``cause`` (other than a JSON syntax error, which is a 422 of its own)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (
+            "expected a JSON body of UTF-8 text, got bytes that are not text "
+            f"({cause.encoding}: {cause.reason} at byte {cause.start})"
+        )
+    if "digits" in str(cause):  # int()'s limit on a number's digits
+        most = sys.get_int_max_str_digits()
+        return f"expected a JSON body whose numbers have at most {most} digits, got a longer one"
+    return f"expected a JSON body the parser can read, got one it could not: {cause}"
+
+
 def validation_status(errors: Iterable[Mapping[str, Any]]) -> int:
     """400 for a body that is not JSON at all (as the photo routes answer it), else 422."""
     kinds = {err.get("type") for err in errors}
@@ -275,6 +289,8 @@ def answer_http_errors(app: FastAPI, page: Callable[[Any, str, int], Any] | None
                 )
         elif exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
             exc.detail = TOO_DEEP  # FastAPI's "error parsing the body": too deep to parse
+        elif exc.status_code == 400 and isinstance(exc.__cause__, ValueError):
+            exc.detail = _unparsed_body(exc.__cause__)  # not text, or a number too long
         elif exc.status_code == 404 and exc.detail == "Not Found":  # no route at the address
             exc.detail = f"nothing at {shown} (the addresses served are in /openapi.json)"
         if isinstance(exc.detail, str):  # an id or a name sent 10,000 characters long

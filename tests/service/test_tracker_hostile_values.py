@@ -126,3 +126,36 @@ def test_localtime_is_refused_as_a_players_next_zone(sqlite_tracker, join):
     assert html.escape(NOT_IANA) in r.text
     me = http.get("/api/v1/me", headers=auth).json()
     assert (me["timezone"], me["next_timezone"]) == ("UTC", None)
+
+
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        (
+            '{"player": "deb", "score": 300, "comment": "café"}'.encode("latin-1"),
+            "expected a JSON body of UTF-8 text, got bytes that are not text (utf-8: invalid "
+            "continuation byte at byte 47)",
+        ),
+        (
+            b"\xff\xfe\x00",
+            "expected a JSON body of UTF-8 text, got bytes that are not text (utf-16-le: "
+            "truncated data at byte 2)",
+        ),
+        (
+            b'{"player": "deb", "score": 1' + b"0" * 5000 + b"}",
+            "expected a JSON body whose numbers have at most 4300 digits, got a longer one",
+        ),
+    ],
+)
+def test_a_body_the_json_parser_cannot_read_is_refused_saying_why(
+    sqlite_tracker, join, content, detail
+):
+    """FastAPI answered these 400 'There was an error parsing the body', naming neither what
+    was expected nor what came."""
+    http, _ = sqlite_tracker
+    auth = join(http, "deb")
+    headers = {**auth, "Content-Type": "application/json; charset=latin-1"}
+    r = http.post("/api/v1/turns", content=content, headers=headers)
+    assert r.status_code == 400, r.text
+    assert r.json() == {"detail": detail}
+    assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
