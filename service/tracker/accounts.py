@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from service.tracker import rules
+from service.tracker.bodies import shown
 from service.tracker.models import Player, Token
 from service.tracker.schemas import Registration
 from service.tracker.security import hash_password, hash_token, new_token, verify_password
@@ -102,10 +103,10 @@ def _lookalike(session: Session, name: str) -> str | None:
 
 def get_player(session: Session, name: str) -> Player:
     if "\x00" in name:  # no player has one; PostgreSQL would refuse the query (a 500)
-        raise NotFound(f"no player named {name!r}")
+        raise NotFound(f"no player named {shown(name)}")
     player = session.scalar(select(Player).where(Player.name_key == name_key(name)))
     if player is None:
-        raise NotFound(f"no player named {name!r}")
+        raise NotFound(f"no player named {shown(name)}")
     return player
 
 

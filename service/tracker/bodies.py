@@ -9,7 +9,7 @@ from pydantic import ConfigDict, model_validator
 
 from service.http_errors import StrictBody
 
-__all__ = ["PASSWORD_FIELDS", "TrackerBody", "nesting_depth"]
+__all__ = ["PASSWORD_FIELDS", "TrackerBody", "nesting_depth", "shown"]
 
 PASSWORD_FIELDS = frozenset({"password", "new_password"})
 """Fields only hashed or checked, never stored as text: they may hold a NUL character."""
@@ -71,6 +71,26 @@ class TrackerBody(StrictBody):
             field = where.removeprefix("body.") if where != "body" else "the body"
             raise ValueError(f"expected text without NUL characters (\\u0000), got one in {field}")
         return data
+
+
+SHOWN_CHARS = 80
+"""How much of a long value an error's sentence shows back."""
+
+
+def shown(text: str) -> str:
+    """``text`` as an error's sentence quotes it: whole up to :data:`SHOWN_CHARS` characters,
+    else its start and its length (a name sent 10,000 characters long came back whole, in the
+    answer and three times in a form's page).
+
+    Example:
+        >>> shown("ann"), shown("x" * 100).replace("x" * 80, "<80 x>")
+        ("'ann'", "'<80 x>...' (100 characters)")
+    """
+    if len(text) <= SHOWN_CHARS:
+        return repr(text)
+    return (
+        f"{repr(text[:SHOWN_CHARS])[:-1]}...{repr(text[:SHOWN_CHARS])[-1]} ({len(text)} characters)"
+    )
 
 
 def nesting_depth(value: Any) -> int:

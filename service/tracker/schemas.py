@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from service.http_errors import whole_number
-from service.tracker.bodies import TrackerBody, nesting_depth
+from service.tracker.bodies import TrackerBody, nesting_depth, shown
 from service.tracker.rules import zone_to_pick
 
 __all__ = [
@@ -75,7 +75,7 @@ def _check_name(v: str) -> str:
     if not NAME_RE.match(v):
         raise ValueError(
             "expected a name of 1 to 40 letters, digits, spaces, '.', '_' or '-' "
-            f"starting with a letter or digit, got {v!r}"
+            f"starting with a letter or digit, got {shown(v)}"
         )
     return v
 
@@ -124,7 +124,7 @@ def _check_zone(v: str) -> str:
 class Registration(TrackerBody):
     name: str
     password: NewPassword
-    timezone: str
+    timezone: Annotated[str, Field(max_length=64)]
 
     _name = field_validator("name")(_check_name)
     _tz = field_validator("timezone")(_check_zone)

@@ -43,6 +43,7 @@ from service.tracker.accounts import (
     utc,
     zone_at,
 )
+from service.tracker.bodies import shown
 from service.tracker.models import Correction, Player, Roll, Turn
 from service.tracker.schemas import CorrectionIn, TurnIn
 
@@ -115,7 +116,7 @@ def submit_turn(
     if name_key(turn_in.player) != player.name_key:
         raise Forbidden(
             f"a player can only submit their own turns: this token belongs to {player.name!r}, "
-            f"the turn is for {turn_in.player!r}"
+            f"the turn is for {shown(turn_in.player)}"
         )
     stored = _replay(session, player, turn_in.idempotency_key)
     if stored is not None:

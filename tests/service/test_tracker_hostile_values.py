@@ -159,3 +159,35 @@ def test_a_body_the_json_parser_cannot_read_is_refused_saying_why(
     assert r.status_code == 400, r.text
     assert r.json() == {"detail": detail}
     assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
+
+
+LONG = "x" * 10_000
+CLIPPED = f"'{'x' * 80}...' (10000 characters)"
+
+
+def test_a_value_sent_10000_characters_long_is_not_sent_back_whole(sqlite_tracker, join, turn):
+    """A name, a zone or a turn's player 10,000 characters long came back whole in the
+    refusal's sentence (10 kB of detail; a form's page held it three times)."""
+    http, _ = sqlite_tracker
+    auth = join(http, "deb")
+    r = http.post(
+        "/api/v1/players", json={"name": LONG, "password": "hunter2hunter2", "timezone": "UTC"}
+    )
+    assert r.status_code == 422, r.text[:300]
+    assert r.json()["detail"].endswith(f"starting with a letter or digit, got {CLIPPED}")
+    body = {"name": "eve", "password": "hunter2hunter2", "timezone": "Europe/" + LONG}
+    r = http.post("/api/v1/players", json=body)
+    assert r.status_code == 422, r.text[:300]
+    assert "'timezone': String should have at most 64 characters" in r.json()["detail"]
+    assert len(r.text) < 400, r.text[:300]
+    r = http.get(f"/api/v1/players/{LONG}/turns")
+    assert r.status_code == 404, r.text[:300]
+    assert r.json() == {"detail": f"no player named {CLIPPED}"}
+    r = http.post("/api/v1/turns", json=turn(LONG), headers=auth)
+    assert r.status_code == 403, r.text[:300]
+    assert r.json()["detail"].endswith(f"the turn is for {CLIPPED}")
+    r = http.post("/register", data={"name": LONG, "password": "hunter2hunter2", "timezone": "UTC"})
+    assert r.status_code == 422, r.text[:300]
+    assert r.text.count(LONG) == 1  # the field keeps what was typed; its problem quotes less
+    assert html.escape(CLIPPED) in r.text
+    assert [p["player"] for p in http.get("/api/v1/rollcall").json()["players"]] == ["deb"]
