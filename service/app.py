@@ -138,6 +138,18 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
+        if any(
+            tuple(e.get("loc", ())) == ("body",) and isinstance(e.get("input"), bytes)
+            for e in errors
+        ):
+            # a body of another type than JSON, which FastAPI passes on as its bytes: named by
+            # its type, never echoed (it may hold a password)
+            kind = request.headers.get("content-type", "")
+            came = f"content-type {kind[:80]!r}" if kind else "no content-type"
+            return JSONResponse(
+                {"detail": f"expected a JSON body (content-type 'application/json'), got {came}"},
+                status_code=415,
+            )
         return JSONResponse(
             {"detail": describe_validation_errors(errors)}, status_code=validation_status(errors)
         )

@@ -78,7 +78,7 @@ async def get_calibration(request: Request) -> dict[str, Any]:
 
 
 @router.put(
-    "", summary="Store the boundary of the playing surface", responses=errors(400, 413, 422)
+    "", summary="Store the boundary of the playing surface", responses=errors(400, 413, 415, 422)
 )
 async def put_calibration(request: Request, body: CalibrationIn) -> dict[str, Any]:
     """A polygon in pixels of a ``width`` x ``height`` image; the reader uses it from the next
@@ -105,7 +105,7 @@ router.add_api_route(
     put_calibration,
     methods=["POST"],
     summary="Store the boundary of the playing surface (same as PUT)",
-    responses=errors(400, 413, 422),
+    responses=errors(400, 413, 415, 422),
 )
 
 

@@ -185,7 +185,7 @@ async def _roll(
     "/sheets",
     status_code=201,
     summary="Start a Solitaire Dice sheet",
-    responses=start_errors(400, 422),
+    responses=start_errors(400, 415, 422),
 )
 async def start_sheet(request: Request, body: NewGame) -> dict[str, Any]:
     return await _start(request, SOLITAIRE, body)
@@ -212,7 +212,7 @@ async def post_sheet_roll(request: Request, sheet_id: str, rolls: int | None = S
 @router.post(
     "/sheets/{sheet_id}/split",
     summary="Mark a split of the last roll",
-    responses=move_errors(400, 404, 409, 422),
+    responses=move_errors(400, 404, 409, 415, 422),
 )
 async def split(
     request: Request, sheet_id: str, body: Split, rolls: int | None = SEEN_ROLLS
@@ -228,7 +228,7 @@ async def split(
     "/low-high/turns",
     status_code=201,
     summary="Start a Low-High turn",
-    responses=start_errors(400, 422),
+    responses=start_errors(400, 415, 422),
 )
 async def start_low_high(request: Request, body: NewGame) -> dict[str, Any]:
     return await _start(request, LOW_HIGH, body)
@@ -254,7 +254,7 @@ async def post_low_high_roll(request: Request, turn_id: str, rolls: int | None =
 @router.post(
     "/low-high/turns/{turn_id}/keep",
     summary="Keep a set of good dice",
-    responses=move_errors(400, 404, 409, 422),
+    responses=move_errors(400, 404, 409, 415, 422),
 )
 async def keep_set(
     request: Request, turn_id: str, body: KeepSet, rolls: int | None = SEEN_ROLLS

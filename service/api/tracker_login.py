@@ -50,7 +50,7 @@ class Login(StrictBody):
     "/tokens",
     status_code=201,
     summary="Log in to the tracker turns are submitted to",
-    responses=errors(400, 401, 404, 413, 422, 429, 503),
+    responses=errors(400, 401, 404, 413, 415, 422, 429, 503),
 )
 async def login(request: Request, body: Login) -> dict[str, Any]:
     """A bearer token for ``tracker_token`` when starting a turn, and the player it is for.

@@ -235,7 +235,9 @@ def player_name(name: str) -> str:
     return name.strip()
 
 
-@router.post("", status_code=201, summary="Start a turn", responses=start_errors(400, 413, 422))
+@router.post(
+    "", status_code=201, summary="Start a turn", responses=start_errors(400, 413, 415, 422)
+)
 async def start_turn(request: Request, body: NewTurn) -> dict[str, Any]:
     if body.game not in GAME_NAMES:
         raise HTTPException(422, unknown_game(body.game))
@@ -346,7 +348,7 @@ async def _move(
 @router.post(
     "/{turn_id}/keep",
     summary="Set aside scoring dice",
-    responses=move_errors(400, 404, 409, 413, 422),
+    responses=move_errors(400, 404, 409, 413, 415, 422),
 )
 async def keep(
     request: Request,

@@ -9,6 +9,7 @@ least no 5xx. The cases are made from the schema itself, so a new operation is s
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from service.settings import Settings
 from vision import Reading
 
 from dicecam_testing.hostile import NAN, Case, cases
-from dicecam_testing.json_schema import inline_refs, text_valid, valid
+from dicecam_testing.json_schema import SECRET, inline_refs, text_valid, valid
 from dicecam_testing.servers import LiveServer
 from dicecam_testing.turns import dice
 
@@ -83,12 +84,17 @@ def fill(path: str, made: dict[str, str], bad: dict[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: bad.get(m.group(1), made[game]), path)
 
 
-def problems(r: httpx.Response, case: Case) -> str | None:
-    """What is wrong with the answer ``r`` to ``case``, or None."""
+def problems(r: httpx.Response, case: Case, documented: dict[str, Any]) -> str | None:
+    """What is wrong with the answer ``r`` to ``case``, or None; ``documented``: the
+    operation's ``responses``."""
     if r.status_code >= 500:
         return f"{r.status_code}: {r.text[:300]}"
     if case.refuse and not 400 <= r.status_code < 500:
         return f"accepted ({r.status_code}) what the schema rules out: {r.text[:200]}"
+    if SECRET in r.text:
+        return f"{r.status_code} echoes the password sent: {r.text[:200]}"
+    if str(r.status_code) not in documented:
+        return f"{r.status_code}, a status its schema does not list: {r.text[:200]}"
     if r.status_code < 400:
         return None
     if "Traceback" in r.text or 'File "' in r.text:
@@ -135,7 +141,7 @@ def test_hostile_requests_are_refused_with_a_sentence(service, method, path):
         except httpx.TimeoutException:
             found.append(f"{case.what}: no answer in 20 s")
             continue
-        if (wrong := problems(r, case)) is not None:
+        if (wrong := problems(r, case, op["responses"])) is not None:
             found.append(f"{case.what}: {wrong}")
         if method != "GET":
             now = state(service, made)
@@ -190,3 +196,18 @@ def test_a_long_input_is_echoed_clipped_with_its_length(service):
     )
     r = service.get("/api/v1/turns/abc")  # a short one stays whole
     assert r.json()["detail"] == "no turn with id 'abc' (turns are kept a day)"
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", ""])
+def test_a_json_body_of_another_type_is_named_by_its_type_not_echoed(service, kind):
+    """JSON sent as another type reached the route as bytes: 422 'Input should be a valid
+    dictionary ... (got b'{"name": "ann", "password": ...')', the password echoed (and logged)."""
+    body = json.dumps({"name": "ann", "password": SECRET}).encode()
+    r = service.post("/api/v1/tracker/tokens", content=body, headers={"Content-Type": kind})
+    assert r.status_code == 415
+    came = f"content-type {kind!r}" if kind else "no content-type"
+    assert r.json() == {
+        "detail": f"expected a JSON body (content-type 'application/json'), got {came}"
+    }
+    r = service.post("/api/v1/turns", content=b'{"player": "ann"}', headers={"Content-Type": kind})
+    assert r.status_code == 415 and r.json()["detail"].endswith(came)

@@ -17,7 +17,19 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["example", "inline_refs", "nodes", "removed", "replaced", "text_valid", "valid"]
+__all__ = [
+    "SECRET",
+    "example",
+    "inline_refs",
+    "nodes",
+    "removed",
+    "replaced",
+    "text_valid",
+    "valid",
+]
+
+SECRET = "hunter2-secret"
+"""The value :func:`example` gives a field named password, token or secret."""
 
 
 def inline_refs(schema: Any, root: dict[str, Any] | None = None) -> Any:
@@ -127,6 +139,9 @@ def example(schema: dict[str, Any]) -> Any:
         return [example(schema.get("items", {})) for _ in range(max(schema.get("minItems", 0), 1))]
     if kind == "object":
         out = {key: example(sub) for key, sub in schema.get("properties", {}).items()}
+        for key, sub in schema.get("properties", {}).items():  # a secret the answer must not echo
+            if any(word in key for word in ("password", "token", "secret")) and valid(SECRET, sub):
+                out[key] = SECRET
         extra = schema.get("additionalProperties")
         if not schema.get("properties") and isinstance(extra, dict):
             out["k"] = example(extra)
