@@ -196,7 +196,13 @@ class RollIn(TrackerBody):
             raise ValueError(
                 "expected a reading of finite numbers (as JSON has them), got NaN or Infinity in it"
             ) from None
-        size = len(text.encode())
+        try:
+            size = len(text.encode())
+        except UnicodeEncodeError as exc:  # JSON's \ud800: half of a pair, no character
+            raise ValueError(
+                "expected a reading of text JSON can hold, got half of a UTF-16 surrogate pair "
+                f"({text[exc.start]!r}) in it"
+            ) from None
         if size > MAX_READING_BYTES:
             raise ValueError(
                 f"expected a reading of at most {MAX_READING_BYTES} bytes as JSON (a roll's "

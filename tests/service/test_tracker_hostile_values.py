@@ -191,3 +191,26 @@ def test_a_value_sent_10000_characters_long_is_not_sent_back_whole(sqlite_tracke
     assert r.text.count(LONG) == 1  # the field keeps what was typed; its problem quotes less
     assert html.escape(CLIPPED) in r.text
     assert [p["player"] for p in http.get("/api/v1/rollcall").json()["players"]] == ["deb"]
+
+
+@pytest.mark.parametrize("reading", ['{"a": "x\\ud800"}', '{"a": [{"b": "\\udfff"}]}'])
+def test_a_reading_with_half_a_surrogate_pair_is_refused_saying_so(
+    sqlite_tracker, join, turn, reading
+):
+    """JSON's \\ud800 alone is no character: the 422 said "'utf-8' codec can't encode character
+    '\\ud800' in position 6: surrogates not allowed", a position in a text the client never
+    saw."""
+    http, _ = sqlite_tracker
+    auth = join(http, "deb")
+    body = turn("deb", rolls=[{"values": [1, 5], "reading": {"confidence": 0.5}}])
+    raw = json.dumps(body).replace('{"confidence": 0.5}', reading)
+    r = http.post(
+        "/api/v1/turns", content=raw, headers={**auth, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith(
+        "'rolls.0.reading': expected a reading of text JSON can hold, got half of a UTF-16 "
+        "surrogate pair ("
+    ), r.text
+    assert "codec" not in r.text
+    assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
