@@ -29,7 +29,7 @@ router = APIRouter(prefix="/api/v1")
     "/players",
     status_code=201,
     response_model=PlayerOut,
-    responses=errors(400, 409, 413, 422, 429),
+    responses=errors(400, 409, 413, 415, 422, 429),
 )
 def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     """Anyone can register: name, password, IANA time zone (a few players an hour from one
@@ -48,7 +48,7 @@ def register(reg: Registration, request: Request, now: Now) -> PlayerOut:
     "/tokens",
     status_code=201,
     response_model=TokenOut,
-    responses=errors(400, 401, 413, 422, 429),
+    responses=errors(400, 401, 413, 415, 422, 429),
 )
 def login(creds: Credentials, session: DB, request: Request, now: Now) -> TokenOut:
     guard = request.app.state.login_guard
@@ -88,7 +88,9 @@ def me(session: DB, token: Token, now: Now) -> PlayerOut:
     return player_out(store.authenticate(session, token, now), now)
 
 
-@router.put("/me/timezone", response_model=PlayerOut, responses=errors(400, 401, 409, 413, 422))
+@router.put(
+    "/me/timezone", response_model=PlayerOut, responses=errors(400, 401, 409, 413, 415, 422)
+)
 def change_timezone(change: TimezoneIn, now: Now, token: Token, request: Request) -> PlayerOut:
     """The token's player plays in ``timezone`` from their next day: from the first midnight
     there once the day under way in their zone is over (``timezone_from``); turns until then
@@ -104,7 +106,7 @@ def change_timezone(change: TimezoneIn, now: Now, token: Token, request: Request
 @router.put(
     "/me/password",
     response_model=PasswordChanged,
-    responses=errors(400, 401, 409, 413, 422, 429),
+    responses=errors(400, 401, 409, 413, 415, 422, 429),
 )
 def change_password(
     change: PasswordChange, session: DB, token: Token, now: Now, request: Request

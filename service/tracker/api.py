@@ -42,6 +42,7 @@ WHY = {
     409: "already taken: the player's turn of that day, a name (or one that reads like it), "
     "an idempotency key, or the time zone already in force; or a password changed meanwhile",
     413: "the request is larger than the tracker accepts (DICECAM_MAX_UPLOAD_MB)",
+    415: "the body is not sent as JSON (its Content-Type is not application/json)",
     422: "a field is missing, malformed or out of range",
     429: "too many wrong passwords lately (for this name from this address or from many, or "
     "for any names from this address), or too many players registered from this address: "
@@ -169,7 +170,7 @@ def turn_out(turn: Turn, base: str, *, replayed: bool = False) -> TurnOut:
     "/turns",
     status_code=201,
     response_model=TurnOut,
-    responses=errors(400, 401, 403, 409, 413, 422),
+    responses=errors(400, 401, 403, 409, 413, 415, 422),
 )
 def submit(
     turn_in: TurnIn, now: Now, token: Token, request: Request, response: Response
@@ -190,7 +191,9 @@ def get_turn(turn_id: TurnId, session: DB, request: Request) -> TurnOut:
 
 
 @router.patch(
-    "/turns/{turn_id}", response_model=TurnOut, responses=errors(400, 401, 403, 404, 413, 422)
+    "/turns/{turn_id}",
+    response_model=TurnOut,
+    responses=errors(400, 401, 403, 404, 413, 415, 422),
 )
 def correct(
     turn_id: TurnId, correction: CorrectionIn, now: Now, token: Token, request: Request

@@ -221,8 +221,9 @@ def hostile_requests(world: dict, method: str, path: str, op: dict, spec: dict) 
 
 
 def refusal_problem(r: httpx.Response) -> str | None:
-    """What is wrong with ``r`` as a refusal of a hostile request, or None."""
-    if not 400 <= r.status_code < 500 or "Traceback" in r.text:
+    """What is wrong with ``r`` as a refusal of a hostile request (a password sent echoed
+    back among them), or None."""
+    if not 400 <= r.status_code < 500 or "Traceback" in r.text or PASSWORD in r.text:
         return f"{r.status_code} {r.text[:300]}"
     detail = r.json().get("detail")
     if not isinstance(detail, str) or detail in BARE:

@@ -214,3 +214,22 @@ def test_a_reading_with_half_a_surrogate_pair_is_refused_saying_so(
     ), r.text
     assert "codec" not in r.text
     assert http.get("/api/v1/players/deb/turns").json()["turns"] == []
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", None])
+def test_a_json_body_sent_as_another_type_is_named_by_its_type_not_echoed(sqlite_tracker, kind):
+    """FastAPI passes such a body on as its bytes: the 422 said 'Input should be a valid
+    dictionary ... (got b'{"name": "deb", "password": "hunter2hunter2"}')', the password
+    echoed, and the type that was wrong not named."""
+    http, _ = sqlite_tracker
+    body = json.dumps({"name": "deb", "password": "hunter2hunter2", "timezone": "UTC"})
+    headers = {"Content-Type": kind} if kind else {}
+    for path in ["/api/v1/players", "/api/v1/tokens"]:
+        r = http.post(path, content=body.encode(), headers=headers)
+        assert r.status_code == 415, r.text
+        came = f"content-type {kind!r}" if kind else "no content-type"
+        assert r.json() == {
+            "detail": f"expected a JSON body (content-type 'application/json'), got {came}"
+        }
+        assert "hunter2" not in r.text
+    assert http.get("/api/v1/players/deb/turns").status_code == 404
