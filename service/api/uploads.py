@@ -223,7 +223,12 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
         except HTTPException:
             raise
         except Exception as exc:  # malformed multipart body
-            raise HTTPException(400, f"could not parse the multipart form: {exc}") from None
+            # Starlette's own HTTPException: its detail, not its str() ("400: Missing ...")
+            why = str(getattr(exc, "detail", exc)).rstrip(".")
+            sent = request.headers.get("content-type", "")[:120]
+            raise HTTPException(
+                400, f"could not parse the multipart form: {why} (content-type {sent!r})"
+            ) from None
         photo = await read_photo(form)
         values = form.get("values")
         if values is not None and not isinstance(values, str):

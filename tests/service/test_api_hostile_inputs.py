@@ -211,3 +211,16 @@ def test_a_json_body_of_another_type_is_named_by_its_type_not_echoed(service, ki
     }
     r = service.post("/api/v1/turns", content=b'{"player": "ann"}', headers={"Content-Type": kind})
     assert r.status_code == 415 and r.json()["detail"].endswith(came)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/read", "/api/v1/score?game=greed"])
+def test_a_multipart_form_without_a_boundary_is_named_plainly(service, path):
+    """The 400 passed on Starlette's exception whole: '... form: 400: Missing boundary in
+    multipart.', a status inside the sentence and not the type that came."""
+    kind = "multipart/form-data"
+    r = service.post(path, content=b"--x\r\n", headers={"Content-Type": kind})
+    assert r.status_code == 400
+    assert r.json() == {
+        "detail": "could not parse the multipart form: Missing boundary in multipart "
+        "(content-type 'multipart/form-data')"
+    }
