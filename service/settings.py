@@ -51,10 +51,10 @@ def _tracker_url(url: str) -> str:
 
 
 def _zone(name: str) -> str:
-    """An IANA time zone name, as the tracker takes it."""
-    from service.tracker.rules import zone
+    """An IANA time zone name a player may pick, as the tracker takes it (not 'localtime')."""
+    from service.tracker.rules import zone_to_pick
 
-    zone(name)  # InvalidTimezone is a ValueError naming what was expected
+    zone_to_pick(name)  # InvalidTimezone is a ValueError naming what was expected
     return name
 
 

@@ -115,7 +115,7 @@ def _create_admin(args: argparse.Namespace, settings: Settings) -> int:
     from service.http_errors import describe_validation_errors
     from service.tracker import store
     from service.tracker.db import make_sessionmaker
-    from service.tracker.rules import InvalidTimezone, zone
+    from service.tracker.rules import InvalidTimezone, zone_to_pick
 
     given = os.environ.get("DICECAM_TRACKER_ADMIN_PASSWORD")
     password = _new_password(given, f"administrator {args.create_admin}")
@@ -123,7 +123,7 @@ def _create_admin(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"expected a password of at least 8 characters, got {len(password)}")
     timezone = args.timezone or settings.tracker_admin_timezone
     try:
-        zone(timezone)
+        zone_to_pick(timezone)  # before the database: 'localtime' too (Registration's rule)
     except InvalidTimezone as exc:
         raise UsageError(str(exc)) from exc
     engine = _open_database(args.database_url)

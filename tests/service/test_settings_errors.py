@@ -57,6 +57,8 @@ def _one_line(capsys) -> str:
         (["serve"], "DICECAM_MAX_UPLOAD_MB", "0", "Input should be greater than 0"),
         # an unknown zone was taken unless the admin's name and password were set too
         (["serve"], "DICECAM_TRACKER_ADMIN_TIMEZONE", "Mars/Base", "expected an IANA time zone"),
+        # the server's own zone (a link Debian's tzdata lists), which no player may pick
+        (["serve"], "DICECAM_TRACKER_ADMIN_TIMEZONE", "localtime", "the server's own zone"),
         # the database URL's own error did not name the variable
         (["serve"], "DICECAM_TRACKER_DATABASE_URL", "mysql://x/y", "expected a database URL"),
         # a folder where a file goes: turns kept in memory only, a calibration never read

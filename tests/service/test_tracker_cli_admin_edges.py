@@ -122,3 +122,27 @@ def test_an_unknown_name_is_named_as_stripped(site, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("dicecam tracker: error: no player named 'ghost': nothing was changed")
     assert players(url) == {}
+
+
+NOT_IANA = (
+    "expected an IANA time zone name such as 'Europe/Paris' or 'America/Chicago', got "
+    "'localtime' (the server's own zone, not one of IANA's)"
+)
+
+
+def test_localtime_as_the_admins_zone_is_refused_before_the_database(tmp_path, monkeypatch, capsys):
+    """'localtime' (Debian's link to /etc/localtime) was checked by the tracker's ``zone``, not
+    ``zone_to_pick``: the database was made and migrated before the registration refused it,
+    and DICECAM_TRACKER_ADMIN_TIMEZONE=localtime was a setting taken."""
+    db = tmp_path / "never.sqlite3"
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_PASSWORD", NEW)
+    args = ["tracker", "--database-url", f"sqlite:///{db}", "--create-admin", "tom"]
+    assert main([*args, "--timezone", "localtime"]) == 2
+    assert capsys.readouterr().err == f"dicecam tracker: error: {NOT_IANA}\n"
+    assert not db.exists()
+    monkeypatch.setenv("DICECAM_TRACKER_ADMIN_TIMEZONE", "localtime")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "DICECAM_TRACKER_ADMIN_TIMEZONE: " in err and NOT_IANA in err, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not db.exists()
