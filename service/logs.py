@@ -36,6 +36,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.http_errors import ECHO_CHARS, clip_echoes
 from service.security_headers import HEADERS
 
 __all__ = [
@@ -111,13 +112,28 @@ def _log(scope: Scope, status: int, body: bytes) -> None:
     except (ValueError, AttributeError):  # a page (the tracker's forms), or a cut body
         detail = scope.get("state", {}).get(WHY)  # what the page's route said (say_why)
     why = f": {_printable(detail)}" if isinstance(detail, str) else ""
-    log.warning("refused %s %s (%d)%s", scope["method"], _printable(scope["path"]), status, why)
+    log.warning("refused %s %s (%d)%s", scope["method"], _path(scope), status, why)
+
+
+LONG_PATH = 120
+"""A path logged over this many characters is cut to its first ``ECHO_CHARS`` and its length,
+as :func:`~service.http_errors.clip_echoes` quotes a long input: a 5,000-character id in the
+URL made a 5 kB line."""
+
+
+def _path(scope: Scope) -> str:
+    """The request's path as a log line shows it: printable, and clipped when long."""
+    path = scope.get("path", "")
+    if len(path) <= LONG_PATH:
+        return _printable(path)
+    return f"{_printable(path[:ECHO_CHARS])}... ({len(path)} characters)"
 
 
 def _printable(text: str) -> str:
     """``text`` with its control characters escaped (``\\n``, ``\\x1b``): a path or a detail
-    that echoes what a client sent cannot start a forged line of its own in the log."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    that echoes what a client sent cannot start a forged line of its own in the log; each long
+    input it quotes clipped as an answer's (:func:`~service.http_errors.clip_echoes`)."""
+    return clip_echoes("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
 
 
 def log_crash(scope: Scope, exc: BaseException) -> str:
@@ -129,7 +145,7 @@ def log_crash(scope: Scope, exc: BaseException) -> str:
         "unhandled error %s on %s %s (500): %s\n%s",
         error_id,
         scope.get("method", "-"),
-        _printable(scope.get("path", "")),
+        _path(scope),
         type(cause).__name__,
         "\n".join("    " + line for line in _traceback(exc)),
     )

@@ -4,6 +4,7 @@ and the ``dicecam`` loggers' lines coming out through uvicorn's handler."""
 
 from __future__ import annotations
 
+import json
 import logging
 import logging.config
 
@@ -119,3 +120,67 @@ def test_a_crash_on_a_path_with_a_newline_is_logged_escaped(serve):
     [record] = records
     first = record.getMessage().split("\n")[0]
     assert first.endswith(" on GET /a\\nERROR forged (500): RuntimeError"), first
+
+
+def test_a_path_sent_5000_characters_long_is_logged_clipped(tmp_path, serve, sqlite_url):
+    """The add-on's and the tracker's refusal line named the path whole: a 5,000-character id
+    in the URL made a 5 kB line (the answer quoted it clipped since 36d2041). It is named by
+    its first 80 characters and its length, as the answer's sentence quotes a long input."""
+    from service.app import create_app
+    from service.settings import Settings
+    from service.tracker import create_app as create_tracker
+
+    long = "y" * 5000
+    app = create_app(Settings(data_dir=tmp_path), tracker_app=None, submitter=None)
+    tracker = create_tracker(sqlite_url, bind="127.0.0.1")  # standalone: its own refusal log
+    logger = logging.getLogger("dicecam.requests")
+    lines: list[str] = []
+    handler = logging.Handler(level=1)
+    handler.emit = lambda record: lines.append(record.getMessage())
+    before = logger.level
+    urls = serve(app).url, serve(tracker).url
+    logger.setLevel(1)
+    logger.addHandler(handler)
+    try:
+        assert httpx.get(f"{urls[0]}/api/v1/turns/{long}", timeout=30).status_code == 404
+        assert httpx.get(f"{urls[1]}/api/v1/players/{long}/turns", timeout=30).status_code == 404
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(before)
+        tracker.state.db.dispose()
+    service_line, tracker_line = lines
+    assert service_line.startswith(f"refused GET /api/v1/turns/{long[:66]}... (5014 characters)")
+    assert tracker_line.startswith(f"refused GET /api/v1/players/{long[:64]}... (5022 characters)")
+    assert all(len(line) < 400 for line in lines), [len(line) for line in lines]
+
+
+def test_a_long_word_in_a_detail_or_a_crashs_path_is_logged_clipped(server, refusals, serve):
+    """A detail no handler clipped (a page's say_why, another app's answer) and the crash line's
+    path are clipped in the log as a refusal's path is."""
+    from service.logs import CrashLog
+
+    long = "z" * 3000  # a detail of under DETAIL_BYTES: one longer is not logged at all
+    lines = refusals()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        body = json.dumps({"detail": f"no player named {long} here"})
+        assert c.get("/answer", params={"status": 404, "body": body}).status_code == 404
+    assert lines == [
+        f"refused GET /answer (404): no player named {long[:80]}... (3000 characters) here"
+    ]
+
+    async def crashes(scope, receive, send):
+        raise RuntimeError("the route failed")
+
+    logger = logging.getLogger("dicecam.service")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=1)
+    handler.emit = records.append
+    url = serve(CrashLog(crashes)).url
+    logger.addHandler(handler)
+    try:
+        assert httpx.get(f"{url}/turns/{long}{long}", timeout=30).status_code == 500
+    finally:
+        logger.removeHandler(handler)
+    [record] = records
+    first = record.getMessage().split("\n")[0]
+    assert first.endswith(f" on GET /turns/{long[:73]}... (6007 characters) (500): RuntimeError")
