@@ -91,9 +91,10 @@ Year = Annotated[int, Path(ge=1900, le=9999, description="the round: a calendar 
 
 
 def viewer_zone(name: str | None) -> str | None:
-    """A ``tz=`` query: an IANA zone name (a ValueError naming what was expected), or None."""
+    """A ``tz=`` query: an IANA zone name, not the server's own ``localtime`` (a ValueError
+    naming what was expected), or None."""
     if name is not None:
-        rules.zone(name)
+        rules.zone_to_pick(name)
     return name
 
 

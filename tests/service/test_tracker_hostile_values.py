@@ -233,3 +233,14 @@ def test_a_json_body_sent_as_another_type_is_named_by_its_type_not_echoed(sqlite
         }
         assert "hunter2" not in r.text
     assert http.get("/api/v1/players/deb/turns").status_code == 404
+
+
+def test_localtime_is_refused_as_the_viewers_zone(sqlite_tracker):
+    """``tz=localtime`` on the leaderboard and the rounds was taken: the round under way was
+    the year of the server's own day, whatever the viewer's."""
+    http, _ = sqlite_tracker
+    for route in ("/api/v1/leaderboard", "/api/v1/rounds"):
+        r = http.get(route, params={"tz": "localtime"})
+        assert r.status_code == 422, r.text
+        assert NOT_IANA in r.json()["detail"] and "'tz'" in r.json()["detail"], r.text
+        assert http.get(route, params={"tz": "Europe/Paris"}).status_code == 200
