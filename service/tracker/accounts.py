@@ -176,7 +176,7 @@ def change_timezone(session: Session, player: Player, timezone: str, now: dateti
     Raises:
         rules.InvalidTimezone: ``timezone`` is not an IANA zone.
     """
-    rules.zone(timezone)
+    rules.zone_to_pick(timezone)
     current = zone_at(player, now)
     pending = player.next_timezone if current == player.timezone else None
     if timezone == current and pending is None:

@@ -128,6 +128,22 @@ def test_localtime_is_refused_as_a_players_next_zone(sqlite_tracker, join):
     assert (me["timezone"], me["next_timezone"]) == ("UTC", None)
 
 
+def test_the_store_itself_refuses_localtime_as_a_next_zone(tracker_app, seed_players):
+    """The store's own check, for callers other than the API and the forms (whose schemas
+    check first): a zone change to 'localtime' is refused before anything changes."""
+    from service.tracker import rules, store
+
+    seed_players(tracker_app, ["deb"])
+    with tracker_app.state.sessionmaker() as session:
+        player = store.get_player(session, "deb")
+        with pytest.raises(rules.InvalidTimezone, match="the server's own zone"):
+            store.change_timezone(session, player, "localtime", tracker_app.state.clock())
+        session.commit()
+    with tracker_app.state.sessionmaker() as session:
+        player = store.get_player(session, "deb")
+        assert (player.timezone, player.next_timezone) == ("UTC", None)
+
+
 @pytest.mark.parametrize(
     ("content", "detail"),
     [
