@@ -23,6 +23,7 @@ from service.host_guard import guard_hosts
 from service.http_errors import (
     answer_http_errors,
     describe_validation_errors,
+    not_json_body,
     validation_status,
 )
 from service.logs import CrashLog, RefusalLog
@@ -138,18 +139,8 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
-        if any(
-            tuple(e.get("loc", ())) == ("body",) and isinstance(e.get("input"), bytes)
-            for e in errors
-        ):
-            # a body of another type than JSON, which FastAPI passes on as its bytes: named by
-            # its type, never echoed (it may hold a password)
-            kind = request.headers.get("content-type", "")
-            came = f"content-type {kind[:80]!r}" if kind else "no content-type"
-            return JSONResponse(
-                {"detail": f"expected a JSON body (content-type 'application/json'), got {came}"},
-                status_code=415,
-            )
+        if wrong_type := not_json_body(errors, request.headers.get("content-type", "")):
+            return JSONResponse({"detail": wrong_type}, status_code=415)
         return JSONResponse(
             {"detail": describe_validation_errors(errors)}, status_code=validation_status(errors)
         )

@@ -29,6 +29,7 @@ __all__ = [
     "StrictBody",
     "answer_http_errors",
     "clip_echoes",
+    "not_json_body",
     "describe_validation_errors",
     "error_responses",
     "validation_status",
@@ -232,6 +233,23 @@ def _unparsed_body(cause: ValueError) -> str:
         most = sys.get_int_max_str_digits()
         return f"expected a JSON body whose numbers have at most {most} digits, got a longer one"
     return f"expected a JSON body the parser can read, got one it could not: {cause}"
+
+
+def not_json_body(errors: Iterable[Mapping[str, Any]], content_type: str) -> str | None:
+    """The 415 sentence for a JSON model's body sent as another type (``text/plain``, a form,
+    none), which FastAPI passes on as its bytes; None for other validation errors. The body is
+    named by its type, never echoed: a login's holds a password.
+
+    Example:
+        >>> not_json_body([{"loc": ("body",), "input": b"name=ann"}], "text/plain")
+        "expected a JSON body (content-type 'application/json'), got content-type 'text/plain'"
+    """
+    if not any(
+        tuple(e.get("loc", ())) == ("body",) and isinstance(e.get("input"), bytes) for e in errors
+    ):
+        return None
+    came = f"content-type {content_type[:80]!r}" if content_type else "no content-type"
+    return f"expected a JSON body (content-type 'application/json'), got {came}"
 
 
 def validation_status(errors: Iterable[Mapping[str, Any]]) -> int:

@@ -15,6 +15,7 @@ from service.host_guard import guard_hosts
 from service.http_errors import (
     answer_http_errors,
     describe_validation_errors,
+    not_json_body,
     validation_status,
 )
 from service.logs import CrashLog, RefusalLog
@@ -98,16 +99,8 @@ def create_app(
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         errors = exc.errors()
         detail, status = describe_validation_errors(errors), validation_status(errors)
-        if any(
-            tuple(e.get("loc", ())) == ("body",) and isinstance(e.get("input"), bytes)
-            for e in errors
-        ):
-            # a body of another type than JSON, passed on by FastAPI as its bytes: named by its
-            # type, never echoed (a login's holds a password), as the service answers it
-            kind = request.headers.get("content-type", "")
-            came = f"content-type {kind[:80]!r}" if kind else "no content-type"
-            detail = f"expected a JSON body (content-type 'application/json'), got {came}"
-            status = 415
+        if wrong_type := not_json_body(errors, request.headers.get("content-type", "")):
+            detail, status = wrong_type, 415
         path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
         if not path.startswith("/api/"):  # a page or a form: a person reads the answer
             return pages.error_page(request, detail, status)
