@@ -24,14 +24,16 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
 __all__ = [
+    "ECHO_CHARS",
     "ErrorBody",
     "JSON_DEPTH",
+    "LONG_ECHO",
     "StrictBody",
     "answer_http_errors",
     "clip_echoes",
-    "not_json_body",
     "describe_validation_errors",
     "error_responses",
+    "not_json_body",
     "validation_status",
     "whole_number",
 ]
@@ -195,9 +197,11 @@ def _secret(loc: list[str], value: Any) -> bool:
 
 ECHO_CHARS = 80
 """How much of a long input an error's sentence shows (then how many characters it had)."""
+LONG_ECHO = 120
+"""An input echoed longer than this is clipped to :data:`ECHO_CHARS` and its length."""
 
-_LONG_QUOTED = re.compile(r"'([^'\n]{121,})'")  # over 120 characters: clipped
-_LONG_WORD = re.compile(r"[^\s']{121,}")
+_LONG_QUOTED = re.compile(rf"'([^'\n]{{{LONG_ECHO + 1},}})'")
+_LONG_WORD = re.compile(rf"[^\s']{{{LONG_ECHO + 1},}}")
 
 
 def clip_echoes(detail: str) -> str:

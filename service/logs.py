@@ -36,7 +36,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.http_errors import ECHO_CHARS, clip_echoes
+from service.http_errors import ECHO_CHARS, LONG_ECHO, clip_echoes
 from service.security_headers import HEADERS
 
 __all__ = [
@@ -115,16 +115,13 @@ def _log(scope: Scope, status: int, body: bytes) -> None:
     log.warning("refused %s %s (%d)%s", scope["method"], _path(scope), status, why)
 
 
-LONG_PATH = 120
-"""A path logged over this many characters is cut to its first ``ECHO_CHARS`` and its length,
-as :func:`~service.http_errors.clip_echoes` quotes a long input: a 5,000-character id in the
-URL made a 5 kB line."""
-
-
 def _path(scope: Scope) -> str:
-    """The request's path as a log line shows it: printable, and clipped when long."""
+    """The request's path as a log line shows it: printable, and clipped when long (over
+    ``LONG_ECHO`` characters, to its first ``ECHO_CHARS`` and its length, as
+    :func:`~service.http_errors.clip_echoes` quotes a long input: a 5,000-character id in the
+    URL made a 5 kB line)."""
     path = scope.get("path", "")
-    if len(path) <= LONG_PATH:
+    if len(path) <= LONG_ECHO:
         return _printable(path)
     return f"{_printable(path[:ECHO_CHARS])}... ({len(path)} characters)"
 

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict, model_validator
 
-from service.http_errors import StrictBody
+from service.http_errors import ECHO_CHARS, StrictBody
 
 __all__ = ["PASSWORD_FIELDS", "TrackerBody", "nesting_depth", "shown"]
 
@@ -73,12 +73,8 @@ class TrackerBody(StrictBody):
         return data
 
 
-SHOWN_CHARS = 80
-"""How much of a long value an error's sentence shows back."""
-
-
 def shown(text: str) -> str:
-    """``text`` as an error's sentence quotes it: whole up to :data:`SHOWN_CHARS` characters,
+    """``text`` as an error's sentence quotes it: whole up to :data:`ECHO_CHARS` characters,
     else its start and its length (a name sent 10,000 characters long came back whole, in the
     answer and three times in a form's page).
 
@@ -86,11 +82,10 @@ def shown(text: str) -> str:
         >>> shown("ann"), shown("x" * 100).replace("x" * 80, "<80 x>")
         ("'ann'", "'<80 x>...' (100 characters)")
     """
-    if len(text) <= SHOWN_CHARS:
+    if len(text) <= ECHO_CHARS:
         return repr(text)
-    return (
-        f"{repr(text[:SHOWN_CHARS])[:-1]}...{repr(text[:SHOWN_CHARS])[-1]} ({len(text)} characters)"
-    )
+    quoted = repr(text[:ECHO_CHARS])
+    return f"{quoted[:-1]}...{quoted[-1]} ({len(text)} characters)"
 
 
 def nesting_depth(value: Any) -> int:
