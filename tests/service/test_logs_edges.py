@@ -98,8 +98,9 @@ def test_the_dicecam_loggers_write_through_uvicorns_handler_at_the_level_given(c
     assert "not at warning" not in err
 
 
-def test_a_crash_on_a_path_with_a_newline_is_logged_escaped(serve):
-    """The crash line's path is what the client sent: it cannot start a forged line."""
+def _crash_line(serve, path: str) -> str:
+    """The first line the service logs for a GET of ``path`` from an app that crashes, after
+    checking that the answer was a 500."""
     from service.logs import CrashLog
 
     async def crashes(scope, receive, send):
@@ -109,16 +110,19 @@ def test_a_crash_on_a_path_with_a_newline_is_logged_escaped(serve):
     records: list[logging.LogRecord] = []
     handler = logging.Handler(level=1)
     handler.emit = records.append
-    server = serve(CrashLog(crashes))
+    url = serve(CrashLog(crashes)).url
     logger.addHandler(handler)
     try:
-        with httpx.Client(base_url=server.url, timeout=30) as c:
-            r = c.get("/a%0AERROR%20forged")
+        assert httpx.get(f"{url}{path}", timeout=30).status_code == 500
     finally:
         logger.removeHandler(handler)
-    assert r.status_code == 500
     [record] = records
-    first = record.getMessage().split("\n")[0]
+    return record.getMessage().split("\n")[0]
+
+
+def test_a_crash_on_a_path_with_a_newline_is_logged_escaped(serve):
+    """The crash line's path is what the client sent: it cannot start a forged line."""
+    first = _crash_line(serve, "/a%0AERROR%20forged")
     assert first.endswith(" on GET /a\\nERROR forged (500): RuntimeError"), first
 
 
@@ -157,8 +161,6 @@ def test_a_path_sent_5000_characters_long_is_logged_clipped(tmp_path, serve, sql
 def test_a_long_word_in_a_detail_or_a_crashs_path_is_logged_clipped(server, refusals, serve):
     """A detail no handler clipped (a page's say_why, another app's answer) and the crash line's
     path are clipped in the log as a refusal's path is."""
-    from service.logs import CrashLog
-
     long = "z" * 3000  # a detail of under DETAIL_BYTES: one longer is not logged at all
     lines = refusals()
     with httpx.Client(base_url=server.url, timeout=30) as c:
@@ -167,20 +169,5 @@ def test_a_long_word_in_a_detail_or_a_crashs_path_is_logged_clipped(server, refu
     assert lines == [
         f"refused GET /answer (404): no player named {long[:80]}... (3000 characters) here"
     ]
-
-    async def crashes(scope, receive, send):
-        raise RuntimeError("the route failed")
-
-    logger = logging.getLogger("dicecam.service")
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler(level=1)
-    handler.emit = records.append
-    url = serve(CrashLog(crashes)).url
-    logger.addHandler(handler)
-    try:
-        assert httpx.get(f"{url}/turns/{long}{long}", timeout=30).status_code == 500
-    finally:
-        logger.removeHandler(handler)
-    [record] = records
-    first = record.getMessage().split("\n")[0]
+    first = _crash_line(serve, f"/turns/{long}{long}")
     assert first.endswith(f" on GET /turns/{long[:73]}... (6007 characters) (500): RuntimeError")
