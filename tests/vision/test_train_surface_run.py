@@ -170,6 +170,7 @@ def test_the_command_line_hands_on_each_option(tmp_path, monkeypatch, capsys):
     argv += ["0.4", "--out", "o.onnx", "--epochs", "3", "--batch", "5", "--lr", "0.01"]
     argv += ["--seed", "2", "--threads", "1", "--limit", "7", "--resume", "w.pt", "--real", "r"]
     argv += ["--real-weight", "4", "--dice", "--photometric", "strong", "--edge-weight", "2.5"]
+    argv += ["--device", "cuda:1", "--workers", "3", "--minutes", "2.5"]
     assert surface.main(argv) == 0
     assert capsys.readouterr().out == '{"val_mean_iou": 0.5}\n'
     assert given == {
@@ -191,4 +192,7 @@ def test_the_command_line_hands_on_each_option(tmp_path, monkeypatch, capsys):
         "dice": True,
         "photometric": "strong",
         "edge_weight": 2.5,
+        "device": "cuda:1",
+        "workers": 3,
+        "minutes": 2.5,
     }

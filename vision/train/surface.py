@@ -41,6 +41,7 @@ import numpy as np
 from vision.atomic import replacing
 from vision.table.surface import LAYERS, play_surface
 from vision.train.crops import say_unreadable
+from vision.train.surface_batches import BatchMaker, one_cycle, torch_device
 from vision.train.surface_data import (
     CACHE_RATIO,
     INPUT,
@@ -91,6 +92,9 @@ def train_surface(
     dice: bool = False,
     photometric: str = "mild",
     edge_weight: float = 0.0,
+    device: str = "cpu",
+    workers: int = 0,
+    minutes: float | None = None,
     log: Any = print,
 ) -> dict[str, Any]:
     """Train on the train split of ``data`` (one or more `dicecam synth` folders), score on
@@ -108,6 +112,11 @@ def train_surface(
     ``photometric`` chooses the colour jitter (:data:`~vision.train.surface_data.PHOTOMETRIC`).
     ``edge_weight`` weighs the cells next to an edge of the surface (1 + ``edge_weight`` times;
     :func:`~vision.train.surface_data.edge_cells`), where the dice that left it lie.
+
+    ``device`` trains on a GPU (``"0"``, ``"cuda:1"``); ``workers`` processes make the
+    augmented batches beside the net (0: this process; the batches differ from 0's, not
+    between other counts). ``minutes`` is a time budget: the one-cycle learning rate follows
+    the clock or the steps, whichever is further on, and training stops when either is spent.
 
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
     Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
@@ -136,6 +145,9 @@ def train_surface(
         raise ValueError(f"expected an edge_weight of 0 or more, got {edge_weight}")
     if real_weight <= 0:
         raise ValueError(f"expected a real_weight above 0, got {real_weight}")
+    if minutes is not None and minutes <= 0:
+        raise ValueError(f"expected a time budget above 0 minutes, got {minutes}")
+    device = torch_device(device)
     Path(out).parent.mkdir(parents=True, exist_ok=True)  # before training, not after it
     folders = [data] if isinstance(data, str | Path) else list(data)
     cache = round(input_size * CACHE_RATIO)
@@ -168,40 +180,63 @@ def train_surface(
     net = build_net(layers, width, channels)
     if resume is not None:
         net.load_state_dict(torch.load(str(resume), map_location="cpu"))
+    # the workers fork before the net goes to a GPU: a forked CUDA context is unusable
+    maker = BatchMaker(
+        images, masks, input_size, layers, photometric, workers, make=augmented_batch
+    )
+    net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * math.ceil(len(images) / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    sched = None
+    if minutes is None:
+        sched = torch.optim.lr_scheduler.OneCycleLR(
+            opt, max_lr=lr, total_steps=steps, pct_start=0.15
+        )
     t_train = time.perf_counter()
-    for epoch in range(1, epochs + 1):
-        net.train()
-        order = rng.permutation(len(images))
-        total = 0.0
-        for k in range(0, len(order), batch):
-            idx = order[k : k + batch]
-            x, y, known = augmented_batch(
-                rng, images[idx], masks[idx], input_size, layers, photometric
-            )
-            known *= weight[idx, None, None]
-            if edge_weight:
-                known *= 1.0 + edge_weight * edge_cells(y)
-            logits = net(torch.from_numpy(x))
-            loss = surface_loss(logits, torch.from_numpy(y), torch.from_numpy(known))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-        log(f"epoch {epoch} done ({time.perf_counter() - t_train:.0f}s)")
-        if epoch % 5 == 0 or epoch == epochs:
-            iou = _evaluate(net, vx, vy)
-            log(
-                f"epoch {epoch}/{epochs} loss {total / len(order):.4f} val mIoU {iou:.4f} "
-                f"({time.perf_counter() - t_train:.0f}s)"
-            )
-    iou = _evaluate(net, vx, vy)
+    step, epoch, done = 0, 0, False
+    with maker:
+        while epoch < epochs and not done:
+            epoch += 1
+            net.train()
+            order = rng.permutation(len(images))
+            total, seen = 0.0, 0
+            for idx, (x, y, known) in maker.epoch(rng, order, batch):
+                if sched is None:  # the time budget's schedule
+                    spent = (time.perf_counter() - t_train) / (60 * minutes)
+                    if max(spent, step / steps) >= 1.0:
+                        done = True
+                        break
+                    rate, beta = one_cycle(max(spent, step / steps), lr)
+                    for group in opt.param_groups:
+                        group["lr"], group["betas"] = rate, (beta, group["betas"][1])
+                known *= weight[idx, None, None]
+                if edge_weight:
+                    known *= 1.0 + edge_weight * edge_cells(y)
+                logits = net(torch.from_numpy(x).to(device))
+                loss = surface_loss(
+                    logits, torch.from_numpy(y).to(device), torch.from_numpy(known).to(device)
+                )
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                if sched is not None:
+                    sched.step()
+                step += 1
+                seen += len(idx)
+                total += float(loss.detach()) * len(idx)
+            log(f"epoch {epoch} done ({time.perf_counter() - t_train:.0f}s)")
+            if epoch % 5 == 0 or epoch == epochs or done:
+                iou = _evaluate(net, vx, vy, device)
+                log(
+                    f"epoch {epoch}/{epochs} loss {total / max(seen, 1):.4f} val mIoU "
+                    f"{iou:.4f} ({time.perf_counter() - t_train:.0f}s)"
+                )
+    iou = _evaluate(net, vx, vy, device)
+    net.to("cpu")
     figures = {
         "val_mean_iou": round(iou, 4),
-        "epochs": epochs,
+        "epochs": epoch,
+        "steps": step,
         "train_samples": len(images),
         "real_samples": len(images) - synthetic,
         "real_weight": real_weight,
@@ -226,12 +261,17 @@ def train_surface(
     return figures
 
 
-def _evaluate(net: Any, x: np.ndarray, y: np.ndarray) -> float:
+def _evaluate(net: Any, x: np.ndarray, y: np.ndarray, device: str = "cpu") -> float:
     import torch
 
     net.eval()
     with torch.no_grad():
-        probs = probabilities(net(torch.from_numpy(x))).numpy()
+        probs = np.concatenate(
+            [
+                probabilities(net(torch.from_numpy(x[k : k + 256]).to(device))).cpu().numpy()
+                for k in range(0, len(x), 256)
+            ]
+        )
     return float(np.mean([_iou(p, t) for p, t in zip(probs, y, strict=True)]))
 
 
@@ -297,6 +337,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.0,
         help="weigh the cells next to a surface edge 1 + this many times (default 0)",
     )
+    p.add_argument("--device", default="cpu", help="cpu (default), or a GPU: 0, cuda, cuda:1")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="processes that make the augmented batches (default 0: this one)",
+    )
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="time budget: stop after this many minutes (or --epochs, whichever comes first), "
+        "the learning rate's cycle following the clock",
+    )
     a = p.parse_args(argv)
     figures = train_surface(
         a.data,
@@ -317,6 +371,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         dice=a.dice,
         photometric=a.photometric,
         edge_weight=a.edge_weight,
+        device=a.device,
+        workers=a.workers,
+        minutes=a.minutes,
     )
     print(json.dumps(figures))
     return 0
