@@ -47,7 +47,9 @@ def test_one_cycle_rises_to_its_peak_then_falls_and_stays_within_its_ends():
     assert peak == 15 and rates[peak] == pytest.approx(1.0)
     assert all(a <= b for a, b in zip(rates[:peak], rates[1 : peak + 1], strict=True))
     assert all(a >= b for a, b in zip(rates[peak:], rates[peak + 1 :], strict=False))
-    assert one_cycle(-1.0, 1.0) == one_cycle(0.0, 1.0) and one_cycle(2.0, 1.0) == one_cycle(1.0, 1.0)
+    assert one_cycle(-1.0, 1.0) == one_cycle(0.0, 1.0) and one_cycle(2.0, 1.0) == one_cycle(
+        1.0, 1.0
+    )
 
 
 def test_device_names_are_read_or_refused():
