@@ -37,19 +37,31 @@ Problem = tuple[tuple[str, ...], str]
 wrong."""
 
 
+HIDDEN_PROBLEMS = {
+    "idempotency_key": "this form's hidden key was missing or damaged (a form not sent from "
+    "this page, or cut short on the way), so nothing was stored. Here is a fresh form with "
+    "what you typed: send it again.",
+}
+"""What a player reads when a hidden input of a form is wrong: the field's name and pydantic's
+words would mean nothing to them."""
+
+
 def _problems(
     exc: ValidationError | store.TrackerError, fields: tuple[str, ...], about: tuple[str, ...]
 ) -> list[Problem]:
-    """The problems a form's ``exc`` names: pydantic's each by the form's field (one it does not
-    show, such as the hidden key, for the whole form, named in the message), the store's one
-    about the fields ``about``."""
+    """The problems a form's ``exc`` names: pydantic's each by the form's field (a hidden one's
+    in :data:`HIDDEN_PROBLEMS`' words, another it does not show for the whole form, named in the
+    message), the store's one about the fields ``about``."""
     if isinstance(exc, store.TrackerError):
         return [(about, str(exc))]
     out = []
     for e in exc.errors():
         loc = ".".join(str(x) for x in e["loc"])
         msg = str(e["msg"]).removeprefix("Value error, ")
-        out.append(((loc,), msg) if loc in fields else ((), f"{loc}: {msg}" if loc else msg))
+        if loc in HIDDEN_PROBLEMS:
+            out.append(((), HIDDEN_PROBLEMS[loc]))
+        else:
+            out.append(((loc,), msg) if loc in fields else ((), f"{loc}: {msg}" if loc else msg))
     return out
 
 

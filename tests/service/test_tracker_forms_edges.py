@@ -58,3 +58,26 @@ def test_a_refused_login_is_shown_at_the_password_input_once(sqlite_tracker, joi
     summary = r.text.split('role="alert"')[1].split("</div>")[0]  # links to the focused input
     (item,) = re.findall(r'<li><a href="(#\w+)">(\w+):', summary)
     assert item == ("#name", "Player")
+
+
+@pytest.mark.parametrize("key", [None, "", "short", "not a key!", "k" * 65])
+def test_a_form_without_its_hidden_key_is_sent_back_fresh_in_plain_words(sqlite_tracker, join, key):
+    """The hidden key missing or damaged (a form not from this site, or cut short): nothing is
+    stored, and the page says so in words a player reads (not the field's name nor pydantic's),
+    with a fresh form holding a good key and what was typed."""
+    http, _ = sqlite_tracker
+    join(http, "lea")
+    form = {"name": "lea", "password": "hunter2hunter2", "score": "350", "comment": "fine day"}
+    if key is not None:
+        form["idempotency_key"] = key
+    r = http.post("/add", data=form)
+    assert r.status_code == 422, r.text
+    summary = r.text.split('role="alert"')[1].split("</div>")[0]
+    assert "hidden key" in summary and "nothing was stored" in summary
+    assert "idempotency" not in summary and "String should" not in summary
+    (fresh,) = re.findall(r'name="idempotency_key" value="([^"]*)"', r.text)
+    assert re.fullmatch(r"[A-Za-z0-9_\-]{8,64}", fresh) and fresh != key
+    assert 'value="350"' in input_tag(r.text, "score") and "fine day" in r.text
+    assert http.get("/api/v1/players/lea/turns").json()["turns"] == []
+    r = http.post("/add", data={**form, "idempotency_key": fresh})  # the fresh form works
+    assert r.status_code == 201, r.text
