@@ -123,6 +123,7 @@ def test_training_with_workers_and_a_time_budget(tmp_path: Path):
     assert (tmp_path / "w.onnx").is_file() and 0.0 <= figures["val_mean_iou"] <= 1.0
     budget = train_surface(rolls, tmp_path / "t.onnx", epochs=10_000, minutes=0.05, **quiet)
     assert 1 <= budget["epochs"] < 10_000 and budget["steps"] < 2 * 10_000
+    assert 2 * (budget["epochs"] - 1) < budget["steps"] <= 2 * budget["epochs"]  # each begun
     assert (tmp_path / "t.onnx").is_file()
     with pytest.raises(ValueError, match="expected a time budget above 0 minutes, got 0"):
         train_surface(rolls, tmp_path / "x.onnx", epochs=1, minutes=0, **quiet)

@@ -119,7 +119,8 @@ def train_surface(
     the clock or the steps, whichever is further on, and training stops when either is spent.
 
     The torch weights are saved beside ``out`` (``.pt``); ``resume`` starts from such a file.
-    Returns the figures written into the model card (val mean IoU, epochs, seconds, samples).
+    Returns the figures written into the model card (val mean IoU, epochs trained, the last
+    perhaps cut short by the budget, steps, seconds, samples).
     """
     if photometric not in PHOTOMETRIC:
         raise ValueError(f"expected photometric in {PHOTOMETRIC}, got {photometric!r}")
@@ -224,6 +225,9 @@ def train_surface(
                 step += 1
                 seen += len(idx)
                 total += float(loss.detach()) * len(idx)
+            if done and not seen:  # the budget ran out before this epoch's first step
+                epoch -= 1
+                break
             log(f"epoch {epoch} done ({time.perf_counter() - t_train:.0f}s)")
             if epoch % 5 == 0 or epoch == epochs or done:
                 iou = _evaluate(net, vx, vy, device)
