@@ -22,7 +22,7 @@ from dicecam_testing.servers import LiveServer
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
-EDGE = "roll-s21-031.jpg"  # 640 x 480: the shipped outline model proposes an 8-corner polygon
+EDGE = "roll-s21-031.jpg"  # 640 x 480: the shipped outline model proposes a polygon for it
 LATE = "The dicecam service did not answer in time (1 s)"
 
 
@@ -76,7 +76,8 @@ def test_the_proposal_is_placed_as_proposed_and_the_corners_shown_are_saved(chro
     )
     with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=60) as api:
         outline = proposal_of(api, edge)
-        assert outline and len(outline) == 8, outline
+        assert outline and len(outline) >= 4, outline  # the table's edge crosses the photo
+        k = len(outline)
         page = chromium.new_page(viewport={"width": 412, "height": 915})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -95,18 +96,18 @@ def test_the_proposal_is_placed_as_proposed_and_the_corners_shown_are_saved(chro
         expect(save).to_be_enabled()
 
         choose(page, EDGE, edge)
-        expect(note).to_contain_text("the learned outline (8 corners)", timeout=20_000)
+        expect(note).to_contain_text(f"the learned outline ({k} corners)", timeout=20_000)
         expect(corners).to_have_count(0)  # the corners of the other photo are gone
         use.click()
         assert points(page) == outline
-        expect(corners).to_have_count(8)
+        expect(corners).to_have_count(k)
         x, y = outline[0]
         assert x == 0, outline  # the first corner is on the photo's left edge ...
         first = page.locator("#calib-corners li:nth-child(1) button")
         first.focus()
         page.keyboard.press("ArrowLeft")  # ... and is not moved off it
         down = f"{round(100 * y / 480, 1):g}%"
-        expect(note).to_have_text(f"Corner 1 of 8 moved to 0, {y:g} px (0% across, {down} down).")
+        expect(note).to_have_text(f"Corner 1 of {k} moved to 0, {y:g} px (0% across, {down} down).")
         page.keyboard.press("Shift+ArrowRight")
         assert points(page)[0] == [10, y]
         page.click("#calib-clear")
@@ -120,7 +121,7 @@ def test_the_proposal_is_placed_as_proposed_and_the_corners_shown_are_saved(chro
         shown = [[10, y], *outline[1:]]
         assert points(page) == shown
         save.click()
-        expect(page.locator("#calib-status")).to_have_text("calibrated: 8 corners")
+        expect(page.locator("#calib-status")).to_have_text(f"calibrated: {k} corners")
         stored = api.get("/api/v1/calibration").json()["calibration"]
         assert stored["image"] == EDGE
         assert stored["points"] == [pytest.approx([x / 640, y / 480], abs=5e-6) for x, y in shown]
@@ -153,13 +154,13 @@ def test_a_proposal_answered_for_a_photo_replaced_meanwhile_is_dropped(chromium,
         page.goto(server.url + "/")
         note = page.locator("#calib-note")
         try:
-            choose(page, EDGE, edge)  # its proposal (8 corners) is held ...
+            choose(page, EDGE, edge)  # its proposal is held ...
             assert gate.arrived.wait(20)
             choose(page, "felt.jpg", DrawnRoll().jpeg)  # ... while another photo is chosen
             expect(note).to_contain_text("no edge seen", timeout=20_000)
             with page.expect_response(lambda r: r.url.endswith("/calibration/proposal")) as late:
                 gate.release()
-            assert late.value.ok and len(late.value.json()["outline"]) == 8
+            assert late.value.ok and len(late.value.json()["outline"]) >= 4
         finally:
             gate.release()
         page.evaluate("() => new Promise((r) => setTimeout(r, 300))")  # the page takes it in
