@@ -33,6 +33,7 @@ __all__ = [
     "clip_echoes",
     "describe_validation_errors",
     "error_responses",
+    "multipart_unparsed",
     "not_json_body",
     "validation_status",
     "whole_number",
@@ -41,6 +42,18 @@ __all__ = [
 _PLACES = ("query", "path", "header", "cookie")  # where FastAPI found a parameter
 _SECRETS = ("password", "token", "secret")  # a field named so is never echoed back, nor logged
 _WHOLE = re.compile(r"-?[0-9]+")  # [0-9]: ASCII digits only (\d takes other scripts' too)
+
+
+def multipart_unparsed(why: object, content_type: str) -> str:
+    """The sentence for a multipart body the parser refused: its reason (Starlette's detail,
+    not its ``str()``, which starts with the status) and the type that came.
+
+    Example:
+        >>> multipart_unparsed("Missing boundary in multipart.", "multipart/form-data")
+        "could not parse the multipart form: Missing boundary in multipart (content-type 'multipart/form-data')"
+    """  # noqa: E501
+    reason = str(getattr(why, "detail", why)).rstrip(".")
+    return f"could not parse the multipart form: {reason} (content-type {content_type[:120]!r})"
 
 
 JSON_DEPTH = 500
@@ -313,6 +326,8 @@ def answer_http_errors(app: FastAPI, page: Callable[[Any, str, int], Any] | None
             exc.detail = TOO_DEEP  # FastAPI's "error parsing the body": too deep to parse
         elif exc.status_code == 400 and isinstance(exc.__cause__, ValueError):
             exc.detail = _unparsed_body(exc.__cause__)  # not text, or a number too long
+        elif exc.status_code == 400 and _multipart_refused(exc):  # a form's body, as the API's
+            exc.detail = multipart_unparsed(exc, request.headers.get("content-type", ""))
         elif exc.status_code == 404 and exc.detail == "Not Found":  # no route at the address
             exc.detail = f"nothing at {shown} (the addresses served are in /openapi.json)"
         if isinstance(exc.detail, str):  # an id or a name sent 10,000 characters long
@@ -323,3 +338,11 @@ def answer_http_errors(app: FastAPI, page: Callable[[Any, str, int], Any] | None
 
 
 _METHODS = {"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
+
+
+def _multipart_refused(exc: BaseException) -> bool:
+    """Whether Starlette raised ``exc`` for a multipart body its parser refused (it raises the
+    HTTP error while handling the parser's ``MultiPartException``)."""
+    from starlette.formparsers import MultiPartException
+
+    return isinstance(exc.__context__, MultiPartException)

@@ -72,6 +72,9 @@ def log_config(level: str) -> dict[str, Any]:
 
     config = copy.deepcopy(LOGGING_CONFIG)
     config["loggers"]["dicecam"] = {"handlers": ["default"], "level": level.upper()}
+    # the multipart parser warns of each body it refuses, in the client's own bytes, through
+    # Python's last-resort handler (bare lines past the log's format): the refusal line says it
+    config["loggers"]["python_multipart"] = {"handlers": [], "level": "ERROR", "propagate": False}
     return config
 
 

@@ -10,7 +10,12 @@ from pydantic import AfterValidator, Field, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 
 from scoring import GAME_NAMES, get_game
-from service.http_errors import StrictBody, describe_validation_errors, whole_number
+from service.http_errors import (
+    StrictBody,
+    describe_validation_errors,
+    multipart_unparsed,
+    whole_number,
+)
 
 __all__ = [
     "MOST_DICE",
@@ -223,12 +228,8 @@ async def parse_roll_input(request: Request, *, photo_required: bool = False) ->
         except HTTPException:
             raise
         except Exception as exc:  # malformed multipart body
-            # Starlette's own HTTPException: its detail, not its str() ("400: Missing ...")
-            why = str(getattr(exc, "detail", exc)).rstrip(".")
-            sent = request.headers.get("content-type", "")[:120]
-            raise HTTPException(
-                400, f"could not parse the multipart form: {why} (content-type {sent!r})"
-            ) from None
+            sent = request.headers.get("content-type", "")
+            raise HTTPException(400, multipart_unparsed(exc, sent)) from None
         photo = await read_photo(form)
         values = form.get("values")
         if values is not None and not isinstance(values, str):

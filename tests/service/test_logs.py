@@ -250,3 +250,26 @@ def test_a_refusals_detail_cannot_start_a_forged_line(serve, captured):
     assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
         "refused GET /echo (404): no player ann\\nWARNING refused GET /admin (403)\\x1b[2K"
     ]
+
+
+def test_a_tracker_form_sent_as_broken_multipart_is_said_plainly_and_logged_once(
+    tmp_path, serve, captured
+):
+    """A form posted as multipart the parser cannot read: the page and the log's one line say
+    so with the type that came (was 'Invalid multipart data.'), and the multipart library's own
+    warning ('Expected boundary character ...', printed bare past the log's format) is not
+    written."""
+    app = create_app(Settings(data_dir=tmp_path), reader=QueueReader())
+    server = serve(app)
+    lines, listen = captured
+    listen()
+    kind = "multipart/form-data; boundary=XYZ"
+    with httpx.Client(base_url=f"{server.url}/tracker", timeout=30) as c:
+        r = c.post("/add", content=b"garbage", headers={"content-type": kind})
+    assert r.status_code == 400 and r.headers["content-type"].startswith("text/html")
+    said = f"could not parse the multipart form: Invalid multipart data (content-type {kind!r})"
+    assert said.replace("'", "&#x27;") in r.text
+    assert [r.getMessage() for r in lines if r.name == "dicecam.requests"] == [
+        f"refused POST /tracker/add (400): {said}"
+    ]
+    assert not [r for r in lines if r.name.startswith("python_multipart")]
