@@ -45,14 +45,20 @@ _WHOLE = re.compile(r"-?[0-9]+")  # [0-9]: ASCII digits only (\d takes other scr
 
 
 def multipart_unparsed(why: object, content_type: str) -> str:
-    """The sentence for a multipart body the parser refused: its reason (Starlette's detail,
-    not its ``str()``, which starts with the status) and the type that came.
+    """The sentence for a multipart body the parser refused: its reason and the type that came.
+    The reason is Starlette's detail (not its ``str()``, which starts with the status), but
+    headers over the multipart library's limit (a filename of thousands of characters) are
+    named: Starlette calls them "Invalid multipart data." as it does any broken body.
 
     Example:
         >>> multipart_unparsed("Missing boundary in multipart.", "multipart/form-data")
         "could not parse the multipart form: Missing boundary in multipart (content-type 'multipart/form-data')"
     """  # noqa: E501
     reason = str(getattr(why, "detail", why)).rstrip(".")
+    refused = getattr(why, "__context__", None) or why  # Starlette's MultiPartException
+    cause = str(getattr(refused, "__cause__", None) or "")  # the library's error under it
+    if "header size" in cause.lower():
+        reason = f"{cause.rstrip('.')} (a part's headers, its filename among them, are too long)"
     return f"could not parse the multipart form: {reason} (content-type {content_type[:120]!r})"
 
 

@@ -26,7 +26,7 @@ from vision import Reading
 from dicecam_testing.hostile import NAN, Case, cases
 from dicecam_testing.json_schema import SECRET, inline_refs, text_valid, valid
 from dicecam_testing.servers import LiveServer
-from dicecam_testing.turns import dice
+from dicecam_testing.turns import dice, jpeg
 
 pytestmark = pytest.mark.slow
 
@@ -224,3 +224,19 @@ def test_a_multipart_form_without_a_boundary_is_named_plainly(service, path):
         "detail": "could not parse the multipart form: Missing boundary in multipart "
         "(content-type 'multipart/form-data')"
     }
+
+
+def test_a_photo_whose_filename_is_thousands_of_characters_is_refused_saying_why(service):
+    """The multipart library refuses a part's headers over its limit; Starlette said only
+    'Invalid multipart data', which left the sender guessing. A filename of 100 characters is
+    read as usual."""
+    photo = jpeg()
+    r = service.post("/api/v1/read", files={"photo": ("a" * 10_000 + ".jpg", photo, "image/jpeg")})
+    assert r.status_code == 400
+    detail = r.json()["detail"]
+    assert detail.startswith(
+        "could not parse the multipart form: Maximum header size exceeded (a part's headers, "
+        "its filename among them, are too long) (content-type 'multipart/form-data; boundary="
+    ), detail
+    r = service.post("/api/v1/read", files={"photo": ("a" * 100 + ".jpg", photo, "image/jpeg")})
+    assert r.status_code == 200, r.text
