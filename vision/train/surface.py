@@ -204,10 +204,11 @@ def train_surface(
             for idx, (x, y, known) in maker.epoch(rng, order, batch):
                 if sched is None:  # the time budget's schedule
                     spent = (time.perf_counter() - t_train) / (60 * minutes)
-                    if max(spent, step / steps) >= 1.0:
+                    progress = max(spent, step / steps)  # the clock or the steps
+                    if progress >= 1.0:
                         done = True
                         break
-                    rate, beta = one_cycle(max(spent, step / steps), lr)
+                    rate, beta = one_cycle(progress, lr)
                     for group in opt.param_groups:
                         group["lr"], group["betas"] = rate, (beta, group["betas"][1])
                 known *= weight[idx, None, None]

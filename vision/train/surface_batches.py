@@ -62,21 +62,14 @@ def one_cycle(progress: float, max_lr: float) -> tuple[float, float]:
     return lo_hi[1] + (lo_hi[0] - lo_hi[1]) * cos, beta[1] + (beta[0] - beta[1]) * cos
 
 
-_SHARED: dict[str, Any] = {}
-"""What the worker processes read their batches from (filled before they fork)."""
+_FORKED: BatchMaker | None = None
+"""The maker whose workers are running: they fork with it and make its batches."""
 
 
 def _make(task: tuple[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     seed, idx = task
-    s = _SHARED
-    return augmented_batch(
-        np.random.default_rng(seed),
-        s["images"][idx],
-        s["masks"][idx],
-        s["input_size"],
-        s["layers"],
-        s["photometric"],
-    )
+    assert _FORKED is not None  # set before the workers fork
+    return _FORKED.batch(np.random.default_rng(seed), idx)
 
 
 class BatchMaker:
@@ -84,8 +77,8 @@ class BatchMaker:
     ``workers`` forked processes, a few batches ahead of the net: each batch has its own seed,
     so the batches are the same with any number of workers. Use it as a context manager.
 
-    ``workers`` 0 makes them in this process with ``make``, one at a time, from the trainer's
-    own generator (the batches of the trainer before the workers came).
+    Each batch is ``make`` of its photos; ``workers`` 0 makes them in this process, one at a
+    time, from the trainer's own generator (the batches of the trainer before the workers came).
     """
 
     def __init__(
@@ -105,13 +98,8 @@ class BatchMaker:
         self._pool: Any = None
         self._images, self._masks, self._make = images, masks, make
         if workers:
-            _SHARED.update(
-                images=images,
-                masks=masks,
-                input_size=input_size,
-                layers=layers,
-                photometric=photometric,
-            )
+            global _FORKED
+            _FORKED = self
             self._pool = multiprocessing.get_context("fork").Pool(workers)
 
     def __enter__(self) -> BatchMaker:
@@ -126,7 +114,15 @@ class BatchMaker:
             self._pool.terminate()
             self._pool.join()
             self._pool = None
-        _SHARED.clear()
+        global _FORKED
+        if _FORKED is self:
+            _FORKED = None
+
+    def batch(
+        self, rng: np.random.Generator, idx: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(inputs, targets, known) of the photos ``idx``, augmented with ``rng``."""
+        return self._make(rng, self._images[idx], self._masks[idx], *self._args)
 
     def epoch(
         self, rng: np.random.Generator, order: Sequence[int] | np.ndarray, batch: int
@@ -135,7 +131,7 @@ class BatchMaker:
         chunks = [np.asarray(order[k : k + batch]) for k in range(0, len(order), batch)]
         if not self._pool:
             for idx in chunks:
-                yield idx, self._make(rng, self._images[idx], self._masks[idx], *self._args)
+                yield idx, self.batch(rng, idx)
             return
         seeds = rng.integers(0, 2**63 - 1, size=len(chunks))
         tasks = iter(zip(seeds.tolist(), chunks, strict=True))
