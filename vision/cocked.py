@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.table.dice import ContextDieModel
+from vision.table.dice import MIRROR_MARGIN, ContextDieModel
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -67,6 +67,8 @@ class CockedModel(ContextDieModel):
             :data:`COCKED_THRESHOLD_ALONE`) applies to this model's P(cocked) when no
             classifier probability is given.
         threads: onnxruntime intra-op threads.
+        mirror_margin: with ``tta``, only dice whose crop gives a probability within this many
+            logits of the bar it must reach are read mirrored too (None: every die).
 
     Raises:
         FileNotFoundError: the model file is missing.
@@ -80,9 +82,14 @@ class CockedModel(ContextDieModel):
     train_command = "`python -m vision.train.cocked DATA`"
 
     def __init__(
-        self, model: str | Path, *, threshold: float | None = None, threads: int = 1
+        self,
+        model: str | Path,
+        *,
+        threshold: float | None = None,
+        threads: int = 1,
+        mirror_margin: float | None = MIRROR_MARGIN,
     ) -> None:
-        super().__init__(model, threshold=threshold, threads=threads)
+        super().__init__(model, threshold=threshold, threads=threads, mirror_margin=mirror_margin)
         self.threshold_alone = self._stored_threshold("threshold_alone", COCKED_THRESHOLD_ALONE)
 
     def flags(
@@ -93,7 +100,8 @@ class CockedModel(ContextDieModel):
     ) -> NDArray[np.bool_]:
         """Whether each die at ``boxes`` is cocked; ``classifier``: the face classifier's
         P(cocked) for the same dice, averaged with this model's (see :data:`COCKED_THRESHOLD`)."""
-        p = self.probability(rgb, boxes)
         if classifier is None:
-            return p >= self.threshold_alone
-        return (p + np.asarray(classifier, np.float32)) / 2 >= self.threshold
+            return self.probability(rgb, boxes, near=self.threshold_alone) >= self.threshold_alone
+        face = np.asarray(classifier, np.float32)
+        p = self.probability(rgb, boxes, near=2 * self.threshold - face)  # the bar p must reach
+        return (p + face) / 2 >= self.threshold

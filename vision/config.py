@@ -75,6 +75,12 @@ class VisionSettings(BaseSettings):
     faces_tta: bool = Field(
         True, description="face classifier reads each die and its mirror image (DICECAM_FACES_TTA)"
     )
+    mirror_doubtful: bool = Field(
+        True,
+        description="the face classifier, die check and cocked-die model read a die's mirror "
+        "image only when its crop alone leaves the call in doubt (False: every die, as before "
+        "2026-11-28; DICECAM_MIRROR_DOUBTFUL)",
+    )
     cocked_model: Path | None = Field(
         None, description="cocked-die model ONNX (default: NAME-cocked.onnx beside the model)"
     )

@@ -90,6 +90,6 @@ def sure_faint(
     faint = faint[verify.probability(rgb, boxes[faint]) >= sure.min_check]
     if not len(faint):
         return np.zeros(0, np.intp)
-    values, cocked, probs = faces.classify(rgb, boxes[faint])
+    values, cocked, probs = faces.classify(rgb, boxes[faint], sure=None)  # its own bar
     face = probs[np.arange(len(faint)), values - 1]
     return np.sort(faint[(face >= sure.min_face) & ~cocked]).astype(np.intp)

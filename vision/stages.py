@@ -46,17 +46,27 @@ def _beside(stage: str, detector: Path) -> Path:
 
 
 def _open(stage: str, path: Path, settings: VisionSettings, threads: int) -> Any:
+    from vision.faces import FACE_SURE
+    from vision.table.dice import MIRROR_MARGIN
+
+    doubtful = settings.mirror_doubtful
     if stage == "faces":
         from vision.faces import FaceClassifier
 
-        return FaceClassifier(path, threads=threads, tta=settings.faces_tta)
+        sure = FACE_SURE if doubtful else None
+        return FaceClassifier(path, threads=threads, tta=settings.faces_tta, sure=sure)
+    margin = MIRROR_MARGIN if doubtful else None
     if stage == "cocked":
         from vision.cocked import CockedModel
 
-        return CockedModel(path, threshold=settings.cocked_threshold, threads=threads)
+        return CockedModel(
+            path, threshold=settings.cocked_threshold, threads=threads, mirror_margin=margin
+        )
     from vision.verify import VerifyModel
 
-    return VerifyModel(path, threshold=settings.verify_threshold, threads=threads)
+    return VerifyModel(
+        path, threshold=settings.verify_threshold, threads=threads, mirror_margin=margin
+    )
 
 
 def stage_path(
@@ -111,7 +121,12 @@ def load_stage(
     if path is None:
         return None
     tuning = {"faces": settings.faces_tta, "cocked": settings.cocked_threshold}
-    options = (stage, threads, tuning.get(stage, settings.verify_threshold))
+    options = (
+        stage,
+        threads,
+        tuning.get(stage, settings.verify_threshold),
+        settings.mirror_doubtful,
+    )
     try:  # once per file: dicecam serve's check at start and its first photo share it
         return kept_model(path, options, lambda: _open(stage, path, settings, threads))
     except Exception as exc:  # the runtimes' messages run over several lines

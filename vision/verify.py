@@ -44,6 +44,8 @@ class VerifyModel(ContextDieModel):
             reach it); default: the model's ``threshold`` metadata, else
             :data:`VERIFY_THRESHOLD`.
         threads: onnxruntime intra-op threads.
+        mirror_margin: with ``tta``, :meth:`flags` reads mirrored only the boxes whose crop
+            gives a probability within this many logits of the threshold (None: every box).
 
     Raises:
         FileNotFoundError: the model file is missing.

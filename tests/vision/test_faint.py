@@ -40,9 +40,14 @@ class FakeCheck:
 
 
 class FakeFaces:
-    """Reads a 3 at 0.95, but a 4 at 0.5 at x1=80 and cocked at x1=100."""
+    """Reads a 3 at 0.95, but a 4 at 0.5 at x1=80 and cocked at x1=100; keeps the ``sure`` bar
+    each call gave (the bar over which a die is read without its mirror image)."""
 
-    def classify(self, rgb, boxes):
+    def __init__(self):
+        self.sure = []
+
+    def classify(self, rgb, boxes, *, sure=True):
+        self.sure.append(sure)
         n = len(boxes)
         values = np.full(n, 3)
         probs = np.zeros((n, 7))
@@ -68,10 +73,7 @@ def _sure(**kw):
         CONF,
         kept,
         conf_min=0.25,
-        sure=SureFaint(),
-        verify=check,
-        faces=FakeFaces(),
-        **kw,
+        **{"sure": SureFaint(), "verify": check, "faces": FakeFaces(), **kw},
     )
     return picked.tolist(), check.asked
 
@@ -79,6 +81,9 @@ def _sure(**kw):
 def test_a_faint_box_both_models_are_sure_of_is_picked_and_no_other():
     picked, asked = _sure()
     assert picked == [1]
+    faces = FakeFaces()
+    _sure(faces=faces)  # the bar of 0.8 is on the mean with the mirror image: every box mirrored
+    assert faces.sure == [None]
     assert sorted(asked) == [20, 60, 80, 100]  # not the kept die, its double, nor the 0.04 box
     assert _sure(pool=1)[1] == [20]  # the most confident first (ties: in order)
 
