@@ -49,9 +49,9 @@ DEFAULT_OFFTABLE_MODEL = MODELS_DIR / "dicecam-offtable.onnx"
 MIRROR_MARGIN = 2.0
 """A die model that reads each die with its mirror image (``tta``) reads the mirror image only
 of dice whose own crop gives a probability within this many logits of the threshold it is
-judged by: the mirror image moved no die check nor cocked-die probability by more than 1.62
-logits over the real eval set and four synthetic test sets (2026-11-28), so past 2 it could not
-change a call."""
+judged by. Over the real eval set and four synthetic test sets (2026-11-28), the mirror image
+moved no die-check or cocked-die probability lying 2 logits or more from its threshold by more
+than 1.62 logits, so it changed no call there."""
 
 
 def context_crop(
