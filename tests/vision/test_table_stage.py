@@ -161,7 +161,11 @@ class SureOffModel:
 
     threshold, context = 0.8, 4.0
 
+    def __init__(self):
+        self.asked = []  # the left edge of each box asked about
+
     def probability(self, rgb, boxes):
+        self.asked += [int(b[0]) for b in boxes]
         return np.full(len(boxes), 0.9)
 
 
@@ -178,13 +182,16 @@ def test_the_off_table_die_model_judges_dice_its_crop_shows_an_edge_for():
     near = Die(2, (260, 200, 300, 240), 0.9)  # 1 die size inside: within the crop's reach
     outside = Die(3, (400, 200, 440, 240), 0.9)
 
-    def offs(model):
+    def offs(model, asked=None):
         dice = [Die(d.value, d.box, 0.9) for d in (deep, near, outside)]
-        stage = TableStage(model, dice_model=SureOffModel(), min_die_check=0)
-        return [not d.on_table for d in stage.apply(Reading(640, 480, dice), photo).dice]
+        die_model = SureOffModel()
+        stage = TableStage(model, dice_model=die_model, min_die_check=0)
+        flags = [not d.on_table for d in stage.apply(Reading(640, 480, dice), photo).dice]
+        assert die_model.asked == asked  # not the die deep inside: its answer could not count
+        return flags
 
-    assert offs(LeftHalfOutline()) == [False, True, True]
-    assert offs(NoOutline()) == [True, True, True]
+    assert offs(LeftHalfOutline(), [260, 400]) == [False, True, True]
+    assert offs(NoOutline(), [40, 260, 400]) == [True, True, True]
 
 
 def _reader_models():

@@ -254,11 +254,14 @@ class TableStage:
         if not drawn and self.edge_contrast > 0 and rgb is not None and outline:
             self._keep_without_edge(reading, rgb, outline)
         if self.dice_model is not None and not drawn and rgb is not None and reading.dice:
-            p_offs = self.dice_model.probability(rgb, _in_pixels_of(rgb, reading, reading.dice))
             reach = getattr(self.dice_model, "context", CONTEXT) / 2  # die to its crop's edge
-            for die, p_off in zip(reading.dice, p_offs, strict=True):
-                if p_off >= self.dice_model.threshold and _depth(die, outline, reading) < reach:
-                    die.on_table = False
+            # a die deeper inside the outline than its crop reaches is not asked: no edge in view
+            near = [d for d in reading.dice if _depth(d, outline, reading) < reach]
+            if near:
+                p_offs = self.dice_model.probability(rgb, _in_pixels_of(rgb, reading, near))
+                for die, p_off in zip(near, p_offs, strict=True):
+                    if p_off >= self.dice_model.threshold:
+                        die.on_table = False
         off = [d for d in reading.dice if not d.on_table]
         if self.die_check is not None and self.min_die_check > 0 and rgb is not None and off:
             p_dice = self.die_check.probability(rgb, _in_pixels_of(rgb, reading, off))
