@@ -8,6 +8,8 @@
 
 Prints the model's input size, median and p90 latency of ``read(path)`` with the table
 outline (the reader's default) and without it (``table=None``), what the outline adds, the
+mean time a read spends in each model (the detector's looks, the face classifier, the die check,
+the cocked-die model, the outline, the off-table model) and in the rest, the
 same without the mirror look at photos with a doubtful die and how many reads took it, the
 same with one look only (no second look at photos of small dice) and how many reads took a
 second look, the share spent in the detector alone, and batch throughput. Target (issues 4 and 5): median
@@ -71,6 +73,54 @@ def _pct(xs: list[float], q: float) -> float:
     return float(np.percentile(xs, q))
 
 
+class _Spent:
+    """Time spent in each model's runs while :attr:`on`: wraps the ``run`` of the detector
+    and of each small model the reader has (face classifier, die check, cocked-die model,
+    outline, off-table model), in ms, and how many runs each took."""
+
+    def __init__(self, reader: DiceReader) -> None:
+        self.on = False
+        self.ms: dict[str, float] = {}
+        self.runs: dict[str, int] = {}
+        table = reader.table
+        small = {
+            "face classifier": reader.faces,
+            "die check": reader.verify,
+            "cocked-die model": reader.cocked,
+            "outline": None if table is None or table.calibration is not None else table.model,
+            "off-table model": None if table is None else table.dice_model,
+        }
+        self._wrap("detector", reader, "_run")
+        for name, model in small.items():
+            if model is not None:
+                self._wrap(name, model._model, "run")
+
+    def _wrap(self, name: str, owner: object, attr: str) -> None:
+        run = getattr(owner, attr)
+        self.ms[name], self.runs[name] = 0.0, 0
+
+        def timed(*args, **kwargs):
+            if not self.on:
+                return run(*args, **kwargs)
+            t0 = time.perf_counter()
+            try:
+                return run(*args, **kwargs)
+            finally:
+                self.ms[name] += (time.perf_counter() - t0) * 1000
+                self.runs[name] += 1
+
+        setattr(owner, attr, timed)
+
+    def line(self, reads: int, mean_read: float) -> str:
+        """Mean ms a read in each model (runs a read), and the rest of the mean read."""
+        parts = [
+            f"{name} {ms / reads:.1f} ({self.runs[name] / reads:.1f})"
+            for name, ms in self.ms.items()
+        ]
+        rest = mean_read - sum(self.ms.values()) / reads
+        return ", ".join(parts) + f"; the rest {rest:.1f}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -126,6 +176,7 @@ def main() -> int:
         counts = [len(reader.read(p).dice) for p in photos]
         e2e, bare, infer, single, counted, short, once = [], [], [], [], [], [], []
         second, looks, mirror = reader.second_look, [], reader.mirror
+        spent = _Spent(reader)  # the time of each model in the timed reads with the outline
         run = reader._run  # count the second looks the timed reads take
         reader._run = lambda blob, second=False: looks.append(second) or run(blob, second=second)
         looked = mirrored = 0
@@ -134,9 +185,11 @@ def main() -> int:
         table = reader.table
         for i in range(args.runs):
             looks.clear()
+            spent.on = True
             t0 = time.perf_counter()
             reader.read(photos[i % len(photos)])
             e2e.append((time.perf_counter() - t0) * 1000)
+            spent.on = False
             looked += any(looks)
             by_looks[len(looks) > 1].append(e2e[-1])
             mirrored += looks.count(False) > 1  # a doubtful die: the photo read again mirrored
@@ -197,6 +250,11 @@ def main() -> int:
         f"read(path) ms    median {statistics.median(e2e):.1f}  p90 {_pct(e2e, 90):.1f}  "
         f"(n={args.runs}, with the outline: {outline})"
     )
+    print(
+        f"  per model ms   mean a read (runs a read): "
+        f"{spent.line(args.runs, statistics.mean(e2e))} (mean read {statistics.mean(e2e):.1f}: "
+        "decode, crops, NMS, Python)"
+    )
     for again, times in sorted(by_looks.items()):
         if times:
             print(
@@ -234,8 +292,8 @@ def main() -> int:
     print(f"detector ms      median {statistics.median(infer):.1f}  p90 {_pct(infer, 90):.1f}")
     overhead = statistics.median(e - i for e, i in zip(bare, infer, strict=True))
     print(
-        f"rest ms          median {overhead:.1f}  (without the outline: JPEG decode, letterbox, "
-        "NMS, face classifier)"
+        f"rest ms          median {overhead:.1f}  (a read without the outline less one detector "
+        "run: decode, the second and mirror looks, the small models; per model above)"
     )
     print(f"read_batch ms    {per_photo:.1f} per photo (32 photos, batch_size 8)")
     with_outline = statistics.median(e2e) <= 25.0
