@@ -130,17 +130,13 @@ class FaceClassifier:
     ) -> NDArray[np.float32]:
         """Class probabilities of the crops ``blob``: with ``mirror``, averaged with their mirror
         images' for the crops whose best value is under ``bar`` (all of them when it is None)."""
-        from vision.runtime import softmax
+        from vision.runtime import mirror_mean, softmax
+
+        def read(crops: NDArray[np.float32]) -> NDArray[np.float32]:
+            return softmax(self._model.run(crops))
 
         if not mirror:
-            return softmax(self._model.run(blob))
+            return read(blob)
         if bar is None:
-            n = len(blob)
-            probs = softmax(self._model.run(np.concatenate([blob, blob[..., ::-1]])))
-            return probs.reshape(2, n, -1).mean(axis=0)
-        probs = softmax(self._model.run(blob))
-        doubt = np.flatnonzero(probs[:, :6].max(axis=1) < bar)
-        if len(doubt):
-            mirrored = softmax(self._model.run(np.ascontiguousarray(blob[doubt, ..., ::-1])))
-            probs[doubt] = (probs[doubt] + mirrored) / 2
-        return probs
+            return mirror_mean(read, blob)
+        return mirror_mean(read, blob, lambda probs: probs[:, :6].max(axis=1) < bar)

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["SmallModel", "cpu_session", "softmax"]
+__all__ = ["SmallModel", "cpu_session", "mirror_mean", "softmax"]
 
 
 def cpu_session(model: str | Path, threads: int) -> Any:
@@ -79,3 +80,32 @@ def softmax(logits: NDArray[np.floating]) -> NDArray[np.float32]:
     p = np.exp(z)
     p /= p.sum(axis=1, keepdims=True)
     return p
+
+
+def mirror_mean(
+    read: Callable[[NDArray[np.float32]], NDArray[np.float32]],
+    blob: NDArray[np.float32],
+    doubtful: Callable[[NDArray[np.float32]], NDArray[np.bool_]] | None = None,
+) -> NDArray[np.float32]:
+    """``read`` (probabilities, one row per crop) of the crops ``blob`` (N x C x H x W), each
+    averaged with its mirror image's (left-right): all of them in one run when ``doubtful`` is
+    None, else only the rows ``doubtful`` picks from the crops' own probabilities, read apart.
+
+    Example:
+        >>> blob = np.zeros((2, 1, 1, 2), np.float32)
+        >>> blob[0, 0, 0, 0] = 1.0  # crop 0 bright on its left, its mirror on its right
+        >>> left = lambda b: b[:, 0, 0, :1]  # P = brightness of the left pixel
+        >>> mirror_mean(left, blob).ravel().tolist()
+        [0.5, 0.0]
+        >>> mirror_mean(left, blob, lambda p: p[:, 0] < 0.9).ravel().tolist()
+        [1.0, 0.0]
+    """
+    if doubtful is None:
+        n = len(blob)
+        both = read(np.concatenate([blob, blob[..., ::-1]]))
+        return both.reshape(2, n, *both.shape[1:]).mean(axis=0)
+    probs = read(blob)
+    rows = np.flatnonzero(doubtful(probs))
+    if len(rows):
+        probs[rows] = (probs[rows] + read(np.ascontiguousarray(blob[rows, ..., ::-1]))) / 2
+    return probs

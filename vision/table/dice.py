@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.config import MODELS_DIR
 from vision.faces import crop_die
-from vision.runtime import SmallModel, softmax
+from vision.runtime import SmallModel, mirror_mean, softmax
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -139,17 +139,16 @@ class ContextDieModel:
             return np.zeros(0, np.float32)
         crops = np.stack([context_crop(rgb, b, self.size, self.context) for b in boxes])
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) * np.float32(1 / 255)
+
+        def read(crops: NDArray[np.float32]) -> NDArray[np.float32]:
+            return softmax(self._model.run(crops))[:, 1]
+
         if not self.tta:
-            return softmax(self._model.run(blob))[:, 1]
+            return read(blob)
         if near is None or self.mirror_margin is None:
-            p = softmax(self._model.run(np.concatenate([blob, blob[..., ::-1]])))[:, 1]
-            return p.reshape(2, n).mean(axis=0)
-        p = softmax(self._model.run(blob))[:, 1]
-        doubt = np.flatnonzero(np.abs(_logit(p) - _logit(near)) < self.mirror_margin)
-        if len(doubt):
-            mirrored = self._model.run(np.ascontiguousarray(blob[doubt, ..., ::-1]))
-            p[doubt] = (p[doubt] + softmax(mirrored)[:, 1]) / 2
-        return p
+            return mirror_mean(read, blob)
+        margin = self.mirror_margin
+        return mirror_mean(read, blob, lambda p: np.abs(_logit(p) - _logit(near)) < margin)
 
     def flags(self, rgb: NDArray[np.uint8], boxes: Sequence[Sequence[float]]) -> NDArray[np.bool_]:
         """Whether each die's probability reaches :attr:`threshold`."""
